@@ -1,0 +1,116 @@
+// dc/backend.h: the interface a device backend implements. Backend authors
+// only; applications never need this header.
+// SPDX-License-Identifier: MIT
+#ifndef DC_BACKEND_H_
+#define DC_BACKEND_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dc/allocator.h"
+#include "dc/buffer.h"
+#include "dc/context.h"
+#include "dc/device.h"
+#include "dc/status.h"
+
+DC_EXTERN_C_BEGIN
+
+//===-- How a backend plugs in ------------------------------------------===//
+//
+// A backend is a name and an enumerate function. When a context is created
+// it calls each enabled backend's enumerate, which finds the backend's
+// devices (a missing driver is not an error: it finds none, and logs why at
+// debug level) and hands each to dc_context_add_device().
+//
+// A device is a struct of the backend's own whose first member is a
+// dc_device_t, set up with dc_device_initialize(). Everything above this
+// interface (buffers, pools, validation, and later streams, graphs and
+// retries) is shared code that reaches the hardware only through the
+// vtable. Validation happens before the vtable is called: a backend
+// function receives only arguments that were already checked (non-NULL,
+// in range, sizes that fit its allocations).
+//
+// The CPU backend (core/src/backends/cpu) is the reference to copy.
+
+// Device operations. Memory handles are opaque to the core: a host pointer
+// on the CPU, a device address on a GPU.
+typedef struct dc_device_vtable_t {
+  // Frees the backend's device. Called once, when the context is
+  // destroyed, after every buffer is gone.
+  void (*destroy)(dc_device_t* device);
+  // Obtains |size| bytes (a multiple of 256) aligned to at least 64 bytes.
+  // Returns DC_ERR_OUT_OF_MEMORY if the device has none to give (the pool
+  // then frees its cache and tries once more); any other failure reaches
+  // the caller as the backend reported it.
+  dc_status_t (*allocate)(dc_device_t* device, size_t size,
+                          dc_storage_mode_t mode, void** out_memory);
+  // Returns memory obtained from allocate with the same |size| and |mode|.
+  void (*deallocate)(dc_device_t* device, void* memory, size_t size,
+                     dc_storage_mode_t mode);
+  // Returns a host pointer to |memory|, or NULL if memory of |mode| is not
+  // visible to the host.
+  void* (*host_pointer)(dc_device_t* device, void* memory,
+                        dc_storage_mode_t mode);
+  // Byte transfers. |offset|s are in bytes into the device memory handle.
+  dc_status_t (*write)(dc_device_t* device, void* memory, size_t offset,
+                       const void* src, size_t size);
+  dc_status_t (*read)(dc_device_t* device, const void* memory, size_t offset,
+                      void* dst, size_t size);
+  // Repeats the |pattern_size|-byte |pattern| |size| / |pattern_size| times.
+  dc_status_t (*fill)(dc_device_t* device, void* memory, size_t offset,
+                      size_t size, const void* pattern, size_t pattern_size);
+  // Copies between two allocations of this device; the ranges may overlap.
+  dc_status_t (*copy)(dc_device_t* device, void* dst, size_t dst_offset,
+                      const void* src, size_t src_offset, size_t size);
+} dc_device_vtable_t;
+
+// The part of every device that the core owns. Backends embed it first in
+// their own struct and treat every field as read-only.
+struct dc_device_t {
+  const dc_device_vtable_t* vtable;
+  dc_context_t* context;  // borrowed: the context owns the device
+  dc_device_info_t info;
+  struct dc__memory_pool_t* pool;  // created by dc_context_add_device()
+};
+
+// Fills the core part of |device|: its vtable, context and capabilities
+// (copied). Call before dc_context_add_device().
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a vtable missing a
+// function, or an empty device name.
+DC_API dc_status_t dc_device_initialize(dc_device_t* device,
+                                        const dc_device_vtable_t* vtable,
+                                        dc_context_t* context,
+                                        const dc_device_info_t* info);
+
+// Adds |device| to |context| and gives it its memory pool. Call only from
+// the backend's enumerate function, while the context is being created.
+// Takes ownership: on success the context destroys the device; on failure
+// the caller still owns it.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers or a device not
+// initialised for |context|, DC_ERR_ALREADY_EXISTS if the name is taken,
+// DC_ERR_RESOURCE_EXHAUSTED if the context holds its maximum of devices,
+// DC_ERR_OUT_OF_MEMORY if its pool cannot be allocated.
+DC_API dc_status_t dc_context_add_device(dc_context_t* context,
+                                         dc_device_t* device);
+
+// Returns the host allocator of |context|, for backend bookkeeping.
+DC_API dc_allocator_t dc_context_allocator(const dc_context_t* context);
+
+// A backend: a name (as DC_DEVICES and dc_context_params_t.backends spell
+// it) and the function that finds its devices.
+typedef struct dc_backend_t {
+  const char* name;
+  dc_status_t (*enumerate)(dc_context_t* context, void* user_data);
+  void* user_data;
+} dc_backend_t;
+
+// Registers a backend for every context created afterwards. The struct is
+// copied; its name must stay valid. Thread-safe.
+// Returns DC_ERR_INVALID_ARGUMENT for a NULL backend, name or function,
+// DC_ERR_ALREADY_EXISTS if the name is registered or reserved ("cpu",
+// "all"), DC_ERR_RESOURCE_EXHAUSTED past 16 backends.
+DC_API dc_status_t dc_backend_register(const dc_backend_t* backend);
+
+DC_EXTERN_C_END
+
+#endif  // DC_BACKEND_H_

@@ -1,0 +1,16 @@
+// dc/dc.h: the whole public API of the dc compute engine in one include.
+// SPDX-License-Identifier: MIT
+#ifndef DC_DC_H_
+#define DC_DC_H_
+
+#include "dc/allocator.h"
+#include "dc/buffer.h"
+#include "dc/context.h"
+#include "dc/device.h"
+#include "dc/log.h"
+#include "dc/memory_pool.h"
+#include "dc/status.h"
+#include "dc/version.h"
+#include "dc/worker_pool.h"
+
+#endif  // DC_DC_H_

@@ -1,0 +1,79 @@
+// dc/device.h: compute devices and what they can do.
+// SPDX-License-Identifier: MIT
+#ifndef DC_DEVICE_H_
+#define DC_DEVICE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dc/context.h"
+#include "dc/status.h"
+
+DC_EXTERN_C_BEGIN
+
+//===-- dc_device_t -----------------------------------------------------===//
+//
+// A device runs kernels and holds buffer memory. The CPU device ("cpu") is
+// always present and runs work on the context's worker pool; GPU devices
+// ("cuda:0", ...) appear when their driver is found at run time.
+//
+// Every capability is read from the machine or the driver when the context
+// is created, never assumed; settings that depend on the device (default
+// work-group size, stream count, pool limits) derive from these numbers.
+//
+// Devices belong to their context (see dc_context_device()) and are valid
+// while it lives; objects made on a device keep the context alive.
+//
+// Thread safety: thread-safe.
+
+// The broad kind of a device.
+typedef enum dc_device_kind_e {
+  DC_DEVICE_KIND_CPU = 1,
+  DC_DEVICE_KIND_GPU = 2,
+} dc_device_kind_t;
+
+// What a device is and can do. Sizes are in bytes; 0 means unknown.
+typedef struct dc_device_info_t {
+  char name[32];      // unique in the context: "cpu", "cuda:0"
+  char backend[16];   // the backend that drives it: "cpu", "cuda"
+  char model[128];    // the hardware: CPU model name, GPU product name
+  dc_device_kind_t kind;
+  // Parallel units: logical cores available to the process on a CPU,
+  // streaming multiprocessors on a GPU.
+  uint32_t compute_units;
+  // Threads that run work on this device (CPU: the worker pool's threads,
+  // caller included; GPU: compute_units).
+  uint32_t worker_threads;
+  // Width of the widest vector unit in bytes (CPU: 16 for SSE/NEON, 32 for
+  // AVX2, 64 for AVX-512), or the warp width in threads on a GPU.
+  uint32_t simd_width;
+  // Largest work-group a kernel may be dispatched with.
+  uint32_t max_work_group_size;
+  // Bytes of __local memory a work-group may use.
+  size_t local_memory_size;
+  // Memory the device has (CPU: the machine's physical memory).
+  size_t memory_size;
+  // Data cache sizes per level (CPU: per core for L1 and L2).
+  size_t cache_l1d_size;
+  size_t cache_l2_size;
+  size_t cache_l3_size;
+  size_t cache_line_size;
+  // True when host and device share one address space, so host-visible
+  // buffers need no copies.
+  bool unified_memory;
+} dc_device_info_t;
+
+// Returns the device's capabilities (borrowed, valid while the context
+// lives), or NULL if |device| is NULL.
+DC_API const dc_device_info_t* dc_device_info(const dc_device_t* device);
+
+// Returns the device's name ("cpu", "cuda:0"), or "" if |device| is NULL.
+DC_API const char* dc_device_name(const dc_device_t* device);
+
+// Returns the context the device belongs to (borrowed).
+DC_API dc_context_t* dc_device_context(const dc_device_t* device);
+
+DC_EXTERN_C_END
+
+#endif  // DC_DEVICE_H_

@@ -1,0 +1,326 @@
+// buffer.c: buffers and views: validation, lifetime, and transfers, on top
+// of each device's memory pool and vtable.
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+
+#include "buffer_internal.h"
+#include "memory_pool_internal.h"
+
+// Cross-device copies go through host memory in pieces of this size.
+#define STAGING_BYTES ((size_t)4 << 20)
+
+size_t dc__buffer_object_size(void) { return sizeof(struct dc_buffer_t); }
+
+// Checks that |buffer| is a live buffer. A released one is still readable
+// memory (the context's object cache keeps it), so this is defined.
+static dc_status_t check_buffer(const dc_buffer_t* buffer, const char* fn,
+                                const char* param) {
+  if (buffer == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' must not be NULL", fn,
+                   param);
+  }
+  if (buffer->header.magic == DC_MAGIC_RELEASED) {
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "%s: use after release: '%s' is a released buffer", fn,
+                   param);
+  }
+  if (buffer->header.magic != DC_MAGIC_BUFFER) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' is not a dc_buffer_t",
+                   fn, param);
+  }
+  return DC_OK;
+}
+
+static bool is_live(const dc_buffer_t* buffer) {
+  return buffer != NULL && buffer->header.magic == DC_MAGIC_BUFFER;
+}
+
+// Checks that |count| elements from |offset| lie inside |buffer|.
+static dc_status_t check_range(const dc_buffer_t* buffer, size_t offset,
+                               size_t count, const char* fn,
+                               const char* param) {
+  if (count == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: element count is 0 (must be at least 1)", fn);
+  }
+  if (offset > buffer->length || count > buffer->length - offset) {
+    return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                   "%s: elements [%zu, %zu + %zu) are outside '%s' (%s, "
+                   "length %zu)",
+                   fn, offset, offset, count, param,
+                   buffer->label[0] ? buffer->label : "unnamed",
+                   buffer->length);
+  }
+  return DC_OK;
+}
+
+static void describe_buffer(const dc__live_node_t* node, char* buf,
+                            size_t size) {
+  const dc_buffer_t* b =
+      (const dc_buffer_t*)((const char*)node - offsetof(dc_buffer_t, live));
+  char bytes[32];
+  snprintf(buf, size, "%s '%s' %s[%zu] (%s, %s) on %s",
+           b->root ? "view" : "buffer", b->label[0] ? b->label : "unnamed",
+           dc_dtype_name(b->dtype), b->length,
+           dc__format_bytes(b->length * dc_dtype_size(b->dtype), bytes,
+                            sizeof(bytes)),
+           dc_storage_mode_name(b->storage), b->device->info.name);
+}
+
+static dc_status_t check_params(const dc_buffer_params_t* p, const char* fn) {
+  size_t esize = dc_dtype_size(p->dtype);
+  if (esize == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: dtype %d is not a dc_dtype_t",
+                   fn, (int)p->dtype);
+  }
+  if (p->storage < DC_STORAGE_PRIVATE || p->storage > DC_STORAGE_MANAGED) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: storage mode %d is not a dc_storage_mode_t", fn,
+                   (int)p->storage);
+  }
+  if (p->length == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: length 0 is invalid (a buffer holds at least one "
+                   "element)",
+                   fn);
+  }
+  if (p->length > SIZE_MAX / esize) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: length %zu of %s overflows the size in bytes", fn,
+                   p->length, dc_dtype_name(p->dtype));
+  }
+  return DC_OK;
+}
+
+// Makes a buffer struct for |device|. The caller fills it in and only then
+// puts it on the live list (publish()), where leak reports read it from
+// other threads.
+static dc_buffer_t* new_buffer(dc_device_t* device) {
+  dc_context_t* ctx = device->context;
+  dc_buffer_t* b = dc__object_cache_alloc(&ctx->buffer_cache);
+  if (b == NULL) return NULL;
+  b->header.magic = DC_MAGIC_BUFFER;
+  atomic_init(&b->ref_count, 1u);
+  b->device = device;
+  b->live.describe = describe_buffer;
+  return b;
+}
+
+static void publish(dc_buffer_t* b) {
+  dc__context_track(b->device->context, &b->live);
+}
+
+dc_status_t dc_buffer_create(dc_device_t* device,
+                             const dc_buffer_params_t* params,
+                             dc_buffer_t** out_buffer) {
+  static const char* fn = "dc_buffer_create";
+  DC_REQUIRE_ARG(out_buffer, fn);
+  *out_buffer = NULL;
+  DC_REQUIRE_ARG(device, fn);
+  DC_REQUIRE_ARG(params, fn);
+  DC_RETURN_IF_ERROR(check_params(params, fn));
+  size_t bytes = params->length * dc_dtype_size(params->dtype);
+  void* memory = NULL;
+  size_t block_size = 0;
+  DC_RETURN_IF_ERROR(dc__memory_pool_acquire(device->pool, fn, bytes,
+                                             params->storage, &memory,
+                                             &block_size));
+  dc_buffer_t* b = new_buffer(device);
+  if (b == NULL) {
+    dc__memory_pool_release(device->pool, memory, block_size, params->storage);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate the buffer", fn);
+  }
+  b->memory = memory;
+  b->block_size = block_size;
+  b->length = params->length;
+  b->dtype = params->dtype;
+  b->storage = params->storage;
+  if (params->label) dc__strlcpy(b->label, params->label, sizeof(b->label));
+  publish(b);
+  *out_buffer = b;
+  return DC_OK;
+}
+
+dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
+                                  size_t count, dc_buffer_t** out_view) {
+  static const char* fn = "dc_buffer_create_view";
+  DC_REQUIRE_ARG(out_view, fn);
+  *out_view = NULL;
+  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  dc_buffer_t* root = buffer->root ? buffer->root : buffer;
+  dc_buffer_t* v = new_buffer(buffer->device);
+  if (v == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate the view", fn);
+  }
+  dc_buffer_retain(root);
+  v->root = root;
+  v->memory = root->memory;
+  v->byte_offset = buffer->byte_offset + offset * dc_dtype_size(buffer->dtype);
+  v->length = count;
+  v->dtype = buffer->dtype;
+  v->storage = buffer->storage;
+  memcpy(v->label, buffer->label, sizeof(v->label));
+  publish(v);
+  *out_view = v;
+  return DC_OK;
+}
+
+void dc_buffer_retain(dc_buffer_t* buffer) {
+  if (is_live(buffer)) atomic_fetch_add(&buffer->ref_count, 1u);
+}
+
+void dc_buffer_release(dc_buffer_t* buffer) {
+  if (!is_live(buffer) || atomic_fetch_sub(&buffer->ref_count, 1u) != 1u) {
+    return;
+  }
+  dc_device_t* device = buffer->device;
+  dc_context_t* ctx = device->context;
+  dc_buffer_t* root = buffer->root;
+  dc__context_untrack(ctx, &buffer->live);
+  if (root == NULL) {
+    dc__memory_pool_release(device->pool, buffer->memory, buffer->block_size,
+                            buffer->storage);
+  }
+  dc__object_cache_free(&ctx->buffer_cache, buffer);
+  dc_buffer_release(root);
+  dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+//===-- Accessors -------------------------------------------------------===//
+
+dc_dtype_t dc_buffer_dtype(const dc_buffer_t* b) {
+  return is_live(b) ? b->dtype : (dc_dtype_t)0;
+}
+size_t dc_buffer_length(const dc_buffer_t* b) {
+  return is_live(b) ? b->length : 0;
+}
+size_t dc_buffer_size_bytes(const dc_buffer_t* b) {
+  return is_live(b) ? b->length * dc_dtype_size(b->dtype) : 0;
+}
+dc_storage_mode_t dc_buffer_storage_mode(const dc_buffer_t* b) {
+  return is_live(b) ? b->storage : DC_STORAGE_PRIVATE;
+}
+dc_device_t* dc_buffer_device(const dc_buffer_t* b) {
+  return is_live(b) ? b->device : NULL;
+}
+const char* dc_buffer_label(const dc_buffer_t* b) {
+  return is_live(b) ? b->label : "";
+}
+bool dc_buffer_is_view(const dc_buffer_t* b, size_t* out_offset) {
+  if (!is_live(b) || b->root == NULL) return false;
+  if (out_offset) *out_offset = b->byte_offset / dc_dtype_size(b->dtype);
+  return true;
+}
+
+//===-- Transfers -------------------------------------------------------===//
+
+dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
+                            const void* src, size_t count) {
+  static const char* fn = "dc_buffer_write";
+  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_REQUIRE_ARG(src, fn);
+  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  size_t esize = dc_dtype_size(buffer->dtype);
+  dc_device_t* d = buffer->device;
+  return d->vtable->write(d, buffer->memory,
+                          buffer->byte_offset + offset * esize, src,
+                          count * esize);
+}
+
+dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
+                           void* dst, size_t count) {
+  static const char* fn = "dc_buffer_read";
+  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_REQUIRE_ARG(dst, fn);
+  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  size_t esize = dc_dtype_size(buffer->dtype);
+  dc_device_t* d = buffer->device;
+  return d->vtable->read(d, buffer->memory,
+                         buffer->byte_offset + offset * esize, dst,
+                         count * esize);
+}
+
+dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
+                           const void* value) {
+  static const char* fn = "dc_buffer_fill";
+  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_REQUIRE_ARG(value, fn);
+  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  size_t esize = dc_dtype_size(buffer->dtype);
+  dc_device_t* d = buffer->device;
+  return d->vtable->fill(d, buffer->memory,
+                         buffer->byte_offset + offset * esize, count * esize,
+                         value, esize);
+}
+
+// Copies between devices through a bounded host staging buffer.
+static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
+                                       const dc_buffer_t* src,
+                                       size_t src_byte, size_t bytes) {
+  dc_allocator_t allocator = dc_context_allocator(dst->device->context);
+  size_t stage_size = DC_MIN(bytes, STAGING_BYTES);
+  void* stage = dc_allocator_malloc(allocator, stage_size);
+  if (stage == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                   "dc_buffer_copy: cannot allocate %zu bytes of staging",
+                   stage_size);
+  }
+  dc_status_t status = DC_OK;
+  for (size_t done = 0; done < bytes && status == DC_OK;) {
+    size_t n = DC_MIN(stage_size, bytes - done);
+    dc_device_t* s = src->device;
+    dc_device_t* d = dst->device;
+    status = s->vtable->read(s, src->memory, src_byte + done, stage, n);
+    if (status == DC_OK) {
+      status = d->vtable->write(d, dst->memory, dst_byte + done, stage, n);
+    }
+    done += n;
+  }
+  dc_allocator_free(allocator, stage, stage_size);
+  return status;
+}
+
+dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
+                           const dc_buffer_t* src, size_t src_offset,
+                           size_t count) {
+  static const char* fn = "dc_buffer_copy";
+  DC_RETURN_IF_ERROR(check_buffer(dst, fn, "dst"));
+  DC_RETURN_IF_ERROR(check_buffer(src, fn, "src"));
+  if (dst->dtype != src->dtype) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: dtypes differ (dst is %s, src is %s)", fn,
+                   dc_dtype_name(dst->dtype), dc_dtype_name(src->dtype));
+  }
+  DC_RETURN_IF_ERROR(check_range(dst, dst_offset, count, fn, "dst"));
+  DC_RETURN_IF_ERROR(check_range(src, src_offset, count, fn, "src"));
+  size_t esize = dc_dtype_size(dst->dtype);
+  size_t dst_byte = dst->byte_offset + dst_offset * esize;
+  size_t src_byte = src->byte_offset + src_offset * esize;
+  if (dst->device != src->device) {
+    return copy_across_devices(dst, dst_byte, src, src_byte, count * esize);
+  }
+  dc_device_t* d = dst->device;
+  return d->vtable->copy(d, dst->memory, dst_byte, src->memory, src_byte,
+                         count * esize);
+}
+
+dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
+  static const char* fn = "dc_buffer_host_pointer";
+  DC_REQUIRE_ARG(out_pointer, fn);
+  *out_pointer = NULL;
+  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  dc_device_t* d = buffer->device;
+  char* base = d->vtable->host_pointer(d, buffer->memory, buffer->storage);
+  if (base == NULL) {
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "%s: %s memory of '%s' on %s is not visible to the host; "
+                   "use dc_buffer_read/write or a shared buffer",
+                   fn, dc_storage_mode_name(buffer->storage),
+                   buffer->label[0] ? buffer->label : "unnamed",
+                   d->info.name);
+  }
+  *out_pointer = base + buffer->byte_offset;
+  return DC_OK;
+}

@@ -1,0 +1,31 @@
+// buffer_internal.h: the buffer object, for the core's other modules.
+// SPDX-License-Identifier: MIT
+#ifndef DC_BUFFER_INTERNAL_H_
+#define DC_BUFFER_INTERNAL_H_
+
+#include "context_internal.h"
+#include "dc/buffer.h"
+
+#define DC_MAGIC_BUFFER 0xDCB0FFE5u
+
+// A buffer or a view. A root buffer owns a block from its device's pool; a
+// view points into its root's block and holds a reference to the root.
+struct dc_buffer_t {
+  dc__object_header_t header;  // first: checked for use after release
+  atomic_uint ref_count;
+  dc_device_t* device;
+  dc_buffer_t* root;      // NULL for a root buffer
+  void* memory;           // the root's block
+  size_t block_size;      // the root's block size (its pool class)
+  size_t byte_offset;     // of this buffer's first element in the block
+  size_t length;          // elements
+  dc_dtype_t dtype;
+  dc_storage_mode_t storage;
+  dc__live_node_t live;
+  char label[48];
+};
+
+// The size of struct dc_buffer_t, for the context's object cache.
+DC_INTERNAL size_t dc__buffer_object_size(void);
+
+#endif  // DC_BUFFER_INTERNAL_H_

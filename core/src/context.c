@@ -1,0 +1,214 @@
+// context.c: context creation, lifetime, logging and live-object tracking.
+// SPDX-License-Identifier: MIT
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buffer_internal.h"
+#include "context_internal.h"
+#include "memory_pool_internal.h"
+#include "worker_pool_internal.h"
+
+// Released buffer structs stay recognisable for this many releases.
+#define BUFFER_QUARANTINE 256
+
+// Logical cores this process may run on (its affinity mask), which is what
+// a worker pool can use; containers often allow fewer than the machine has.
+static uint32_t available_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return (uint32_t)n;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (uint32_t)n : 1u;
+}
+
+static void destroy_context(dc_context_t* ctx) {
+  for (size_t i = ctx->device_count; i-- > 0;) {
+    dc_device_t* device = ctx->devices[i];
+    dc__memory_pool_destroy(device->pool);
+    device->vtable->destroy(device);
+  }
+  dc__worker_pool_destroy(ctx->workers);
+  dc__object_cache_deinit(&ctx->buffer_cache);
+  pthread_mutex_destroy(&ctx->lock);
+  dc_allocator_free(ctx->allocator, ctx, sizeof(*ctx));
+}
+
+static dc_status_t init_context(dc_context_t* ctx) {
+  if (ctx->params.thread_count == 0) {
+    ctx->params.thread_count = available_cores();
+  }
+  DC_RETURN_IF_ERROR(dc__worker_pool_create(
+      ctx->allocator, ctx->params.thread_count, ctx->params.idle_policy,
+      &ctx->workers));
+  return dc__backends_enumerate(ctx, ctx->params.backends);
+}
+
+dc_status_t dc_context_create(const dc_context_params_t* params,
+                              dc_context_t** out_context) {
+  DC_REQUIRE_ARG(out_context, "dc_context_create");
+  *out_context = NULL;
+  dc_context_params_t resolved;
+  char backends[sizeof(((dc_context_t*)0)->backends)];
+  DC_RETURN_IF_ERROR(
+      dc__config_resolve(params, &resolved, backends, sizeof(backends)));
+
+  dc_context_t* ctx = dc_allocator_calloc(resolved.allocator, 1, sizeof(*ctx));
+  if (ctx == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                   "dc_context_create: cannot allocate the context");
+  }
+  ctx->allocator = resolved.allocator;
+  ctx->params = resolved;
+  memcpy(ctx->backends, backends, sizeof(backends));
+  ctx->params.backends = ctx->backends;
+  ctx->initial_log_level = resolved.log_level;
+  atomic_init(&ctx->log_level, (int)resolved.log_level);
+  atomic_init(&ctx->host_refs, 1u);
+  pthread_mutex_init(&ctx->lock, NULL);
+  ctx->live.prev = ctx->live.next = &ctx->live;
+  dc__object_cache_init(&ctx->buffer_cache, ctx->allocator,
+                        dc__buffer_object_size(), BUFFER_QUARANTINE);
+
+  dc_status_t status = init_context(ctx);
+  if (status != DC_OK) {
+    dc__saved_error_t saved;
+    dc__error_save(&saved);
+    destroy_context(ctx);
+    dc__error_restore(&saved);
+    return status;
+  }
+  DC_LOG(ctx, DC_LOG_INFO, "context", "created with %zu device(s), %u threads",
+         ctx->device_count, ctx->params.thread_count);
+  *out_context = ctx;
+  return DC_OK;
+}
+
+void dc_context_retain(dc_context_t* ctx) {
+  if (ctx != NULL) atomic_fetch_add(&ctx->host_refs, 1u);
+}
+
+void dc_context_release(dc_context_t* ctx) {
+  if (ctx == NULL || atomic_fetch_sub(&ctx->host_refs, 1u) != 1u) return;
+  // The host is gone. Report what it left behind while the context is
+  // certainly alive, then let the last object (or this call) destroy it.
+  dc_context_report_leaks(ctx);
+  pthread_mutex_lock(&ctx->lock);
+  ctx->shut_down = true;
+  bool destroy_now = ctx->object_refs == 0;
+  pthread_mutex_unlock(&ctx->lock);
+  if (destroy_now) destroy_context(ctx);
+}
+
+dc_status_t dc_context_params(const dc_context_t* ctx,
+                              dc_context_params_t* out_params) {
+  DC_REQUIRE_ARG(ctx, "dc_context_params");
+  DC_REQUIRE_ARG(out_params, "dc_context_params");
+  *out_params = ctx->params;
+  out_params->log_level = dc_context_log_level(ctx);
+  return DC_OK;
+}
+
+//===-- Logging ---------------------------------------------------------===//
+
+bool dc__log_enabled(const dc_context_t* ctx, dc_log_level_t level) {
+  if (ctx == NULL || level <= DC_LOG_OFF) return false;
+  return (int)level <= atomic_load_explicit(
+                           &((dc_context_t*)ctx)->log_level,
+                           memory_order_relaxed);
+}
+
+void dc_context_set_log_level(dc_context_t* ctx, dc_log_level_t level) {
+  if (ctx == NULL || level < DC_LOG_DEFAULT || level > DC_LOG_TRACE) return;
+  if (level == DC_LOG_DEFAULT) level = ctx->initial_log_level;
+  atomic_store(&ctx->log_level, (int)level);
+}
+
+dc_log_level_t dc_context_log_level(const dc_context_t* ctx) {
+  if (ctx == NULL) return DC_LOG_OFF;
+  return (dc_log_level_t)atomic_load(&((dc_context_t*)ctx)->log_level);
+}
+
+void dc_context_log(dc_context_t* ctx, dc_log_level_t level,
+                    const char* component, const char* format, ...) {
+  if (!dc__log_enabled(ctx, level) || format == NULL) return;
+  char message[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  dc_log_record_t record = {
+      .level = level,
+      .component = component ? component : "host",
+      .message = message,
+      .time_ns = dc__wall_ns(),
+  };
+  ctx->params.log_fn(ctx->params.log_user_data, &record);
+}
+
+//===-- Live objects ----------------------------------------------------===//
+
+void dc__context_track(dc_context_t* ctx, dc__live_node_t* node) {
+  pthread_mutex_lock(&ctx->lock);
+  node->next = &ctx->live;
+  node->prev = ctx->live.prev;
+  ctx->live.prev->next = node;
+  ctx->live.prev = node;
+  ++ctx->live_buffers;
+  ++ctx->object_refs;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+void dc__context_untrack(dc_context_t* ctx, dc__live_node_t* node) {
+  pthread_mutex_lock(&ctx->lock);
+  node->prev->next = node->next;
+  node->next->prev = node->prev;
+  node->prev = node->next = NULL;
+  --ctx->live_buffers;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+void dc__context_unref(dc_context_t* ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  bool destroy_now = --ctx->object_refs == 0 && ctx->shut_down;
+  pthread_mutex_unlock(&ctx->lock);
+  if (destroy_now) destroy_context(ctx);
+}
+
+size_t dc_context_live_buffer_count(const dc_context_t* ctx) {
+  if (ctx == NULL) return 0;
+  dc_context_t* mutable_ctx = (dc_context_t*)ctx;
+  pthread_mutex_lock(&mutable_ctx->lock);
+  size_t count = ctx->live_buffers;
+  pthread_mutex_unlock(&mutable_ctx->lock);
+  return count;
+}
+
+size_t dc_context_report_leaks(dc_context_t* ctx) {
+  if (ctx == NULL) return 0;
+  pthread_mutex_lock(&ctx->lock);
+  size_t count = ctx->live_buffers;
+  if (count > 0) {
+    DC_LOG(ctx, DC_LOG_WARN, "leaks", "%zu buffer(s) still alive:", count);
+  }
+  for (dc__live_node_t* n = ctx->live.next; n != &ctx->live; n = n->next) {
+    char line[256];
+    n->describe(n, line, sizeof(line));
+    DC_LOG(ctx, DC_LOG_WARN, "leaks", "  %s", line);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return count;
+}
+
+dc_allocator_t dc_context_allocator(const dc_context_t* ctx) {
+  return ctx ? ctx->allocator : dc_allocator_system();
+}
+
+dc_worker_pool_t* dc_context_worker_pool(const dc_context_t* ctx) {
+  return ctx ? ctx->workers : NULL;
+}

@@ -1,0 +1,82 @@
+// context_internal.h: the context's private state, shared by the core.
+// SPDX-License-Identifier: MIT
+#ifndef DC_CONTEXT_INTERNAL_H_
+#define DC_CONTEXT_INTERNAL_H_
+
+#include <pthread.h>
+
+#include "dc/backend.h"
+#include "dc/context.h"
+#include "internal.h"
+#include "object_cache.h"
+
+#define DC_MAX_DEVICES 16
+
+// A link in the context's list of live objects, embedded in each tracked
+// object. |describe| writes one line about the object for leak reports.
+typedef struct dc__live_node_t {
+  struct dc__live_node_t* prev;
+  struct dc__live_node_t* next;
+  void (*describe)(const struct dc__live_node_t* node, char* buf,
+                   size_t size);
+} dc__live_node_t;
+
+// Lifetime: the context is destroyed when both the host's references
+// (host_refs) and the objects that depend on it (object_refs) are gone.
+// Objects register under |lock|, which also guards the live list.
+struct dc_context_t {
+  dc_allocator_t allocator;
+  dc_context_params_t params;  // resolved; |backends| points to below
+  char backends[128];
+  dc_log_level_t initial_log_level;
+  atomic_int log_level;
+
+  atomic_uint host_refs;
+  pthread_mutex_t lock;
+  size_t object_refs;     // guarded by lock
+  bool shut_down;         // guarded by lock: host_refs reached zero
+  dc__live_node_t live;   // guarded by lock: sentinel of live buffers
+  size_t live_buffers;    // guarded by lock
+
+  dc_worker_pool_t* workers;
+  dc_device_t* devices[DC_MAX_DEVICES];
+  size_t device_count;
+  dc__object_cache_t buffer_cache;  // recycles buffer structs
+};
+
+// Logs through the context's sink if |level| is enabled.
+#define DC_LOG(ctx, level, component, ...)                        \
+  do {                                                            \
+    if (dc__log_enabled((ctx), (level)))                          \
+      dc_context_log((ctx), (level), (component), __VA_ARGS__);   \
+  } while (0)
+
+DC_INTERNAL bool dc__log_enabled(const dc_context_t* ctx,
+                                 dc_log_level_t level);
+DC_INTERNAL void dc__log_default_sink(void* user_data,
+                                      const dc_log_record_t* record);
+
+// Resolves |params| (NULL for defaults) against the environment into
+// |out|, whose string fields point into |backends_storage|.
+DC_INTERNAL dc_status_t dc__config_resolve(const dc_context_params_t* params,
+                                           dc_context_params_t* out,
+                                           char* backends_storage,
+                                           size_t storage_size);
+
+// Registers |node| as a live object; the object now keeps |ctx| alive.
+DC_INTERNAL void dc__context_track(dc_context_t* ctx, dc__live_node_t* node);
+// Takes |node| off the live list. The object still keeps |ctx| alive
+// until it calls dc__context_unref(), its very last step.
+DC_INTERNAL void dc__context_untrack(dc_context_t* ctx,
+                                     dc__live_node_t* node);
+// Drops an object's hold on |ctx|; destroys the context if the host has
+// released it and this was the last object.
+DC_INTERNAL void dc__context_unref(dc_context_t* ctx);
+
+// Runs every registered backend's enumerate on |ctx| (backends.c).
+DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,
+                                               const char* enabled);
+// The built-in CPU backend's enumerate (backends/cpu).
+DC_INTERNAL dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data);
+
+#endif  // DC_CONTEXT_INTERNAL_H_

@@ -1,0 +1,45 @@
+#!/bin/sh
+# install-deps.sh: installs what dclua needs to build and test on Debian 12.
+#
+# Checks each dependency first and installs only what is missing, with
+# apt-get as root (or through sudo when that is available). When neither
+# works it prints the exact command to run and exits non-zero.
+set -eu
+
+# Debian package names, each with the file or command that proves it present.
+need=""
+want() { # want PACKAGE TEST...
+  pkg=$1; shift
+  if ! "$@" >/dev/null 2>&1; then need="$need $pkg"; fi
+}
+have_file() { [ -e "$1" ]; }
+have_cmd() { command -v "$1"; }
+
+want make        have_cmd make
+want cmake       have_cmd cmake
+want gcc         have_cmd gcc
+want libc6-dev   have_file /usr/include/stdio.h
+want pkg-config  have_cmd pkg-config
+want check       have_file /usr/include/check.h
+want liblua5.4-dev have_file /usr/include/lua5.4/lua.h
+want lua5.4      have_cmd lua5.4
+want libgomp1    sh -c 'ls /usr/lib/*/libgomp.so.1'
+
+if [ -z "$need" ]; then
+  exit 0
+fi
+
+echo "install-deps: missing Debian packages:$need"
+if [ "$(id -u)" = 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo="sudo"
+else
+  echo "install-deps: not root; run this once, then retry:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y$need" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+$sudo apt-get install -y -q --no-install-recommends$need

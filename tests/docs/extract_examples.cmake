@@ -1,0 +1,119 @@
+# extract_examples.cmake: writes each ```c example block of one Markdown
+# file to its own C source file. Run in script mode:
+#
+#   cmake -DDOC=<file.md> -DOUT_DIR=<dir> -P extract_examples.cmake
+#
+# A block starts with a line that is exactly "```c example" and ends at the
+# next line that is exactly "```"; both fences start in the first column.
+# Other fenced blocks (```c without "example", ```lua, ...) are left alone.
+#
+# For docs/<stem>.md the n-th block (counting from 1) becomes
+# <OUT_DIR>/<stem>/example_<n>.c, starting with a #line directive so that
+# compiler messages point into the Markdown file. A file is rewritten only
+# when its text changes, so editing one example rebuilds only that one.
+# Sources left from blocks that no longer exist are deleted. Finally the
+# script writes <OUT_DIR>/<stem>/examples.cmake, which sets DC_DOC_EXAMPLES
+# to the list of sources, for tests/docs/CMakeLists.txt to include.
+#
+# The text is searched with string(FIND) rather than split into a CMake
+# list: C code is full of ';', '[' and trailing '\', which list splitting
+# would misread.
+
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT DOC OR NOT OUT_DIR)
+  message(FATAL_ERROR "usage: cmake -DDOC=<file.md> -DOUT_DIR=<dir> -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()
+if(NOT EXISTS "${DOC}")
+  message(FATAL_ERROR "extract_examples: ${DOC} does not exist")
+endif()
+
+get_filename_component(stem "${DOC}" NAME_WLE)
+set(doc_dir "${OUT_DIR}/${stem}")
+file(MAKE_DIRECTORY "${doc_dir}")
+
+# Writes |text| to |path| unless the file already holds exactly that text.
+function(write_if_changed path text)
+  if(EXISTS "${path}")
+    file(READ "${path}" old)
+    if(old STREQUAL text)
+      return()
+    endif()
+  endif()
+  file(WRITE "${path}" "${text}")
+endfunction()
+
+# Sets |out_var| to the number of newline characters in |text|.
+function(count_newlines text out_var)
+  string(REGEX REPLACE "[^\n]" "" newlines "${text}")
+  string(LENGTH "${newlines}" n)
+  set(${out_var} ${n} PARENT_SCOPE)
+endfunction()
+
+file(READ "${DOC}" content)
+string(REPLACE "\r\n" "\n" content "${content}")
+# A leading and a trailing newline let every fence be found as "\n```...\n".
+set(content "\n${content}\n")
+
+set(open_fence "\n```c example\n")
+set(close_fence "\n```\n")
+string(LENGTH "${open_fence}" open_len)
+
+set(sources "")
+set(index 0)
+set(consumed 0)   # offset in |content| of |rest|
+set(rest "${content}")
+while(TRUE)
+  string(FIND "${rest}" "${open_fence}" open_at)
+  if(open_at EQUAL -1)
+    break()
+  endif()
+  math(EXPR body_at "${open_at} + ${open_len}")
+  string(SUBSTRING "${rest}" ${body_at} -1 after_open)
+  # The closing fence is searched as "\n```\n". Putting back the newline
+  # that ends the opening fence also finds a fence that directly follows
+  # it (an empty block).
+  string(FIND "\n${after_open}" "${close_fence}" close_at)
+  if(close_at EQUAL -1)
+    # Count up to and including the newline that precedes the fence line.
+    math(EXPR open_abs "${consumed} + ${open_at} + 1")
+    string(SUBSTRING "${content}" 0 ${open_abs} before)
+    count_newlines("${before}" line)
+    message(FATAL_ERROR "${DOC}:${line}: ```c example block is never closed")
+  endif()
+  if(close_at EQUAL 0)
+    set(body "")
+  else()
+    math(EXPR body_len "${close_at} - 1")
+    string(SUBSTRING "${after_open}" 0 ${body_len} body)
+  endif()
+
+  # The body's first line number: k - 1 newlines precede line k in the
+  # file, plus the one added at the front of |content|.
+  math(EXPR body_abs "${consumed} + ${body_at}")
+  string(SUBSTRING "${content}" 0 ${body_abs} before)
+  count_newlines("${before}" body_line)
+
+  math(EXPR index "${index} + 1")
+  set(source "${doc_dir}/example_${index}.c")
+  write_if_changed("${source}"
+    "#line ${body_line} \"${DOC}\"\n${body}\n")
+  list(APPEND sources "${source}")
+
+  # Continue after the closing fence; its last newline may open the next
+  # block, so resume at that newline.
+  math(EXPR skip "${body_at} + ${close_at} + 3")
+  string(SUBSTRING "${rest}" ${skip} -1 rest)
+  math(EXPR consumed "${consumed} + ${skip}")
+endwhile()
+
+# Drop sources of blocks that were removed from the document.
+file(GLOB old_sources "${doc_dir}/*.c")
+foreach(old IN LISTS old_sources)
+  if(NOT old IN_LIST sources)
+    file(REMOVE "${old}")
+  endif()
+endforeach()
+
+write_if_changed("${doc_dir}/examples.cmake"
+  "# Generated from ${DOC} by extract_examples.cmake.\nset(DC_DOC_EXAMPLES \"${sources}\")\n")
