@@ -16,6 +16,10 @@ PREFIX ?= /usr/local
 CMAKE  ?= cmake
 CTEST  ?= ctest
 
+# Sanitizer lists hold commas, so they live in variables: a literal comma
+# would split the arguments of $(call).
+ASAN_SANITIZERS := address,undefined
+
 # configure DIR FLAGS...: configures the build tree DIR.
 configure = $(CMAKE) -S . -B $(1) -DDC_WERROR=$(WERROR) $(2)
 
@@ -35,7 +39,7 @@ test:
 # Sanitizer runs skip the benchmarks and examples, which they do not test.
 asan:
 	$(call configure,build-asan,-DCMAKE_BUILD_TYPE=Debug \
-	  -DDC_SANITIZE=address,undefined -DDC_BUILD_BENCH=OFF)
+	  -DDC_SANITIZE=$(ASAN_SANITIZERS) -DDC_BUILD_BENCH=OFF)
 	$(CMAKE) --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
