@@ -104,6 +104,7 @@ static dc_buffer_t* new_buffer(dc_device_t* device) {
   atomic_init(&b->ref_count, 1u);
   b->device = device;
   b->live.describe = describe_buffer;
+  b->live.kind = DC_LIVE_BUFFER;
   return b;
 }
 

@@ -93,9 +93,50 @@ static dc_status_t check_params(const dc_context_params_t* p) {
   return DC_OK;
 }
 
+// Copies the string setting |value| (else the variable |env|, else
+// |fallback|) into |storage|.
+static dc_status_t resolve_string(const char* what, const char* value,
+                                  const char* env, const char* fallback,
+                                  char* storage, size_t size) {
+  if (value == NULL && env != NULL) value = getenv(env);
+  if (value == NULL || *value == '\0') value = fallback;
+  if (strlen(value) >= size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_context_create: %s '%s' is longer than %zu characters",
+                   what, value, size - 1);
+  }
+  dc__strlcpy(storage, value, size);
+  return DC_OK;
+}
+
+// Reads a boolean variable: 1/0, on/off, yes/no, true/false.
+static dc_status_t env_bool(const char* name, bool* value) {
+  const char* text = getenv(name);
+  if (*value || text == NULL || *text == '\0') return DC_OK;
+  if (dc__str_ieq(text, "1") || dc__str_ieq(text, "on") ||
+      dc__str_ieq(text, "yes") || dc__str_ieq(text, "true")) {
+    *value = true;
+  } else if (!(dc__str_ieq(text, "0") || dc__str_ieq(text, "off") ||
+               dc__str_ieq(text, "no") || dc__str_ieq(text, "false"))) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_context_create: %s='%s' is not a boolean (1, 0, on, "
+                   "off, yes, no, true, false)",
+                   name, text);
+  }
+  return DC_OK;
+}
+
+void dc__config_point_strings(dc_context_params_t* params,
+                              dc__config_strings_t* strings) {
+  params->backends = strings->backends;
+  params->c_compiler = strings->c_compiler;
+  params->kernel_cache_dir =
+      strings->kernel_cache_dir[0] ? strings->kernel_cache_dir : NULL;
+}
+
 dc_status_t dc__config_resolve(const dc_context_params_t* params,
                                dc_context_params_t* out,
-                               char* backends_storage, size_t storage_size) {
+                               dc__config_strings_t* strings) {
   static const dc_context_params_t kNone;
   *out = params ? *params : kNone;
   DC_RETURN_IF_ERROR(check_params(out));
@@ -104,31 +145,28 @@ dc_status_t dc__config_resolve(const dc_context_params_t* params,
   DC_RETURN_IF_ERROR(env_log_level(&out->log_level));
   DC_RETURN_IF_ERROR(env_idle_policy(&out->idle_policy));
   DC_RETURN_IF_ERROR(env_u32("DC_WORKERS", &out->thread_count));
+  // check_params() saw the field before DC_WORKERS filled it in.
   if (out->thread_count > DC__MAX_THREADS) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "dc_context_create: DC_WORKERS=%u is more than %u",
                    out->thread_count, DC__MAX_THREADS);
   }
-  // check_params() saw the field before DC_WORKERS filled it in.
-  if (out->thread_count > 4096) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_context_create: DC_WORKERS=%u is more than 4096",
-                   out->thread_count);
-  }
   DC_RETURN_IF_ERROR(env_size("DC_POOL_CACHE_LIMIT", &out->pool_cache_limit));
   DC_RETURN_IF_ERROR(env_size("DC_MEMORY_BUDGET", &out->device_memory_budget));
+  DC_RETURN_IF_ERROR(env_bool("DC_BOUNDS_CHECK", &out->bounds_check));
+  DC_RETURN_IF_ERROR(env_bool("DC_AUTOTUNE", &out->autotune));
   // Thread count, cache limit and budget still at 0 are resolved per
-  // device, from its capabilities, when the devices are known.
-  const char* backends = out->backends;
-  if (backends == NULL) backends = getenv("DC_DEVICES");
-  if (backends == NULL || *backends == '\0') backends = "all";
-  if (strlen(backends) >= storage_size) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_context_create: backend list '%s' is longer than %zu "
-                   "characters",
-                   backends, storage_size - 1);
-  }
-  dc__strlcpy(backends_storage, backends, storage_size);
-  out->backends = backends_storage;
+  // device, from its capabilities, when the devices are known. The cache
+  // directory stays empty when it defaults: the kernel cache resolves it.
+  DC_RETURN_IF_ERROR(resolve_string("backend list", out->backends,
+                                    "DC_DEVICES", "all", strings->backends,
+                                    sizeof(strings->backends)));
+  DC_RETURN_IF_ERROR(resolve_string("C compiler", out->c_compiler, "DC_CC",
+                                    "cc", strings->c_compiler,
+                                    sizeof(strings->c_compiler)));
+  DC_RETURN_IF_ERROR(resolve_string(
+      "kernel cache directory", out->kernel_cache_dir, "DC_CACHE_DIR", "",
+      strings->kernel_cache_dir, sizeof(strings->kernel_cache_dir)));
+  dc__config_point_strings(out, strings);
   return DC_OK;
 }

@@ -9,6 +9,7 @@
 
 #include "buffer_internal.h"
 #include "context_internal.h"
+#include "program_internal.h"
 #include "memory_pool_internal.h"
 #include "worker_pool_internal.h"
 
@@ -28,6 +29,9 @@ static uint32_t available_cores(void) {
 }
 
 static void destroy_context(dc_context_t* ctx) {
+  for (size_t i = ctx->device_count; i-- > 0;) {
+    dc__builtins_release(ctx->devices[i]);
+  }
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc_device_t* device = ctx->devices[i];
     dc__memory_pool_destroy(device->pool);
@@ -54,9 +58,8 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   DC_REQUIRE_ARG(out_context, "dc_context_create");
   *out_context = NULL;
   dc_context_params_t resolved;
-  char backends[sizeof(((dc_context_t*)0)->backends)];
-  DC_RETURN_IF_ERROR(
-      dc__config_resolve(params, &resolved, backends, sizeof(backends)));
+  dc__config_strings_t strings;
+  DC_RETURN_IF_ERROR(dc__config_resolve(params, &resolved, &strings));
 
   dc_context_t* ctx = dc_allocator_calloc(resolved.allocator, 1, sizeof(*ctx));
   if (ctx == NULL) {
@@ -65,8 +68,8 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   }
   ctx->allocator = resolved.allocator;
   ctx->params = resolved;
-  memcpy(ctx->backends, backends, sizeof(backends));
-  ctx->params.backends = ctx->backends;
+  ctx->strings = strings;
+  dc__config_point_strings(&ctx->params, &ctx->strings);
   ctx->initial_log_level = resolved.log_level;
   atomic_init(&ctx->log_level, (int)resolved.log_level);
   atomic_init(&ctx->host_refs, 1u);
@@ -159,7 +162,7 @@ void dc__context_track(dc_context_t* ctx, dc__live_node_t* node) {
   node->prev = ctx->live.prev;
   ctx->live.prev->next = node;
   ctx->live.prev = node;
-  ++ctx->live_buffers;
+  ++ctx->live_counts[node->kind];
   ++ctx->object_refs;
   pthread_mutex_unlock(&ctx->lock);
 }
@@ -169,7 +172,7 @@ void dc__context_untrack(dc_context_t* ctx, dc__live_node_t* node) {
   node->prev->next = node->next;
   node->next->prev = node->prev;
   node->prev = node->next = NULL;
-  --ctx->live_buffers;
+  --ctx->live_counts[node->kind];
   pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -184,7 +187,7 @@ size_t dc_context_live_buffer_count(const dc_context_t* ctx) {
   if (ctx == NULL) return 0;
   dc_context_t* mutable_ctx = (dc_context_t*)ctx;
   pthread_mutex_lock(&mutable_ctx->lock);
-  size_t count = ctx->live_buffers;
+  size_t count = ctx->live_counts[DC_LIVE_BUFFER];
   pthread_mutex_unlock(&mutable_ctx->lock);
   return count;
 }
@@ -192,9 +195,13 @@ size_t dc_context_live_buffer_count(const dc_context_t* ctx) {
 size_t dc_context_report_leaks(dc_context_t* ctx) {
   if (ctx == NULL) return 0;
   pthread_mutex_lock(&ctx->lock);
-  size_t count = ctx->live_buffers;
+  size_t buffers = ctx->live_counts[DC_LIVE_BUFFER];
+  size_t programs = ctx->live_counts[DC_LIVE_PROGRAM];
+  size_t count = buffers + programs;
   if (count > 0) {
-    DC_LOG(ctx, DC_LOG_WARN, "leaks", "%zu buffer(s) still alive:", count);
+    DC_LOG(ctx, DC_LOG_WARN, "leaks",
+           "%zu buffer(s) still alive, %zu program(s) still alive:", buffers,
+           programs);
   }
   for (dc__live_node_t* n = ctx->live.next; n != &ctx->live; n = n->next) {
     char line[256];

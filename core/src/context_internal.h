@@ -12,6 +12,13 @@
 
 #define DC_MAX_DEVICES 16
 
+// Kinds of objects the context tracks, counted apart.
+typedef enum dc__live_kind_e {
+  DC_LIVE_BUFFER = 0,
+  DC_LIVE_PROGRAM,
+  DC_LIVE_KIND_COUNT,
+} dc__live_kind_t;
+
 // A link in the context's list of live objects, embedded in each tracked
 // object. |describe| writes one line about the object for leak reports.
 typedef struct dc__live_node_t {
@@ -19,15 +26,23 @@ typedef struct dc__live_node_t {
   struct dc__live_node_t* next;
   void (*describe)(const struct dc__live_node_t* node, char* buf,
                    size_t size);
+  dc__live_kind_t kind;
 } dc__live_node_t;
+
+// Storage for the string settings of a context.
+typedef struct dc__config_strings_t {
+  char backends[128];
+  char c_compiler[256];
+  char kernel_cache_dir[512];
+} dc__config_strings_t;
 
 // Lifetime: the context is destroyed when both the host's references
 // (host_refs) and the objects that depend on it (object_refs) are gone.
 // Objects register under |lock|, which also guards the live list.
 struct dc_context_t {
   dc_allocator_t allocator;
-  dc_context_params_t params;  // resolved; |backends| points to below
-  char backends[128];
+  dc_context_params_t params;  // resolved; strings point into |strings|
+  dc__config_strings_t strings;
   dc_log_level_t initial_log_level;
   atomic_int log_level;
 
@@ -35,8 +50,8 @@ struct dc_context_t {
   pthread_mutex_t lock;
   size_t object_refs;     // guarded by lock
   bool shut_down;         // guarded by lock: host_refs reached zero
-  dc__live_node_t live;   // guarded by lock: sentinel of live buffers
-  size_t live_buffers;    // guarded by lock
+  dc__live_node_t live;   // guarded by lock: sentinel of live objects
+  size_t live_counts[DC_LIVE_KIND_COUNT];  // guarded by lock
 
   dc_worker_pool_t* workers;
   dc_device_t* devices[DC_MAX_DEVICES];
@@ -57,11 +72,13 @@ DC_INTERNAL void dc__log_default_sink(void* user_data,
                                       const dc_log_record_t* record);
 
 // Resolves |params| (NULL for defaults) against the environment into
-// |out|, whose string fields point into |backends_storage|.
+// |out|, whose strings are copied into |strings|.
 DC_INTERNAL dc_status_t dc__config_resolve(const dc_context_params_t* params,
                                            dc_context_params_t* out,
-                                           char* backends_storage,
-                                           size_t storage_size);
+                                           dc__config_strings_t* strings);
+// Points |params|' string fields into |strings| (after a copy).
+DC_INTERNAL void dc__config_point_strings(dc_context_params_t* params,
+                                          dc__config_strings_t* strings);
 
 // Registers |node| as a live object; the object now keeps |ctx| alive.
 DC_INTERNAL void dc__context_track(dc_context_t* ctx, dc__live_node_t* node);

@@ -37,6 +37,8 @@
   } while (0)
 
 #define DC_MIN(a, b) ((a) < (b) ? (a) : (b))
+// Rounds |n| up to a multiple of |align| (a power of two).
+#define DC_ALIGN_UP(n, align) (((n) + (align)-1) & ~(size_t)((align)-1))
 #define DC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 // Saves and restores the thread's error message around cleanup code, which

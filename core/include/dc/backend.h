@@ -11,6 +11,7 @@
 #include "dc/buffer.h"
 #include "dc/context.h"
 #include "dc/device.h"
+#include "dc/kernel.h"
 #include "dc/status.h"
 
 DC_EXTERN_C_BEGIN
@@ -31,6 +32,24 @@ DC_EXTERN_C_BEGIN
 // in range, sizes that fit its allocations).
 //
 // The CPU backend (core/src/backends/cpu) is the reference to copy.
+
+// A program being built: the parsed source, the options and where the
+// results go. Its layout is internal to the engine (in-tree backends read
+// it through core/src/kernel/program_internal.h); the kernel front end is
+// shared by every backend.
+typedef struct dc__program_build_t dc_program_build_t;
+
+// The geometry of one dispatch, checked and completed by the core: every
+// dimension up to 3 is filled (unused ones are 1 work-item, offset 0), and
+// global[d] == local[d] * groups[d].
+typedef struct dc_launch_t {
+  uint32_t dims;
+  size_t global[3];
+  size_t offset[3];
+  size_t local[3];
+  size_t groups[3];
+  size_t local_memory;  // bytes of __local memory per group, all of it
+} dc_launch_t;
 
 // Device operations. Memory handles are opaque to the core: a host pointer
 // on the CPU, a device address on a GPU.
@@ -62,6 +81,24 @@ typedef struct dc_device_vtable_t {
   // Copies between two allocations of this device; the ranges may overlap.
   dc_status_t (*copy)(dc_device_t* device, void* dst, size_t dst_offset,
                       const void* src, size_t src_offset, size_t size);
+
+  // Kernels. A device that runs none leaves these NULL, and building a
+  // program for it fails with DC_ERR_UNSUPPORTED.
+  //
+  // Compiles the program |build| describes and attaches the backend's
+  // result to its program and kernels. Compile errors go to the build's
+  // diagnostics (DC_ERR_COMPILE).
+  dc_status_t (*program_build)(dc_device_t* device, dc_program_build_t* build);
+  // Frees what program_build attached to |program|.
+  void (*program_destroy)(dc_device_t* device, dc_program_t* program);
+  // Runs |kernel| over |launch| and returns when it has finished. |args|
+  // holds one pointer per argument: the device memory handle of a buffer
+  // (offset included), the bytes of a value, or, for a __local argument,
+  // its byte offset into the group's local memory cast to a pointer.
+  // |lengths| holds each buffer argument's element count (0 for others).
+  dc_status_t (*dispatch)(dc_device_t* device, dc_kernel_t* kernel,
+                          const dc_launch_t* launch, void* const* args,
+                          const size_t* lengths);
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in
@@ -71,6 +108,7 @@ struct dc_device_t {
   dc_context_t* context;  // borrowed: the context owns the device
   dc_device_info_t info;
   struct dc__memory_pool_t* pool;  // created by dc_context_add_device()
+  dc_program_t* builtins;          // the built-in kernels, once built
 };
 
 // Fills the core part of |device|: its vtable, context and capabilities

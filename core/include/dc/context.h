@@ -64,6 +64,22 @@ typedef struct dc_context_params_t {
   // Comma-separated backends to enable, e.g. "cpu". NULL: DC_DEVICES, else
   // every backend. The CPU device is always enabled.
   const char* backends;
+  // The C compiler that builds kernels for the CPU device. NULL: DC_CC,
+  // else "cc".
+  const char* c_compiler;
+  // Directory of the on-disk kernel cache; "off" keeps compiled kernels in
+  // memory only. NULL: DC_CACHE_DIR, else $XDG_CACHE_HOME/dclua/kernels,
+  // else $HOME/.cache/dclua/kernels.
+  const char* kernel_cache_dir;
+  // Check every index into a kernel's buffer arguments and report an
+  // out-of-range access instead of performing it (slower). false: DC_BOUNDS_
+  // CHECK=1 turns it on. A program's -dc-bounds-check option does the same
+  // for that program alone.
+  bool bounds_check;
+  // Time the candidate work-group sizes of a dispatch that leaves the
+  // size to the engine, once per kernel and grid, and keep the fastest.
+  // false: DC_AUTOTUNE=1 turns it on.
+  bool autotune;
 } dc_context_params_t;
 
 // Creates a context with |params| (borrowed; NULL means all defaults).
@@ -137,7 +153,8 @@ DC_API dc_worker_pool_t* dc_context_worker_pool(const dc_context_t* context);
 DC_API size_t dc_context_live_buffer_count(const dc_context_t* context);
 
 // Logs, at level warn, one line for each live buffer (its label, type,
-// length and size) and returns how many there were. The context does this
+// length and size) and program (its name and kernels) and returns how many
+// objects there were. The context does this
 // by itself when the host releases it; hosts and tests call it to check for
 // leaks at a point of their choosing.
 DC_API size_t dc_context_report_leaks(dc_context_t* context);

@@ -5,8 +5,10 @@
 
 #include "dc/allocator.h"
 #include "dc/buffer.h"
+#include "dc/builtins.h"
 #include "dc/context.h"
 #include "dc/device.h"
+#include "dc/kernel.h"
 #include "dc/log.h"
 #include "dc/memory_pool.h"
 #include "dc/status.h"

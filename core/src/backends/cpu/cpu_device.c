@@ -6,13 +6,10 @@
 #include "context_internal.h"
 #include "cpu_internal.h"
 
-typedef struct cpu_device_t {
-  dc_device_t base;  // first, as the backend interface requires
-  dc_allocator_t allocator;
-} cpu_device_t;
-
 static void cpu_destroy(dc_device_t* device) {
-  cpu_device_t* cpu = (cpu_device_t*)device;
+  dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;
+  dc__cpu_kernels_teardown(cpu);
+  pthread_mutex_destroy(&cpu->lock);
   dc_allocator_free(cpu->allocator, cpu, sizeof(*cpu));
 }
 
@@ -101,22 +98,29 @@ static const dc_device_vtable_t kCpuVtable = {
     .read = cpu_read,
     .fill = cpu_fill,
     .copy = cpu_copy,
+    .program_build = dc__cpu_program_build,
+    .program_destroy = dc__cpu_program_destroy,
+    .dispatch = dc__cpu_dispatch,
 };
 
 dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {
   (void)user_data;
   dc_allocator_t allocator = dc_context_allocator(ctx);
-  cpu_device_t* cpu = dc_allocator_calloc(allocator, 1, sizeof(*cpu));
+  dc__cpu_device_t* cpu = dc_allocator_calloc(allocator, 1, sizeof(*cpu));
   if (cpu == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                    "dc_context_create: cannot allocate the cpu device");
   }
   cpu->allocator = allocator;
+  pthread_mutex_init(&cpu->lock, NULL);
   dc_device_info_t info;
   dc__cpu_read_info(dc_worker_pool_thread_count(dc_context_worker_pool(ctx)),
                     &info);
   dc_status_t status = dc_device_initialize(&cpu->base, &kCpuVtable, ctx, &info);
   if (status == DC_OK) status = dc_context_add_device(ctx, &cpu->base);
-  if (status != DC_OK) dc_allocator_free(allocator, cpu, sizeof(*cpu));
+  if (status != DC_OK) {
+    pthread_mutex_destroy(&cpu->lock);
+    dc_allocator_free(allocator, cpu, sizeof(*cpu));
+  }
   return status;
 }

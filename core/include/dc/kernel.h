@@ -1,0 +1,275 @@
+// dc/kernel.h: programs in the kernel language, kernel reflection, and
+// validated dispatch.
+// SPDX-License-Identifier: MIT
+#ifndef DC_KERNEL_H_
+#define DC_KERNEL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dc/buffer.h"
+#include "dc/device.h"
+#include "dc/status.h"
+
+DC_EXTERN_C_BEGIN
+
+//===-- Programs --------------------------------------------------------===//
+//
+// A program is a source in the kernel language (a documented subset of
+// OpenCL C 1.2, see docs/kernel-language.md) built for one device. It holds
+// every kernel (`__kernel` function) of the source. Building runs the
+// preprocessor (with the -D options given), parses the source, and
+// compiles it for the device: on the CPU into C, compiled by the system C
+// compiler and loaded as a shared object. Results are cached in memory and
+// on disk, so building the same source again is cheap.
+//
+// Errors point into the user's own source as "name:line:col: error: ...";
+// that holds for the C compiler's messages too.
+//
+// Lifetime: reference counted; a program keeps its device's context alive,
+// and each of its kernels keeps the program alive.
+// Thread safety: thread-safe.
+
+typedef struct dc_program_t dc_program_t;
+typedef struct dc_kernel_t dc_kernel_t;
+
+typedef struct dc_program_params_t {
+  // The source. NUL-terminated unless |source_length| is set.
+  const char* source;
+  size_t source_length;
+  // Name used in messages and #line ("program" if NULL).
+  const char* name;
+  // Build options, separated by spaces: -D NAME[=VALUE], -cl-fast-relaxed-
+  // math, -cl-mad-enable, -cl-finite-math-only, -cl-no-signed-zeros,
+  // -cl-unsafe-math-optimizations, -cl-opt-disable, -cl-std=CL1.x, -w,
+  // -Werror, -dc-bounds-check. Unknown options are errors.
+  const char* options;
+} dc_program_params_t;
+
+// Builds |params|' source for |device|.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers or an empty source,
+// DC_ERR_COMPILE with the first diagnostic (and how many followed) in
+// dc_last_error() when the source does not compile, DC_ERR_UNAVAILABLE if
+// the device's compiler cannot be run (the message says which and why).
+DC_API dc_status_t dc_program_create(dc_device_t* device,
+                                     const dc_program_params_t* params,
+                                     dc_program_t** out_program);
+
+DC_API void dc_program_retain(dc_program_t* program);
+DC_API void dc_program_release(dc_program_t* program);
+
+// Returns the warnings of the build ("" when there were none).
+DC_API const char* dc_program_build_log(const dc_program_t* program);
+
+// Returns the number of kernels, 0 for NULL.
+DC_API size_t dc_program_kernel_count(const dc_program_t* program);
+
+// Gets the kernel at |index| in source order (borrowed: valid while the
+// program lives; dc_kernel_retain() keeps it longer).
+// Returns DC_ERR_OUT_OF_RANGE for a bad index.
+DC_API dc_status_t dc_program_kernel(dc_program_t* program, size_t index,
+                                     dc_kernel_t** out_kernel);
+
+// Gets a kernel by name (borrowed, as above).
+// Returns DC_ERR_NOT_FOUND, listing the program's kernels, if none has it.
+DC_API dc_status_t dc_program_find_kernel(dc_program_t* program,
+                                          const char* name,
+                                          dc_kernel_t** out_kernel);
+
+//===-- Kernel reflection -----------------------------------------------===//
+
+typedef enum dc_address_space_e {
+  DC_ADDRESS_PRIVATE = 0,
+  DC_ADDRESS_GLOBAL,
+  DC_ADDRESS_CONSTANT,
+  DC_ADDRESS_LOCAL,
+} dc_address_space_t;
+
+// How an argument is bound.
+typedef enum dc_arg_kind_e {
+  DC_ARG_SCALAR = 1,  // a value: scalar or vector, passed by copy
+  DC_ARG_BUFFER,      // a __global or __constant pointer: a dc_buffer_t
+  DC_ARG_LOCAL,       // a __local pointer: a size in bytes, per work-group
+} dc_arg_kind_t;
+
+typedef struct dc_kernel_arg_info_t {
+  const char* name;
+  const char* type_name;           // "__global const float*", "int4"
+  dc_arg_kind_t kind;
+  dc_address_space_t address_space;  // of the pointee for pointers
+  dc_dtype_t dtype;                // element type (the pointee's); 0: void
+  uint32_t vector_width;           // 1, 2, 4, 8 or 16
+  size_t size;                     // bytes of a DC_ARG_SCALAR value
+  bool is_const;                   // the kernel does not write through it
+} dc_kernel_arg_info_t;
+
+typedef struct dc_kernel_info_t {
+  const char* name;
+  size_t arg_count;
+  bool uses_barrier;
+  size_t static_local_size;          // bytes of __local variables
+  uint32_t required_group_size[3];   // reqd_work_group_size, or zeros
+  const char* execution;             // "loop", "regions" or "native"
+} dc_kernel_info_t;
+
+DC_API void dc_kernel_retain(dc_kernel_t* kernel);
+DC_API void dc_kernel_release(dc_kernel_t* kernel);
+
+// Returns the kernel's name, "" for NULL.
+DC_API const char* dc_kernel_name(const dc_kernel_t* kernel);
+
+// Copies the kernel's description into |out_info| (strings borrowed).
+DC_API dc_status_t dc_kernel_info(const dc_kernel_t* kernel,
+                                  dc_kernel_info_t* out_info);
+
+// Returns argument |index|'s description (borrowed), NULL if out of range.
+DC_API const dc_kernel_arg_info_t* dc_kernel_arg_info(
+    const dc_kernel_t* kernel, size_t index);
+
+// Finds an argument by name. Returns DC_ERR_NOT_FOUND (listing the
+// arguments) if the kernel has none of that name.
+DC_API dc_status_t dc_kernel_find_arg(const dc_kernel_t* kernel,
+                                      const char* name, size_t* out_index);
+
+//===-- Arguments -------------------------------------------------------===//
+
+// One argument of a dispatch. Build them with the dc_arg_* helpers below.
+typedef struct dc_arg_t {
+  dc_arg_kind_t kind;
+  dc_dtype_t dtype;        // DC_ARG_SCALAR: element type of |value|
+  uint32_t vector_width;   // DC_ARG_SCALAR: 1, 2, 4, 8 or 16
+  dc_buffer_t* buffer;     // DC_ARG_BUFFER (borrowed)
+  size_t local_size;       // DC_ARG_LOCAL: bytes
+  _Alignas(16) unsigned char value[128];  // DC_ARG_SCALAR: the bytes
+} dc_arg_t;
+
+static inline dc_arg_t dc_arg_buffer(dc_buffer_t* buffer) {
+  dc_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = DC_ARG_BUFFER;
+  a.buffer = buffer;
+  return a;
+}
+
+static inline dc_arg_t dc_arg_local(size_t bytes) {
+  dc_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = DC_ARG_LOCAL;
+  a.local_size = bytes;
+  return a;
+}
+
+// A value of |vector_width| elements of |dtype| copied from |bytes|.
+static inline dc_arg_t dc_arg_value(dc_dtype_t dtype, uint32_t vector_width,
+                                    const void* bytes) {
+  dc_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = DC_ARG_SCALAR;
+  a.dtype = dtype;
+  a.vector_width = vector_width;
+  size_t n = dc_dtype_size(dtype) * vector_width;
+  if (bytes != NULL && n <= sizeof(a.value)) memcpy(a.value, bytes, n);
+  return a;
+}
+
+#define DC_ARG_SCALAR_HELPER_(suffix, ctype, dtype)        \
+  static inline dc_arg_t dc_arg_##suffix(ctype v) {        \
+    return dc_arg_value(dtype, 1, &v);                     \
+  }
+DC_ARG_SCALAR_HELPER_(i8, int8_t, DC_DTYPE_I8)
+DC_ARG_SCALAR_HELPER_(u8, uint8_t, DC_DTYPE_U8)
+DC_ARG_SCALAR_HELPER_(i16, int16_t, DC_DTYPE_I16)
+DC_ARG_SCALAR_HELPER_(u16, uint16_t, DC_DTYPE_U16)
+DC_ARG_SCALAR_HELPER_(i32, int32_t, DC_DTYPE_I32)
+DC_ARG_SCALAR_HELPER_(u32, uint32_t, DC_DTYPE_U32)
+DC_ARG_SCALAR_HELPER_(i64, int64_t, DC_DTYPE_I64)
+DC_ARG_SCALAR_HELPER_(u64, uint64_t, DC_DTYPE_U64)
+DC_ARG_SCALAR_HELPER_(f32, float, DC_DTYPE_F32)
+DC_ARG_SCALAR_HELPER_(f64, double, DC_DTYPE_F64)
+#undef DC_ARG_SCALAR_HELPER_
+
+//===-- Dispatch --------------------------------------------------------===//
+
+// The grid of a dispatch. |global| counts work-items per dimension and
+// must be a multiple of |local| where |local| is given; a zero |local|
+// (all three) lets the engine choose the work-group size.
+typedef struct dc_dispatch_t {
+  uint32_t dims;     // 1, 2 or 3
+  size_t global[3];
+  size_t offset[3];  // get_global_offset()
+  size_t local[3];
+} dc_dispatch_t;
+
+// Runs |kernel| over |dispatch| with |args| (one per kernel argument, in
+// order) and returns when every work-item has finished. Everything is
+// checked before anything runs: the argument count and each argument's
+// kind and type against the kernel's reflection, that buffers live on the
+// kernel's device, the grid (non-empty, at most 3 dimensions, divisible by
+// the group), the group size against the device and the kernel, and the
+// local memory against the device.
+// Returns DC_ERR_INVALID_ARGUMENT (naming the kernel and the argument) for
+// any of those, DC_ERR_OUT_OF_RANGE when bounds checking caught an access
+// outside a buffer (naming the argument, the index and the source line),
+// or a failure of the device.
+DC_API dc_status_t dc_kernel_dispatch(dc_kernel_t* kernel,
+                                      const dc_dispatch_t* dispatch,
+                                      const dc_arg_t* args, size_t arg_count);
+
+// Gets the work-group size that autotuning found fastest for |kernel| over
+// a grid of |dims| dimensions sized |global| (see the autotune context
+// parameter) into |out_local| (3 entries).
+// Returns DC_ERR_NOT_FOUND until every candidate size has run once.
+DC_API dc_status_t dc_kernel_tuned_group_size(dc_kernel_t* kernel,
+                                              uint32_t dims,
+                                              const size_t* global,
+                                              size_t* out_local);
+
+//===-- Native kernels --------------------------------------------------===//
+//
+// A host C function can run as a kernel on the CPU device, through the same
+// dispatch path: arguments are checked against the description given here,
+// the grid is split into work-groups, and the groups run on the worker
+// pool, one call of the function per group.
+
+// The work-group a native kernel is called for.
+typedef struct dc_native_group_t {
+  uint32_t dims;
+  size_t group_id[3];
+  size_t local_size[3];
+  size_t global_size[3];
+  size_t first_global_id[3];  // global id of the group's work-item 0
+  uint32_t thread_index;      // the worker running it (see dc_range_fn_t)
+} dc_native_group_t;
+
+// Runs one work-group. |args| holds one pointer per argument: the first
+// element of a buffer, the bytes of a value, or the start of a __local
+// argument's memory (private to this call). A failure stops the dispatch
+// and is reported by it with this function's status and message.
+typedef dc_status_t (*dc_native_kernel_fn_t)(void* user_data,
+                                             const dc_native_group_t* group,
+                                             void* const* args);
+
+typedef struct dc_native_kernel_params_t {
+  const char* name;               // shown in messages; required
+  dc_native_kernel_fn_t fn;       // required
+  void* user_data;
+  // One description per argument: name, kind, dtype and vector_width (and
+  // is_const) are read; type_name, address_space and size are derived.
+  const dc_kernel_arg_info_t* args;
+  size_t arg_count;
+} dc_native_kernel_params_t;
+
+// Creates a native kernel on |device| (which must be the CPU) and returns
+// a reference to it; release it with dc_kernel_release().
+// Returns DC_ERR_INVALID_ARGUMENT for a missing name or function or a bad
+// argument description, DC_ERR_UNSUPPORTED if |device| cannot run host
+// code.
+DC_API dc_status_t dc_kernel_create_native(
+    dc_device_t* device, const dc_native_kernel_params_t* params,
+    dc_kernel_t** out_kernel);
+
+DC_EXTERN_C_END
+
+#endif  // DC_KERNEL_H_

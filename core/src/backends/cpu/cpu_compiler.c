@@ -1,0 +1,282 @@
+// cpu_compiler.c: runs the system C compiler and reads its messages.
+//
+// The compiler runs as a child process (posix_spawnp) with its output in a
+// file, so a compiler that prints a lot cannot block on a full pipe. The
+// generated code carries #line directives, so every message about the
+// user's code already names the user's file and line; those lines are
+// copied into the build log as they are.
+// SPDX-License-Identifier: MIT
+#include "cpu_compiler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+// Runs |argv| with stdout and stderr into |output_path|; sets |exit_code|.
+static dc_status_t run(char* const argv[], const char* output_path,
+                       int* exit_code) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, output_path,
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_addclose(&actions, 0);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE,
+                   "cannot run the C compiler '%s': %s (set DC_CC or the "
+                   "c_compiler parameter to a C compiler)",
+                   argv[0], strerror(rc));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return DC_FAIL(DC_ERR_UNAVAILABLE, "waiting for '%s' failed: %s",
+                     argv[0], strerror(errno));
+    }
+  }
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  if (*exit_code == 127) {  // the shell's "command not found"
+    return DC_FAIL(DC_ERR_UNAVAILABLE,
+                   "cannot run the C compiler '%s' (set DC_CC or the "
+                   "c_compiler parameter to a C compiler)",
+                   argv[0]);
+  }
+  return DC_OK;
+}
+
+// Reads at most |size| - 1 bytes of |path| into |buf|.
+static size_t read_file(const char* path, char* buf, size_t size) {
+  FILE* f = fopen(path, "r");
+  size_t n = 0;
+  if (f != NULL) {
+    n = fread(buf, 1, size - 1, f);
+    fclose(f);
+  }
+  buf[n] = '\0';
+  return n;
+}
+
+// Finds the file |compiler| names: itself if it has a '/', else the first
+// match on PATH.
+static bool resolve_compiler(const char* compiler, char* path, size_t size) {
+  if (strchr(compiler, '/') != NULL) {
+    dc__strlcpy(path, compiler, size);
+    return access(path, X_OK) == 0;
+  }
+  const char* dirs = getenv("PATH");
+  if (dirs == NULL) dirs = "/usr/local/bin:/usr/bin:/bin";
+  while (*dirs) {
+    size_t n = strcspn(dirs, ":");
+    snprintf(path, size, "%.*s/%s", (int)n, dirs, compiler);
+    if (n > 0 && access(path, X_OK) == 0) return true;
+    dirs += n + (dirs[n] == ':');
+  }
+  return false;
+}
+
+// The identity is cached in the kernel cache directory, keyed by the
+// compiler's path and stamped with its file's size, times and inode: asking
+// the compiler costs two process starts (milliseconds), and a cache hit
+// must stay well under one. Any change to the compiler's file, such as an
+// upgrade, changes the stamp and forces a fresh answer.
+static bool stamp_of(const char* compiler, char* stamp, size_t size,
+                     char* id_path, size_t id_size, const char* cache_dir) {
+  char path[1024];
+  struct stat st;
+  if (cache_dir == NULL || strcmp(cache_dir, "off") == 0 ||
+      !resolve_compiler(compiler, path, sizeof(path)) ||
+      stat(path, &st) != 0) {
+    return false;
+  }
+  snprintf(stamp, size, "%s %lld %lld.%09ld %llu %llu\n", path,
+           (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+           st.st_mtim.tv_nsec, (unsigned long long)st.st_ino,
+           (unsigned long long)st.st_dev);
+  unsigned long h = 5381;
+  for (const char* c = path; *c; ++c) h = h * 33 + (unsigned char)*c;
+  snprintf(id_path, id_size, "%s/compiler-%lx.id", cache_dir, h);
+  return true;
+}
+
+// Reads a cached identity whose stamp matches. Returns true on a hit.
+static bool read_cached_identity(const char* id_path, const char* stamp,
+                                 char* out, size_t size) {
+  char text[2048];
+  size_t n = read_file(id_path, text, sizeof(text));
+  size_t stamp_len = strlen(stamp);
+  if (n <= stamp_len || strncmp(text, stamp, stamp_len) != 0) return false;
+  dc__strlcpy(out, text + stamp_len, size);
+  return true;
+}
+
+// Writes the identity atomically (temp file, then rename); failures only
+// cost the next process two compiler starts.
+static void write_cached_identity(const char* id_path, const char* stamp,
+                                  const char* identity) {
+  char tmp[1200];
+  snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", id_path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return;
+  FILE* f = fdopen(fd, "w");
+  bool ok = f != NULL && fputs(stamp, f) >= 0 && fputs(identity, f) >= 0;
+  if (f != NULL && fclose(f) != 0) ok = false;
+  if (f == NULL) close(fd);
+  if (!ok || rename(tmp, id_path) != 0) unlink(tmp);
+}
+
+static dc_status_t ask_compiler(const char* compiler, char* out,
+                                size_t size) {
+  char path[] = "/tmp/dclua-cc-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE, "cannot create a temporary file: %s",
+                   strerror(errno));
+  }
+  close(fd);
+  char* version[] = {(char*)compiler, "--version", NULL};
+  char* machine[] = {(char*)compiler, "-dumpmachine", NULL};
+  int code = 0;
+  dc_status_t st = run(version, path, &code);
+  size_t n = st == DC_OK ? read_file(path, out, size) : 0;
+  if (st == DC_OK && code == 0) st = run(machine, path, &code);
+  if (st == DC_OK && code == 0 && n + 1 < size) {
+    read_file(path, out + n, size - n);
+  }
+  unlink(path);
+  if (st == DC_OK && code != 0) {
+    st = DC_FAIL(DC_ERR_UNAVAILABLE,
+                 "the C compiler '%s' failed to report its version (exit "
+                 "code %d)",
+                 compiler, code);
+  }
+  return st;
+}
+
+dc_status_t dc__cpu_compiler_identify(const char* compiler,
+                                      const char* cache_dir, char* out,
+                                      size_t size) {
+  char stamp[1200], id_path[1100];
+  bool cacheable = stamp_of(compiler, stamp, sizeof(stamp), id_path,
+                            sizeof(id_path), cache_dir);
+  if (cacheable && read_cached_identity(id_path, stamp, out, size)) {
+    return DC_OK;
+  }
+  DC_RETURN_IF_ERROR(ask_compiler(compiler, out, size));
+  if (cacheable) write_cached_identity(id_path, stamp, out);
+  return DC_OK;
+}
+
+// Copies the compiler's lines about the user's |file| into |diag|. Returns
+// how many errors it copied.
+static uint32_t copy_diagnostics(const char* output, const char* file,
+                                 dc__diag_t* diag) {
+  size_t file_len = strlen(file);
+  uint32_t errors = 0;
+  for (const char* line = output; *line;) {
+    const char* end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    bool ours = n > file_len + 1 && strncmp(line, file, file_len) == 0 &&
+                line[file_len] == ':' && line[file_len + 1] >= '0' &&
+                line[file_len + 1] <= '9';
+    if (ours) {
+      char text[1024];
+      snprintf(text, sizeof(text), "%.*s", (int)n, line);
+      bool error = strstr(text, ": error:") != NULL;
+      if (error) {
+        if (diag->errors++ == 0) {
+          dc__strlcpy(diag->first_error, text, sizeof(diag->first_error));
+        }
+        ++errors;
+      }
+      dc__diag_append(diag, text);
+      dc__diag_append(diag, "\n");
+    }
+    line += n + (end ? 1 : 0);
+  }
+  return errors;
+}
+
+// Compiler flags that follow the program's build options.
+static size_t math_flags(const dc__build_options_t* o, char** argv,
+                         size_t n) {
+  if (o->fast_math) argv[n++] = "-ffast-math";
+  if (o->finite_math) argv[n++] = "-ffinite-math-only";
+  if (o->no_signed_zeros) argv[n++] = "-fno-signed-zeros";
+  if (o->mad_enable) argv[n++] = "-ffp-contract=fast";
+  return n;
+}
+
+static dc_status_t write_source(const char* path, const char* code,
+                                size_t length) {
+  FILE* f = fopen(path, "w");
+  bool ok = f != NULL && fwrite(code, 1, length, f) == length;
+  if (f != NULL && fclose(f) != 0) ok = false;
+  if (!ok) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE, "cannot write %s: %s", path,
+                   strerror(errno));
+  }
+  return DC_OK;
+}
+
+dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
+                            const char* code, size_t length,
+                            const dc__build_options_t* options,
+                            const char* file, dc__diag_t* diag,
+                            const char* so_path) {
+  char source[4096], output[4096];
+  snprintf(source, sizeof(source), "%s/kernel.c", work_dir);
+  snprintf(output, sizeof(output), "%s/compiler.txt", work_dir);
+  DC_RETURN_IF_ERROR(write_source(source, code, length));
+  char* argv[32];
+  size_t n = 0;
+  argv[n++] = (char*)compiler;
+  argv[n++] = "-std=gnu11";
+  argv[n++] = options->opt_disable ? "-O0" : "-O3";
+  argv[n++] = "-march=native";
+  argv[n++] = "-fPIC";
+  argv[n++] = "-shared";
+  argv[n++] = "-fno-math-errno";
+  argv[n++] = "-fopenmp-simd";
+  argv[n++] = "-w";  // the generated glue would drown the user's warnings
+  argv[n++] = "-Werror=implicit-function-declaration";
+  argv[n++] = "-Werror=int-conversion";
+  argv[n++] = "-Werror=incompatible-pointer-types";
+  n = math_flags(options, argv, n);
+  argv[n++] = "-o";
+  argv[n++] = (char*)so_path;
+  argv[n++] = source;
+  argv[n++] = "-lm";
+  argv[n] = NULL;
+  int exit_code = 0;
+  DC_RETURN_IF_ERROR(run(argv, output, &exit_code));
+  if (exit_code == 0) return DC_OK;
+  const size_t log_size = (size_t)1 << 16;
+  char* log = dc_allocator_malloc(diag->allocator, log_size);
+  if (log == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for the compiler output");
+  }
+  read_file(output, log, log_size);
+  uint32_t errors = copy_diagnostics(log, file, diag);
+  if (errors == 0) {
+    // The compiler failed on code the engine generated, not on the user's:
+    // keep its whole output, as it is what a bug report needs.
+    dc__diag_error(diag, 0, 0,
+                   "the C compiler '%s' rejected the generated code (exit "
+                   "code %d); its output follows",
+                   compiler, exit_code);
+    dc__diag_append(diag, log);
+  }
+  dc_allocator_free(diag->allocator, log, log_size);
+  return DC_ERR_COMPILE;
+}

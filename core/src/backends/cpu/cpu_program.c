@@ -1,0 +1,527 @@
+// cpu_program.c: kernels on the CPU device: building (through the compile
+// cache), loading, and running work-groups on the worker pool.
+//
+// A program's cache key is the SHA-256 of everything that decides the
+// shared object: the engine's kernel ABI and prelude, the compiler's
+// identity, the CPU it targets (-march=native), the build options and the
+// source. Loaded objects are shared by every program with the same key
+// (the module list), so building the same source again in one process
+// costs a hash and a lookup; in a new process, a disk cache hit costs a
+// file read and a dlopen.
+// SPDX-License-Identifier: MIT
+#include <dlfcn.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context_internal.h"
+#include "cpu_abi.h"
+#include "cpu_codegen.h"
+#include "cpu_compiler.h"
+#include "cpu_internal.h"
+#include "kcache.h"
+#include "program_internal.h"
+#include "sha256.h"
+
+// The prelude and ABI text every generated module starts with (generated
+// into the build from cpu_abi.h and cpu_prelude.h).
+extern const char dc__cpu_prelude_text[];
+
+// A loaded shared object, shared by the programs built from one key.
+struct dc__cpu_module_t {
+  uint8_t key[32];
+  void* handle;
+  unsigned refs;  // guarded by the device lock
+  size_t kernel_count;
+  uint8_t* modes;  // dc__exec_mode_t of each kernel, in source order
+  dc__cpu_module_t* next;
+};
+
+// What a program keeps: its module and, per kernel, the entry points.
+typedef struct cpu_kernel_t {
+  dc__kernel_run_fn run;
+  dc__kernel_size_fn scratch_size;
+} cpu_kernel_t;
+
+static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m);
+
+//===-- Device kernel state ---------------------------------------------===//
+
+static void kcache_log(void* user_data, dc_log_level_t level,
+                       const char* message) {
+  dc_context_log(user_data, level, "kcache", "%s", message);
+}
+
+// Probes the compiler and opens the cache, once; later calls return the
+// outcome of the first. Called with the device lock held.
+static dc_status_t prepare_kernels(dc__cpu_device_t* cpu) {
+  if (cpu->kernels_ready) {
+    if (cpu->kernels_status != DC_OK) {
+      dc_set_error(cpu->kernels_status, "%s", cpu->kernels_message);
+    }
+    return cpu->kernels_status;
+  }
+  dc_context_t* ctx = cpu->base.context;
+  dc_context_params_t params;
+  dc_context_params(ctx, &params);
+  dc_status_t st = dc__kcache_create(cpu->allocator, params.kernel_cache_dir,
+                                     kcache_log, ctx, &cpu->kcache);
+  if (st == DC_OK) {
+    st = dc__cpu_compiler_identify(params.c_compiler,
+                                   dc__kcache_dir(cpu->kcache),
+                                   cpu->compiler_id, sizeof(cpu->compiler_id));
+  }
+  dc__sha256(dc__cpu_prelude_text, strlen(dc__cpu_prelude_text),
+             cpu->prelude_hash);
+  cpu->kernels_ready = true;
+  cpu->kernels_status = st;
+  if (st != DC_OK) {
+    dc__strlcpy(cpu->kernels_message, dc_last_error(),
+                sizeof(cpu->kernels_message));
+  } else {
+    DC_LOG(ctx, DC_LOG_DEBUG, "cpu", "kernel cache: %s",
+           dc__kcache_dir(cpu->kcache));
+  }
+  return st;
+}
+
+void dc__cpu_kernels_teardown(dc__cpu_device_t* cpu) {
+  dc__cpu_module_t* m = cpu->modules;
+  while (m != NULL) {  // every program is gone: these are unused
+    dc__cpu_module_t* next = m->next;
+    free_module(cpu, m);
+    m = next;
+  }
+  cpu->modules = NULL;
+  dc__kcache_destroy(cpu->kcache);
+  cpu->kcache = NULL;
+}
+
+static void compute_key(const dc__cpu_device_t* cpu,
+                        const dc_program_build_t* b, uint8_t key[32]) {
+  char abi[64];
+  snprintf(abi, sizeof(abi), "dc-cpu-abi-%d bounds=%d", DC_CPU_ABI_VERSION,
+           (int)b->bounds_check);
+  dc__sha256_t h;
+  dc__sha256_init(&h);
+  const char* parts[] = {abi, cpu->compiler_id, cpu->base.info.model,
+                         b->options_text};
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
+    dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
+  }
+  uint32_t simd = cpu->base.info.simd_width;
+  dc__sha256_update(&h, &simd, sizeof(simd));
+  dc__sha256_update(&h, cpu->prelude_hash, sizeof(cpu->prelude_hash));
+  dc__sha256_update(&h, b->source, b->source_length);
+  dc__sha256_final(&h, key);
+}
+
+//===-- Prelude sections ------------------------------------------------===//
+
+// True if identifier |name| (|n| bytes) is a word of |list| (up to the end
+// of its line).
+static bool list_has_word(const char* list, const char* name, size_t n) {
+  for (const char* p = list; *p && *p != '\n';) {
+    while (*p == ' ') ++p;
+    const char* start = p;
+    while (*p && *p != ' ' && *p != '\n') ++p;
+    if ((size_t)(p - start) == n && memcmp(start, name, n) == 0) return true;
+  }
+  return false;
+}
+
+// Writes "#define DC_NEED_X 1" for each prelude section whose identifiers
+// (listed in the prelude's "// @section NAME: ids..." lines) the program
+// uses, so the C compiler parses only what the program needs.
+static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
+  static const char kTag[] = "// @section ";
+  for (const char* p = strstr(dc__cpu_prelude_text, kTag); p != NULL;
+       p = strstr(p + 1, kTag)) {
+    const char* name = p + sizeof(kTag) - 1;
+    const char* colon = strchr(name, ':');
+    const char* eol = strchr(name, '\n');
+    if (colon == NULL || (eol != NULL && colon > eol)) continue;
+    for (uint32_t i = 0; i < ast->token_count; ++i) {
+      const dc__token_t* t = &ast->tokens[i];
+      if (t->kind == DC_TOK_IDENT &&
+          list_has_word(colon + 1, t->text, t->length)) {
+        dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name), name);
+        break;
+      }
+    }
+  }
+}
+
+//===-- Building --------------------------------------------------------===//
+
+static int remove_entry(const char* path, const struct stat* st, int flag,
+                        struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+// With DC_KERNEL_DUMP set to a directory, keeps each program's generated C
+// there as <name>.c, to read what the compiler was given.
+static void dump_source(dc__cpu_device_t* cpu, const char* name,
+                        const dc__strbuf_t* code) {
+  const char* dir = getenv("DC_KERNEL_DUMP");
+  if (dir == NULL || *dir == '\0') return;
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s.c", dir, name);
+  for (char* c = path + strlen(dir) + 1; *c; ++c) {
+    if (*c == '/') *c = '_';
+  }
+  FILE* f = fopen(path, "w");
+  if (f == NULL || fwrite(code->data, 1, code->length, f) != code->length) {
+    DC_LOG(cpu->base.context, DC_LOG_WARN, "cpu", "DC_KERNEL_DUMP: cannot "
+           "write %s", path);
+  } else {
+    DC_LOG(cpu->base.context, DC_LOG_DEBUG, "cpu", "wrote %s", path);
+  }
+  if (f != NULL) fclose(f);
+}
+
+// Generates C for the program and compiles it into |so_path|; |modes|
+// receives each function's execution mode.
+static dc_status_t compile_program(dc__cpu_device_t* cpu,
+                                   dc_program_build_t* b, const char* dir,
+                                   const char* so_path,
+                                   dc__exec_mode_t* modes) {
+  dc__strbuf_t code;
+  dc__strbuf_init(&code, b->arena);
+  emit_sections(b->ast, &code);
+  dc__strbuf_puts(&code, dc__cpu_prelude_text);
+  dc__codegen_options_t options = {.file = b->program->name,
+                                   .bounds_check = b->bounds_check};
+  DC_RETURN_IF_ERROR(
+      dc__cpu_codegen(b->arena, b->ast, &options, b->diag, &code, modes));
+  dc_context_params_t params;
+  dc_context_params(cpu->base.context, &params);
+  dump_source(cpu, b->program->name, &code);
+  return dc__cpu_compile(params.c_compiler, dir, code.data, code.length,
+                         b->options, b->program->name, b->diag, so_path);
+}
+
+static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m) {
+  dlclose(m->handle);
+  dc_allocator_free(cpu->allocator, m, sizeof(*m) + m->kernel_count);
+}
+
+// Loads the shared object at |path| as a module for |key| whose kernels
+// run in |modes|.
+static dc_status_t load_module(dc__cpu_device_t* cpu, const uint8_t key[32],
+                               const char* path, const uint8_t* modes,
+                               size_t kernel_count, dc__cpu_module_t** out) {
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE, "cannot load the compiled kernels: %s",
+                   dlerror());
+  }
+  dc__cpu_module_t* m =
+      dc_allocator_calloc(cpu->allocator, 1, sizeof(*m) + kernel_count);
+  if (m == NULL) {
+    dlclose(handle);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel module");
+  }
+  memcpy(m->key, key, 32);
+  m->handle = handle;
+  m->refs = 1;
+  m->kernel_count = kernel_count;
+  m->modes = (uint8_t*)(m + 1);
+  memcpy(m->modes, modes, kernel_count);
+  *out = m;
+  return DC_OK;
+}
+
+// Compiles in a private temporary directory, stores the result in the
+// cache, and loads it.
+static dc_status_t build_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
+                                const uint8_t key[32], uint8_t* modes,
+                                dc__cpu_module_t** out) {
+  char dir[256];
+  const char* tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof(dir), "%s/dclua-build-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if (mkdtemp(dir) == NULL) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE,
+                   "cannot create a build directory in %s: %s",
+                   tmp && *tmp ? tmp : "/tmp", strerror(errno));
+  }
+  char so_path[300], entry[DC_KCACHE_PATH_SIZE];
+  snprintf(so_path, sizeof(so_path), "%s/kernels.so", dir);
+  dc__exec_mode_t* fn_modes =
+      dc__arena_alloc(b->arena, (b->ast->function_count + 1) * sizeof(*fn_modes));
+  dc_status_t st = fn_modes ? compile_program(cpu, b, dir, so_path, fn_modes)
+                            : DC_ERR_OUT_OF_MEMORY;
+  if (st == DC_OK) {
+    for (size_t k = 0; k < b->program->kernel_count; ++k) {
+      modes[k] = (uint8_t)fn_modes[b->program->kernels[k].function];
+    }
+    // A failed store only costs the next process a compile.
+    if (dc__kcache_store(cpu->kcache, key, so_path, modes,
+                         b->program->kernel_count, entry,
+                         sizeof(entry)) != DC_OK) {
+      DC_LOG(cpu->base.context, DC_LOG_INFO, "kcache", "%s", dc_last_error());
+      dc__strlcpy(entry, so_path, sizeof(entry));
+    }
+    st = load_module(cpu, key, entry, modes, b->program->kernel_count, out);
+  }
+  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  return st;
+}
+
+// Finds a loaded module for |key| and takes a reference to it.
+static dc__cpu_module_t* find_module(dc__cpu_device_t* cpu,
+                                     const uint8_t key[32]) {
+  for (dc__cpu_module_t* m = cpu->modules; m != NULL; m = m->next) {
+    if (memcmp(m->key, key, 32) == 0) {
+      ++m->refs;
+      return m;
+    }
+  }
+  return NULL;
+}
+
+// Gets the module from memory, else the disk cache, else the compiler.
+static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
+                              const uint8_t key[32], dc__cpu_module_t** out) {
+  size_t count = b->program->kernel_count;
+  uint8_t* modes = dc__arena_alloc(b->arena, count + 1);
+  if (modes == NULL) return DC_ERR_OUT_OF_MEMORY;
+  pthread_mutex_lock(&cpu->lock);
+  *out = find_module(cpu, key);
+  pthread_mutex_unlock(&cpu->lock);
+  if (*out != NULL) return DC_OK;
+  char path[DC_KCACHE_PATH_SIZE];
+  void* meta = NULL;
+  size_t meta_size = 0;
+  dc_status_t st = dc__kcache_lookup(cpu->kcache, key, path, sizeof(path),
+                                     &meta, &meta_size);
+  bool hit = st == DC_OK && meta_size == count &&
+             load_module(cpu, key, path, meta, count, out) == DC_OK;
+  dc_allocator_free(cpu->allocator, meta, meta_size);
+  if (!hit) DC_RETURN_IF_ERROR(build_module(cpu, b, key, modes, out));
+  pthread_mutex_lock(&cpu->lock);
+  dc__cpu_module_t* raced = find_module(cpu, key);
+  if (raced == NULL) {
+    (*out)->next = cpu->modules;
+    cpu->modules = *out;
+  }
+  pthread_mutex_unlock(&cpu->lock);
+  if (raced != NULL) {  // another thread loaded the same key meanwhile
+    free_module(cpu, *out);
+    *out = raced;
+  }
+  return DC_OK;
+}
+
+static const char* const kModeNames[] = {
+    [DC_EXEC_LOOP] = "loop",
+    [DC_EXEC_REGIONS] = "regions",
+};
+
+// Finds kernel |k|'s entry points in |m|.
+static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
+                               size_t index) {
+  dc_kernel_t* k = &b->program->kernels[index];
+  char symbol[300];
+  cpu_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
+  if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
+  snprintf(symbol, sizeof(symbol), "dc_k_%s_run", k->info.name);
+  *(void**)&ck->run = dlsym(m->handle, symbol);
+  snprintf(symbol, sizeof(symbol), "dc_k_%s_scratch_size", k->info.name);
+  *(void**)&ck->scratch_size = dlsym(m->handle, symbol);
+  snprintf(symbol, sizeof(symbol), "dc_k_%s_local_size", k->info.name);
+  size_t (*local_size)(void) = NULL;
+  *(void**)&local_size = dlsym(m->handle, symbol);
+  if (ck->run == NULL || ck->scratch_size == NULL || local_size == NULL) {
+    return DC_FAIL(DC_ERR_INTERNAL,
+                   "the compiled module lacks the entry points of kernel "
+                   "'%s'",
+                   k->info.name);
+  }
+  uint8_t mode = m->modes[index];
+  k->info.static_local_size = local_size();
+  k->info.execution = kModeNames[mode <= DC_EXEC_REGIONS ? mode : 0];
+  k->impl = ck;
+  return DC_OK;
+}
+
+dc_status_t dc__cpu_program_build(dc_device_t* device, dc_program_build_t* b) {
+  dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;
+  pthread_mutex_lock(&cpu->lock);
+  dc_status_t st = prepare_kernels(cpu);
+  pthread_mutex_unlock(&cpu->lock);
+  DC_RETURN_IF_ERROR(st);
+  uint8_t key[32];
+  compute_key(cpu, b, key);
+  dc__cpu_module_t* m = NULL;
+  DC_RETURN_IF_ERROR(get_module(cpu, b, key, &m));
+  b->program->impl = m;
+  for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {
+    st = bind_kernel(b, m, i);
+  }
+  return st;
+}
+
+void dc__cpu_program_destroy(dc_device_t* device, dc_program_t* program) {
+  dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;
+  dc__cpu_module_t* m = program->impl;
+  if (m == NULL) return;
+  // The module stays loaded for the device's lifetime: it is the in-memory
+  // compile cache, and a later program with the same key reuses it.
+  pthread_mutex_lock(&cpu->lock);
+  --m->refs;
+  pthread_mutex_unlock(&cpu->lock);
+}
+
+//===-- Dispatch --------------------------------------------------------===//
+
+typedef struct cpu_job_t {
+  const cpu_kernel_t* kernel;
+  const dc__launch_t* launch;
+  void* const* args;
+  const size_t* lengths;
+  char* memory;        // per thread: local memory, then scratch
+  size_t per_thread;
+  size_t local_bytes;
+  dc__fault_t fault;
+} cpu_job_t;
+
+static dc_status_t run_groups(void* user_data, size_t begin, size_t end,
+                              uint32_t thread) {
+  cpu_job_t* job = user_data;
+  char* mem = job->memory ? job->memory + thread * job->per_thread : NULL;
+  job->kernel->run(job->launch, job->args, job->lengths, begin, end, mem,
+                   mem ? mem + job->local_bytes : NULL, &job->fault);
+  return DC_OK;
+}
+
+static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
+  const dc_kernel_arg_info_t* a = &k->args[f->arg < k->info.arg_count
+                                               ? f->arg
+                                               : 0];
+  return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                 "dc_kernel_dispatch: kernel '%s' (%s:%u): index %lld of "
+                 "argument %u '%s' is outside its %zu element(s)",
+                 k->info.name, k->program->name, f->line, f->index, f->arg,
+                 a->name, f->length);
+}
+
+// A native kernel's work-groups: one call of the host function each, with
+// __local arguments pointing into the thread's block.
+typedef struct native_job_t {
+  const dc_kernel_t* kernel;
+  const dc_launch_t* launch;
+  void* const* args;
+  char* memory;
+  size_t per_thread;
+} native_job_t;
+
+static dc_status_t run_native_groups(void* user_data, size_t begin, size_t end,
+                                     uint32_t thread) {
+  native_job_t* job = user_data;
+  const dc_kernel_t* k = job->kernel;
+  const dc_launch_t* l = job->launch;
+  void* args[DC_MAX_KERNEL_ARGS];
+  char* local = job->memory ? job->memory + thread * job->per_thread : NULL;
+  for (size_t i = 0; i < k->info.arg_count; ++i) {
+    args[i] = k->args[i].kind == DC_ARG_LOCAL
+                  ? local + (uintptr_t)job->args[i]
+                  : job->args[i];
+  }
+  dc_native_group_t g = {.dims = l->dims, .thread_index = thread};
+  for (size_t group = begin; group < end; ++group) {
+    size_t rest = group;
+    for (int d = 0; d < 3; ++d) {
+      g.group_id[d] = rest % l->groups[d];
+      rest /= l->groups[d];
+      g.local_size[d] = l->local[d];
+      g.global_size[d] = l->global[d];
+      g.first_global_id[d] = l->offset[d] + g.group_id[d] * l->local[d];
+    }
+    DC_RETURN_IF_ERROR(k->native_fn(k->native_user_data, &g, args));
+  }
+  return DC_OK;
+}
+
+// Allocates |threads| blocks of |per_thread| bytes, 64-byte aligned; NULL
+// for zero bytes. |*out_size| receives what to free.
+static dc_status_t thread_blocks(dc_device_t* device, const dc_kernel_t* k,
+                                 size_t per_thread, size_t threads,
+                                 void** out_block, char** out_memory,
+                                 size_t* out_size) {
+  *out_block = NULL;
+  *out_memory = NULL;
+  *out_size = per_thread ? threads * per_thread + 64 : 0;
+  if (*out_size == 0) return DC_OK;
+  *out_block = dc_allocator_malloc(dc_context_allocator(device->context),
+                                   *out_size);
+  if (*out_block == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                   "dc_kernel_dispatch: kernel '%s': no memory for %zu bytes "
+                   "of work-group storage",
+                   k->info.name, *out_size);
+  }
+  *out_memory = (char*)DC_ALIGN_UP((uintptr_t)*out_block, 64);
+  return DC_OK;
+}
+
+static dc_status_t dispatch_native(dc_device_t* device, dc_kernel_t* kernel,
+                                   const dc_launch_t* l, void* const* args) {
+  dc_worker_pool_t* pool = dc_context_worker_pool(device->context);
+  size_t threads = dc_worker_pool_thread_count(pool);
+  size_t groups = l->groups[0] * l->groups[1] * l->groups[2];
+  native_job_t job = {.kernel = kernel, .launch = l, .args = args,
+                      .per_thread = DC_ALIGN_UP(l->local_memory, 64)};
+  void* block;
+  size_t size;
+  DC_RETURN_IF_ERROR(thread_blocks(device, kernel, job.per_thread, threads,
+                                   &block, &job.memory, &size));
+  size_t chunk = DC_MAX(groups / (threads * 4), (size_t)1);
+  dc_status_t st = dc_worker_pool_parallel_for(pool, 0, groups, chunk,
+                                               run_native_groups, &job);
+  dc_allocator_free(dc_context_allocator(device->context), block, size);
+  return st;
+}
+
+dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
+                             const dc_launch_t* l, void* const* args,
+                             const size_t* lengths) {
+  if (kernel->native_fn != NULL) {
+    return dispatch_native(device, kernel, l, args);
+  }
+  const cpu_kernel_t* ck = kernel->impl;
+  dc__launch_t launch = {.work_dim = l->dims};
+  for (int d = 0; d < 3; ++d) {
+    launch.global_size[d] = l->global[d];
+    launch.global_offset[d] = l->offset[d];
+    launch.local_size[d] = l->local[d];
+    launch.num_groups[d] = l->groups[d];
+  }
+  size_t group_size = l->local[0] * l->local[1] * l->local[2];
+  size_t groups = l->groups[0] * l->groups[1] * l->groups[2];
+  dc_worker_pool_t* pool = dc_context_worker_pool(device->context);
+  size_t threads = dc_worker_pool_thread_count(pool);
+  cpu_job_t job = {.kernel = ck, .launch = &launch, .args = args,
+                   .lengths = lengths,
+                   .local_bytes = DC_ALIGN_UP(l->local_memory, 64)};
+  job.per_thread = job.local_bytes +
+                   DC_ALIGN_UP(ck->scratch_size(group_size), 64);
+  void* block;
+  size_t memory_size;
+  DC_RETURN_IF_ERROR(thread_blocks(device, kernel, job.per_thread, threads,
+                                   &block, &job.memory, &memory_size));
+  size_t chunk = DC_MAX(groups / (threads * 4), (size_t)1);
+  dc_status_t st =
+      dc_worker_pool_parallel_for(pool, 0, groups, chunk, run_groups, &job);
+  dc_allocator_free(dc_context_allocator(device->context), block,
+                    memory_size);
+  if (st == DC_OK && job.fault.set) st = report_fault(kernel, &job.fault);
+  return st;
+}

@@ -1,0 +1,332 @@
+// kernel.c: kernel reflection and dispatch: every check happens here,
+// once, before the backend runs anything.
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+
+#include "buffer_internal.h"
+#include "program_internal.h"
+
+static const char* kDispatch = "dc_kernel_dispatch";
+
+static bool is_kernel(const dc_kernel_t* k) {
+  return k != NULL && k->program != NULL &&
+         k->program->magic == DC_MAGIC_PROGRAM;
+}
+
+void dc_kernel_retain(dc_kernel_t* k) {
+  if (is_kernel(k)) dc_program_retain(k->program);
+}
+
+void dc_kernel_release(dc_kernel_t* k) {
+  if (is_kernel(k)) dc_program_release(k->program);
+}
+
+const char* dc_kernel_name(const dc_kernel_t* k) {
+  return is_kernel(k) ? k->info.name : "";
+}
+
+dc_status_t dc_kernel_info(const dc_kernel_t* k, dc_kernel_info_t* out_info) {
+  DC_REQUIRE_ARG(out_info, "dc_kernel_info");
+  if (!is_kernel(k)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_kernel_info: 'kernel' is NULL or released");
+  }
+  *out_info = k->info;
+  return DC_OK;
+}
+
+const dc_kernel_arg_info_t* dc_kernel_arg_info(const dc_kernel_t* k,
+                                               size_t index) {
+  if (!is_kernel(k) || index >= k->info.arg_count) return NULL;
+  return &k->args[index];
+}
+
+// Writes "(a, b, c)" into |buf|, for messages.
+static const char* arg_names(const dc_kernel_t* k, char* buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < k->info.arg_count && used < size; ++i) {
+    int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                     k->args[i].name);
+    if (n > 0) used += (size_t)n;
+  }
+  return buf;
+}
+
+dc_status_t dc_kernel_find_arg(const dc_kernel_t* k, const char* name,
+                               size_t* out_index) {
+  static const char* fn = "dc_kernel_find_arg";
+  DC_REQUIRE_ARG(name, fn);
+  DC_REQUIRE_ARG(out_index, fn);
+  if (!is_kernel(k)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'kernel' is NULL", fn);
+  }
+  for (size_t i = 0; i < k->info.arg_count; ++i) {
+    if (strcmp(k->args[i].name, name) == 0) {
+      *out_index = i;
+      return DC_OK;
+    }
+  }
+  char names[256];
+  return DC_FAIL(DC_ERR_NOT_FOUND, "%s: kernel '%s' has no argument '%s' "
+                 "(arguments: %s)", fn, k->info.name, name,
+                 arg_names(k, names, sizeof(names)));
+}
+
+//===-- Argument checks -------------------------------------------------===//
+
+static const char* kind_name(dc_arg_kind_t kind) {
+  switch (kind) {
+    case DC_ARG_SCALAR: return "a value";
+    case DC_ARG_BUFFER: return "a buffer";
+    case DC_ARG_LOCAL: return "a __local size";
+  }
+  return "an unknown kind of argument";
+}
+
+static dc_status_t arg_error(const dc_kernel_t* k, size_t i,
+                             const char* detail) {
+  return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                 "%s: kernel '%s': argument %zu '%s' (%s): %s", kDispatch,
+                 k->info.name, i, k->args[i].name, k->args[i].type_name,
+                 detail);
+}
+
+static dc_status_t check_buffer_arg(const dc_kernel_t* k, size_t i,
+                                    const dc_arg_t* a) {
+  const dc_kernel_arg_info_t* info = &k->args[i];
+  char detail[200];
+  if (a->buffer == NULL || dc_buffer_device(a->buffer) == NULL) {
+    return arg_error(k, i, "the buffer is NULL or released");
+  }
+  if (a->buffer->device != k->program->device) {
+    snprintf(detail, sizeof(detail),
+             "the buffer lives on %s, the kernel on %s; copy it first",
+             a->buffer->device->info.name, k->program->device->info.name);
+    return arg_error(k, i, detail);
+  }
+  if (info->dtype != 0 && info->dtype != a->buffer->dtype) {
+    snprintf(detail, sizeof(detail), "the buffer holds %s, the kernel "
+             "expects %s", dc_dtype_name(a->buffer->dtype),
+             dc_dtype_name(info->dtype));
+    return arg_error(k, i, detail);
+  }
+  if (info->vector_width > 1 && a->buffer->length % info->vector_width != 0) {
+    snprintf(detail, sizeof(detail), "the buffer's %zu elements are not "
+             "whole %s%u vectors", a->buffer->length,
+             dc_dtype_name(info->dtype), info->vector_width);
+    return arg_error(k, i, detail);
+  }
+  return DC_OK;
+}
+
+static dc_status_t check_arg(const dc_kernel_t* k, size_t i,
+                             const dc_arg_t* a) {
+  const dc_kernel_arg_info_t* info = &k->args[i];
+  char detail[200];
+  if (a->kind != info->kind) {
+    snprintf(detail, sizeof(detail), "expected %s, got %s",
+             kind_name(info->kind), kind_name(a->kind));
+    return arg_error(k, i, detail);
+  }
+  switch (a->kind) {
+    case DC_ARG_BUFFER:
+      return check_buffer_arg(k, i, a);
+    case DC_ARG_LOCAL:
+      if (a->local_size == 0) return arg_error(k, i, "the __local size is 0");
+      return DC_OK;
+    case DC_ARG_SCALAR:
+      if (a->dtype != info->dtype || a->vector_width != info->vector_width) {
+        snprintf(detail, sizeof(detail), "got a value of %s%s%.0u",
+                 dc_dtype_name(a->dtype), a->vector_width > 1 ? "x" : "",
+                 a->vector_width > 1 ? a->vector_width : 0);
+        return arg_error(k, i, detail);
+      }
+      return DC_OK;
+  }
+  return arg_error(k, i, "unknown argument kind");
+}
+
+//===-- Geometry --------------------------------------------------------===//
+
+// The largest divisor of |n| that is at most |limit|, preferring multiples
+// of |step| (vector lanes) when one exists.
+static size_t best_divisor(size_t n, size_t limit, size_t step) {
+  if (limit >= n) return n;
+  if (limit == 0) limit = 1;
+  for (size_t c = limit - limit % step; step > 1 && c >= step; c -= step) {
+    if (n % c == 0) return c;
+  }
+  for (size_t c = limit; c > 1; --c) {
+    if (n % c == 0) return c;
+  }
+  return 1;
+}
+
+// The threadgroup optimiser: picks a work-group size that divides the grid,
+// spans whole vectors in dimension 0 where it can, and stays small for
+// barrier kernels, whose private variables live per work-item. |want| is
+// the number of work-items to aim for; 0 picks one that keeps each worker
+// busy with several groups.
+void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
+  const dc_device_info_t* d = &k->program->device->info;
+  size_t lanes = d->kind == DC_DEVICE_KIND_CPU ? DC_MAX(d->simd_width / 4, 1u)
+                                               : d->simd_width;
+  size_t cap = k->info.uses_barrier ? 256 : d->max_work_group_size;
+  if (want == 0) {
+    size_t total = l->global[0] * l->global[1] * l->global[2];
+    size_t target_groups = (size_t)DC_MAX(d->worker_threads, 1u) * 8;
+    want = DC_MAX(total / target_groups, lanes);
+    if (k->info.uses_barrier) want = DC_MIN(want, (size_t)64);
+  } else {
+    want *= lanes;
+  }
+  size_t left = DC_MIN(want, cap);
+  for (uint32_t dim = 0; dim < 3; ++dim) {
+    l->local[dim] = best_divisor(l->global[dim], left, dim == 0 ? lanes : 1);
+    left = DC_MAX(left / l->local[dim], (size_t)1);
+  }
+}
+
+static dc_status_t check_grid(const dc_kernel_t* k, const dc_dispatch_t* g,
+                              dc_launch_t* l) {
+  const char* name = k->info.name;
+  if (g->dims < 1 || g->dims > 3) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s': dims is %u (must be 1, 2 or 3)",
+                   kDispatch, name, g->dims);
+  }
+  bool local_given = false;
+  for (uint32_t d = 0; d < g->dims; ++d) local_given |= g->local[d] != 0;
+  const uint32_t* req = k->info.required_group_size;
+  bool required = req[0] != 0;
+  *l = (dc_launch_t){.dims = g->dims};
+  for (uint32_t d = 0; d < 3; ++d) {
+    bool used = d < g->dims;
+    l->global[d] = used ? g->global[d] : 1;
+    l->offset[d] = used ? g->offset[d] : 0;
+    l->local[d] = used ? (local_given ? g->local[d] : required ? req[d] : 0)
+                       : 1;
+    if (used && l->global[d] == 0) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "%s: kernel '%s': the grid is empty (global size of "
+                     "dimension %u is 0)",
+                     kDispatch, name, d);
+    }
+    if (used && (local_given || required) && l->local[d] == 0) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "%s: kernel '%s': work-group size of dimension %u is 0 "
+                     "(give every dimension, or none)",
+                     kDispatch, name, d);
+    }
+  }
+  return DC_OK;
+}
+
+static dc_status_t check_group(const dc_kernel_t* k, dc_launch_t* l) {
+  const char* name = k->info.name;
+  const dc_device_info_t* dev = &k->program->device->info;
+  const uint32_t* req = k->info.required_group_size;
+  size_t size = 1;
+  for (uint32_t d = 0; d < 3; ++d) {
+    if (l->global[d] % l->local[d] != 0) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "%s: kernel '%s': global size %zu of dimension %u is "
+                     "not a multiple of the work-group size %zu",
+                     kDispatch, name, l->global[d], d, l->local[d]);
+    }
+    if (req[0] != 0 && l->local[d] != req[d]) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "%s: kernel '%s' requires work-groups of %ux%ux%u "
+                     "(reqd_work_group_size)",
+                     kDispatch, name, req[0], req[1], req[2]);
+    }
+    l->groups[d] = l->global[d] / l->local[d];
+    size *= l->local[d];
+  }
+  if (size > dev->max_work_group_size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s': a work-group of %zu work-items is more "
+                   "than %s allows (%u)",
+                   kDispatch, name, size, dev->name, dev->max_work_group_size);
+  }
+  return DC_OK;
+}
+
+//===-- Dispatch --------------------------------------------------------===//
+
+// Lays out __local arguments after the kernel's own __local variables and
+// fills the backend's argument table.
+static dc_status_t pack_args(const dc_kernel_t* k, const dc_arg_t* args,
+                             dc_launch_t* l, void** values, size_t* lengths) {
+  size_t local = DC_ALIGN_UP(k->info.static_local_size, 64);
+  for (size_t i = 0; i < k->info.arg_count; ++i) {
+    const dc_arg_t* a = &args[i];
+    lengths[i] = 0;
+    if (a->kind == DC_ARG_BUFFER) {
+      values[i] = (char*)a->buffer->memory + a->buffer->byte_offset;
+      lengths[i] = a->buffer->length / k->args[i].vector_width;
+    } else if (a->kind == DC_ARG_LOCAL) {
+      values[i] = (void*)(uintptr_t)local;
+      local += DC_ALIGN_UP(a->local_size, 64);
+    } else {
+      values[i] = (void*)a->value;
+    }
+  }
+  const dc_device_info_t* dev = &k->program->device->info;
+  l->local_memory = local;
+  if (local > dev->local_memory_size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' needs %zu bytes of __local memory per "
+                   "work-group; %s has %zu",
+                   kDispatch, k->info.name, local, dev->name,
+                   dev->local_memory_size);
+  }
+  return DC_OK;
+}
+
+dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
+                               const dc_arg_t* args, size_t arg_count) {
+  DC_REQUIRE_ARG(dispatch, kDispatch);
+  if (!is_kernel(k)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: 'kernel' is NULL or its program was released",
+                   kDispatch);
+  }
+  if (arg_count != k->info.arg_count || (arg_count > 0 && args == NULL)) {
+    char names[256];
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' expects %zu argument(s) (%s), got %zu",
+                   kDispatch, k->info.name, k->info.arg_count,
+                   arg_names(k, names, sizeof(names)),
+                   args == NULL ? 0 : arg_count);
+  }
+  for (size_t i = 0; i < arg_count; ++i) {
+    DC_RETURN_IF_ERROR(check_arg(k, i, &args[i]));
+  }
+  dc_launch_t launch;
+  DC_RETURN_IF_ERROR(check_grid(k, dispatch, &launch));
+  dc_device_t* device = k->program->device;
+  int tuning = -1;
+  if (launch.local[0] == 0) {
+    dc_context_params_t params;
+    dc_context_params(device->context, &params);
+    if (params.autotune) {
+      tuning = dc__autotune_pick(k, &launch);
+    } else {
+      dc__choose_local(k, &launch, 0);
+    }
+  }
+  DC_RETURN_IF_ERROR(check_group(k, &launch));
+  void* values[DC_MAX_KERNEL_ARGS];
+  size_t lengths[DC_MAX_KERNEL_ARGS];
+  DC_RETURN_IF_ERROR(pack_args(k, args, &launch, values, lengths));
+  uint64_t start = tuning >= 0 ? dc__now_ns() : 0;
+  dc_status_t st = device->vtable->dispatch(device, k, &launch, values,
+                                            lengths);
+  if (tuning >= 0 && st == DC_OK) {
+    dc__autotune_record(k, &launch, tuning, dc__now_ns() - start);
+  }
+  return st;
+}

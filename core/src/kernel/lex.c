@@ -1,0 +1,196 @@
+// lex.c: the kernel language lexer.
+// SPDX-License-Identifier: MIT
+#include "lex.h"
+
+#include <ctype.h>
+#include <string.h>
+
+bool dc__token_list_push(dc__arena_t* arena, dc__token_list_t* list,
+                         dc__token_t tok) {
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? list->capacity * 2 : 64;
+    dc__token_t* items = dc__arena_alloc(arena, capacity * sizeof(*items));
+    if (items == NULL) return false;
+    if (list->count) memcpy(items, list->items, list->count * sizeof(*items));
+    list->items = items;
+    list->capacity = capacity;
+  }
+  list->items[list->count++] = tok;
+  return true;
+}
+
+bool dc__tok_is(const dc__token_t* tok, const char* s) {
+  size_t n = strlen(s);
+  return (tok->kind == DC_TOK_PUNCT || tok->kind == DC_TOK_IDENT) &&
+         tok->length == n && memcmp(tok->text, s, n) == 0;
+}
+
+// Punctuators, longest first so that the first match is the longest.
+static const char* const kPuncts[] = {
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==",
+    "!=",  "&&",  "||",  "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=",
+    "##",  "[",   "]",   "(",  ")",  "{",  "}",  ".",  "&",  "*",  "+",
+    "-",   "~",   "!",   "/",  "%",  "<",  ">",  "^",  "|",  "?",  ":",
+    ";",   "=",   ",",   "#",
+};
+
+typedef struct lexer_t {
+  const char* src;
+  size_t length;
+  size_t pos;
+  uint32_t line;
+  uint32_t col;
+  dc__diag_t* diag;
+} lexer_t;
+
+static int peek(const lexer_t* lx, size_t ahead) {
+  size_t p = lx->pos + ahead;
+  return p < lx->length ? (unsigned char)lx->src[p] : -1;
+}
+
+static void advance(lexer_t* lx, size_t n) {
+  for (size_t i = 0; i < n && lx->pos < lx->length; ++i) {
+    if (lx->src[lx->pos++] == '\n') {
+      ++lx->line;
+      lx->col = 1;
+    } else {
+      ++lx->col;
+    }
+  }
+}
+
+// Skips spaces, comments and line continuations (not newlines). Returns
+// false after reporting an unterminated comment.
+static bool skip_space(lexer_t* lx, bool* saw_space) {
+  for (;;) {
+    int c = peek(lx, 0);
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      advance(lx, 1);
+    } else if (c == '\\' && peek(lx, 1) == '\n') {
+      advance(lx, 2);
+    } else if (c == '/' && peek(lx, 1) == '/') {
+      while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') advance(lx, 1);
+    } else if (c == '/' && peek(lx, 1) == '*') {
+      uint32_t line = lx->line, col = lx->col;
+      advance(lx, 2);
+      while (peek(lx, 0) != -1 && !(peek(lx, 0) == '*' && peek(lx, 1) == '/')) {
+        advance(lx, 1);
+      }
+      if (peek(lx, 0) == -1) {
+        dc__diag_error(lx->diag, line, col, "unterminated comment");
+        return false;
+      }
+      advance(lx, 2);
+    } else {
+      return true;
+    }
+    *saw_space = true;
+  }
+}
+
+// A pp-number as C defines it: digits, letters, '_', '.', and a sign
+// right after an exponent letter (e, E, p, P).
+static size_t scan_number(const lexer_t* lx) {
+  size_t n = 0;
+  for (;;) {
+    int c = peek(lx, n);
+    bool exponent_sign = (c == '+' || c == '-') && n > 0 &&
+                         strchr("eEpP", peek(lx, n - 1)) != NULL;
+    if (!(isalnum(c) || c == '.' || c == '_' || exponent_sign)) return n;
+    ++n;
+  }
+}
+
+static size_t scan_quoted(lexer_t* lx, int quote) {
+  size_t n = 1;
+  for (;;) {
+    int c = peek(lx, n);
+    if (c == -1 || c == '\n') return 0;
+    if (c == '\\') {
+      n += 2;
+      continue;
+    }
+    ++n;
+    if (c == quote) return n;
+  }
+}
+
+static size_t scan_punct(const lexer_t* lx) {
+  for (size_t i = 0; i < sizeof(kPuncts) / sizeof(kPuncts[0]); ++i) {
+    size_t n = strlen(kPuncts[i]);
+    if (lx->pos + n <= lx->length &&
+        memcmp(lx->src + lx->pos, kPuncts[i], n) == 0) {
+      return n;
+    }
+  }
+  return 0;
+}
+
+// Scans one token at the current position into |tok|.
+static bool scan_token(lexer_t* lx, dc__token_t* tok) {
+  int c = peek(lx, 0);
+  size_t n = 0;
+  if (c == '\n') {
+    tok->kind = DC_TOK_NEWLINE;
+    n = 1;
+  } else if (isalpha(c) || c == '_') {
+    tok->kind = DC_TOK_IDENT;
+    while (isalnum(peek(lx, n)) || peek(lx, n) == '_') ++n;
+  } else if (isdigit(c) || (c == '.' && isdigit(peek(lx, 1)))) {
+    tok->kind = DC_TOK_NUMBER;
+    n = scan_number(lx);
+  } else if (c == '"' || c == '\'') {
+    tok->kind = c == '"' ? DC_TOK_STRING : DC_TOK_CHAR;
+    n = scan_quoted(lx, c);
+    if (n == 0) {
+      dc__diag_error(lx->diag, lx->line, lx->col, "unterminated %s literal",
+                     c == '"' ? "string" : "character");
+      return false;
+    }
+  } else {
+    tok->kind = DC_TOK_PUNCT;
+    n = scan_punct(lx);
+    if (n == 0) {
+      if (isprint(c)) {
+        dc__diag_error(lx->diag, lx->line, lx->col, "unexpected character '%c'",
+                       c);
+      } else {
+        dc__diag_error(lx->diag, lx->line, lx->col,
+                       "unexpected byte 0x%02x", (unsigned)c);
+      }
+      return false;
+    }
+  }
+  tok->text = lx->src + lx->pos;
+  tok->length = (uint32_t)n;
+  tok->line = lx->line;
+  tok->col = lx->col;
+  advance(lx, n);
+  return true;
+}
+
+dc_status_t dc__lex(dc__arena_t* arena, const char* source, size_t length,
+                    dc__diag_t* diag, dc__token_list_t* out) {
+  lexer_t lx = {.src = source, .length = length, .line = 1, .col = 1,
+                .diag = diag};
+  bool line_start = true;
+  for (;;) {
+    bool space = false;
+    if (!skip_space(&lx, &space)) return DC_ERR_COMPILE;
+    dc__token_t tok = {0};
+    if (lx.pos >= lx.length) {
+      tok = (dc__token_t){.kind = DC_TOK_EOF, .text = "", .line = lx.line,
+                          .col = lx.col};
+      if (!dc__token_list_push(arena, out, tok)) return DC_ERR_OUT_OF_MEMORY;
+      return diag->errors ? DC_ERR_COMPILE : DC_OK;
+    }
+    if (!scan_token(&lx, &tok)) {
+      advance(&lx, 1);  // skip the bad character and go on reporting
+      continue;
+    }
+    tok.flags = (space ? DC_TOKF_SPACE : 0) |
+                (line_start ? DC_TOKF_LINE_START : 0);
+    line_start = tok.kind == DC_TOK_NEWLINE;
+    if (!dc__token_list_push(arena, out, tok)) return DC_ERR_OUT_OF_MEMORY;
+  }
+}

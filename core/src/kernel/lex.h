@@ -1,0 +1,63 @@
+// lex.h: tokens of the kernel language and the lexer.
+// SPDX-License-Identifier: MIT
+#ifndef DC_KERNEL_LEX_H_
+#define DC_KERNEL_LEX_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "internal.h"
+
+typedef enum dc__tok_kind_e {
+  DC_TOK_EOF = 0,
+  DC_TOK_IDENT,
+  DC_TOK_NUMBER,
+  DC_TOK_STRING,
+  DC_TOK_CHAR,
+  DC_TOK_PUNCT,
+  DC_TOK_NEWLINE,  // only inside the preprocessor, ends a directive
+} dc__tok_kind_t;
+
+enum {
+  DC_TOKF_SPACE = 1u << 0,      // whitespace before the token
+  DC_TOKF_LINE_START = 1u << 1, // first token of a line
+  DC_TOKF_NO_EXPAND = 1u << 2,  // a macro name that must not expand again
+};
+
+// A token. |text| points into the source or into the preprocessor's
+// string arena and is not NUL-terminated; |line| and |col| (1-based) are
+// where the user wrote it (for a macro expansion: where the macro was used).
+typedef struct dc__token_t {
+  dc__tok_kind_t kind;
+  uint32_t length;
+  const char* text;
+  uint32_t line;
+  uint32_t col;
+  uint32_t flags;
+} dc__token_t;
+
+// A growable array of tokens.
+typedef struct dc__token_list_t {
+  dc__token_t* items;
+  size_t count;
+  size_t capacity;
+} dc__token_list_t;
+
+// Appends |tok|, growing the array in |arena|. False when out of memory.
+DC_INTERNAL bool dc__token_list_push(dc__arena_t* arena,
+                                     dc__token_list_t* list, dc__token_t tok);
+
+// True if |tok| is the punctuator or identifier spelled |s|.
+DC_INTERNAL bool dc__tok_is(const dc__token_t* tok, const char* s);
+
+// Splits |source| into tokens, newlines included (DC_TOK_NEWLINE), ending
+// with DC_TOK_EOF. Comments become whitespace; backslash-newline joins
+// lines. Reports malformed input (an unterminated comment or string, a
+// stray character) to |diag| and returns DC_ERR_COMPILE.
+DC_INTERNAL dc_status_t dc__lex(dc__arena_t* arena, const char* source,
+                                size_t length, dc__diag_t* diag,
+                                dc__token_list_t* out);
+
+#endif  // DC_KERNEL_LEX_H_

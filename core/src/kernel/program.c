@@ -1,0 +1,288 @@
+// program.c: building programs: the shared front end (preprocessor,
+// parser, reflection) in front of each backend's compiler.
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+
+#include "program_internal.h"
+
+static const char* kFn = "dc_program_create";
+
+static dc_dtype_t dtype_of(dc__scalar_t scalar) {
+  switch (scalar) {
+    case DC_SCALAR_CHAR: return DC_DTYPE_I8;
+    case DC_SCALAR_UCHAR: return DC_DTYPE_U8;
+    case DC_SCALAR_BOOL: return DC_DTYPE_U8;
+    case DC_SCALAR_SHORT: return DC_DTYPE_I16;
+    case DC_SCALAR_USHORT: return DC_DTYPE_U16;
+    case DC_SCALAR_INT: return DC_DTYPE_I32;
+    case DC_SCALAR_UINT: return DC_DTYPE_U32;
+    case DC_SCALAR_LONG: return DC_DTYPE_I64;
+    case DC_SCALAR_PTRDIFF_T: return DC_DTYPE_I64;
+    case DC_SCALAR_ULONG: return DC_DTYPE_U64;
+    case DC_SCALAR_SIZE_T: return DC_DTYPE_U64;
+    case DC_SCALAR_FLOAT: return DC_DTYPE_F32;
+    case DC_SCALAR_DOUBLE: return DC_DTYPE_F64;
+    case DC_SCALAR_VOID: break;
+  }
+  return (dc_dtype_t)0;
+}
+
+static void describe_arg(dc_program_t* p, const dc__program_ast_t* ast,
+                         const dc__param_t* param, dc_kernel_arg_info_t* a) {
+  const dc__token_t* name = &ast->tokens[param->name];
+  a->name = dc__arena_strndup(&p->arena, name->text, name->length);
+  a->type_name = dc__type_name(&p->arena, &param->type);
+  a->dtype = dtype_of(param->type.scalar);
+  a->vector_width = param->type.vector_width;
+  a->is_const = param->type.is_const;
+  a->address_space = param->type.address_space;
+  if (param->type.pointer_depth == 0) {
+    a->kind = DC_ARG_SCALAR;
+    a->size = dc_dtype_size(a->dtype) * a->vector_width;
+  } else {
+    a->kind = param->type.address_space == DC_ADDRESS_LOCAL ? DC_ARG_LOCAL
+                                                            : DC_ARG_BUFFER;
+    a->is_const |= param->type.address_space == DC_ADDRESS_CONSTANT;
+  }
+}
+
+// Fills the kernel table from the kernels the parser found.
+static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
+  size_t count = 0;
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    count += ast->functions[i].is_kernel && ast->functions[i].body != NULL;
+  }
+  p->kernels = dc__arena_alloc(&p->arena, (count + 1) * sizeof(dc_kernel_t));
+  if (p->kernels == NULL) return DC_ERR_OUT_OF_MEMORY;
+  memset(p->kernels, 0, (count + 1) * sizeof(dc_kernel_t));
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    const dc__function_t* fn = &ast->functions[i];
+    if (!fn->is_kernel || fn->body == NULL) continue;
+    dc_kernel_t* k = &p->kernels[p->kernel_count++];
+    const dc__token_t* name = &ast->tokens[fn->name];
+    k->program = p;
+    k->function = i;
+    k->info.name = dc__arena_strndup(&p->arena, name->text, name->length);
+    k->info.arg_count = fn->param_count;
+    k->info.uses_barrier = fn->calls_barrier;
+    memcpy(k->info.required_group_size, fn->required_group_size,
+           sizeof(k->info.required_group_size));
+    k->args = dc__arena_alloc(&p->arena,
+                              (fn->param_count + 1) * sizeof(*k->args));
+    if (k->args == NULL) return DC_ERR_OUT_OF_MEMORY;
+    memset(k->args, 0, (fn->param_count + 1) * sizeof(*k->args));
+    for (uint32_t a = 0; a < fn->param_count; ++a) {
+      describe_arg(p, ast, &fn->params[a], &k->args[a]);
+    }
+  }
+  return p->arena.failed ? DC_ERR_OUT_OF_MEMORY : DC_OK;
+}
+
+static void describe_program(const dc__live_node_t* node, char* buf,
+                             size_t size) {
+  const dc_program_t* p =
+      (const dc_program_t*)((const char*)node - offsetof(dc_program_t, live));
+  snprintf(buf, size, "program '%s' with %zu kernel(s)%s%s on %s", p->name,
+           p->kernel_count, p->kernel_count ? ", first " : "",
+           p->kernel_count ? p->kernels[0].info.name : "",
+           p->device->info.name);
+}
+
+void dc__program_free(dc_program_t* p) {
+  dc_allocator_t allocator = dc_context_allocator(p->device->context);
+  for (size_t i = 0; i < p->kernel_count; ++i) {
+    dc__autotune_free(&p->kernels[i]);
+  }
+  pthread_mutex_destroy(&p->lock);
+  dc__arena_free_all(&p->arena);
+  dc_allocator_free(allocator, p, sizeof(*p));
+}
+
+dc_status_t dc__program_new(dc_device_t* device, const char* name,
+                            dc_program_t** out_program) {
+  dc_allocator_t allocator = dc_context_allocator(device->context);
+  dc_program_t* p = dc_allocator_calloc(allocator, 1, sizeof(*p));
+  if (p == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");
+  }
+  p->magic = DC_MAGIC_PROGRAM;
+  atomic_init(&p->ref_count, 1u);
+  pthread_mutex_init(&p->lock, NULL);
+  p->device = device;
+  dc__arena_init(&p->arena, allocator);
+  p->name = dc__arena_strndup(&p->arena, name, strlen(name));
+  if (p->name == NULL) {
+    dc__program_free(p);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");
+  }
+  *out_program = p;
+  return DC_OK;
+}
+
+void dc__program_publish(dc_program_t* p) {
+  p->live.describe = describe_program;
+  p->live.kind = DC_LIVE_PROGRAM;
+  dc__context_track(p->device->context, &p->live);
+}
+
+// Runs the front end and the backend; fills |p| or reports why not.
+static dc_status_t build(dc_program_t* p, const dc_program_params_t* params,
+                         size_t length, dc__arena_t* scratch,
+                         dc__diag_t* diag) {
+  dc_context_params_t config;
+  dc_context_params(p->device->context, &config);
+  dc__build_options_t options;
+  dc__token_list_t tokens = {0};
+  dc__program_ast_t ast;
+  dc_status_t st =
+      dc__parse_build_options(scratch, params->options, diag, &options);
+  if (st == DC_OK) {
+    st = dc__preprocess(scratch, params->source, length, &options, diag,
+                        &tokens);
+  }
+  if (st == DC_OK) st = dc__parse(scratch, &tokens, diag, &ast);
+  if (st == DC_OK) st = reflect(p, &ast);
+  if (st != DC_OK) return st;
+  dc_program_build_t b = {
+      .program = p,
+      .arena = scratch,
+      .diag = diag,
+      .ast = &ast,
+      .options = &options,
+      .source = params->source,
+      .source_length = length,
+      .options_text = params->options ? params->options : "",
+      .bounds_check = options.bounds_check || config.bounds_check,
+  };
+  return p->device->vtable->program_build(p->device, &b);
+}
+
+static dc_status_t check_params(dc_device_t* device,
+                                const dc_program_params_t* params,
+                                size_t* out_length) {
+  DC_REQUIRE_ARG(device, kFn);
+  DC_REQUIRE_ARG(params, kFn);
+  if (params->source == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the source is NULL", kFn);
+  }
+  *out_length = params->source_length ? params->source_length
+                                      : strlen(params->source);
+  if (*out_length == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the source is empty", kFn);
+  }
+  if (device->vtable->program_build == NULL) {
+    return DC_FAIL(DC_ERR_UNSUPPORTED, "%s: device %s does not run kernels",
+                   kFn, device->info.name);
+  }
+  return DC_OK;
+}
+
+dc_status_t dc_program_create(dc_device_t* device,
+                              const dc_program_params_t* params,
+                              dc_program_t** out_program) {
+  DC_REQUIRE_ARG(out_program, kFn);
+  *out_program = NULL;
+  size_t length = 0;
+  DC_RETURN_IF_ERROR(check_params(device, params, &length));
+  dc_program_t* p = NULL;
+  DC_RETURN_IF_ERROR(
+      dc__program_new(device, params->name ? params->name : "program", &p));
+  dc_allocator_t allocator = dc_context_allocator(device->context);
+  dc__arena_t scratch;
+  dc__arena_init(&scratch, allocator);
+  dc__diag_t diag;
+  dc__diag_init(&diag, allocator, p->name);
+  dc_status_t st = build(p, params, length, &scratch, &diag);
+  if (st == DC_ERR_COMPILE || (st != DC_OK && diag.errors > 0)) {
+    st = dc__diag_fail(&diag, kFn);
+  } else if (st == DC_ERR_OUT_OF_MEMORY && scratch.failed) {
+    st = DC_FAIL(st, "%s: out of memory while building", kFn);
+  }
+  if (st == DC_OK) {
+    p->build_log = dc__arena_strndup(&p->arena, diag.log ? diag.log : "",
+                                     diag.log ? diag.length : 0);
+    dc__program_publish(p);
+    *out_program = p;
+  } else {
+    dc__program_free(p);
+  }
+  dc__diag_free(&diag);
+  dc__arena_free_all(&scratch);
+  return st;
+}
+
+static bool is_program(const dc_program_t* p) {
+  return p != NULL && p->magic == DC_MAGIC_PROGRAM;
+}
+
+void dc_program_retain(dc_program_t* p) {
+  if (is_program(p)) atomic_fetch_add(&p->ref_count, 1u);
+}
+
+void dc__program_make_internal(dc_program_t* p) {
+  dc__context_untrack(p->device->context, &p->live);
+  dc__context_unref(p->device->context);
+  p->internal = true;
+}
+
+void dc_program_release(dc_program_t* p) {
+  if (!is_program(p) || atomic_fetch_sub(&p->ref_count, 1u) != 1u) return;
+  dc_context_t* ctx = p->device->context;
+  bool internal = p->internal;
+  if (!internal) dc__context_untrack(ctx, &p->live);
+  if (p->device->vtable->program_destroy) {
+    p->device->vtable->program_destroy(p->device, p);
+  }
+  p->magic = 0;
+  dc__program_free(p);
+  if (!internal) dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const char* dc_program_build_log(const dc_program_t* p) {
+  return is_program(p) && p->build_log ? p->build_log : "";
+}
+
+size_t dc_program_kernel_count(const dc_program_t* p) {
+  return is_program(p) ? p->kernel_count : 0;
+}
+
+dc_status_t dc_program_kernel(dc_program_t* p, size_t index,
+                              dc_kernel_t** out_kernel) {
+  DC_REQUIRE_ARG(out_kernel, "dc_program_kernel");
+  *out_kernel = NULL;
+  DC_REQUIRE_ARG(p, "dc_program_kernel");
+  if (index >= p->kernel_count) {
+    return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                   "dc_program_kernel: index %zu is out of range (program "
+                   "'%s' has %zu kernel(s))",
+                   index, p->name, p->kernel_count);
+  }
+  *out_kernel = &p->kernels[index];
+  return DC_OK;
+}
+
+dc_status_t dc_program_find_kernel(dc_program_t* p, const char* name,
+                                   dc_kernel_t** out_kernel) {
+  static const char* fn = "dc_program_find_kernel";
+  DC_REQUIRE_ARG(out_kernel, fn);
+  *out_kernel = NULL;
+  DC_REQUIRE_ARG(p, fn);
+  DC_REQUIRE_ARG(name, fn);
+  char names[256] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < p->kernel_count; ++i) {
+    if (strcmp(p->kernels[i].info.name, name) == 0) {
+      *out_kernel = &p->kernels[i];
+      return DC_OK;
+    }
+    if (used < sizeof(names)) {
+      int n = snprintf(names + used, sizeof(names) - used, "%s%s",
+                       i ? ", " : "", p->kernels[i].info.name);
+      if (n > 0) used += (size_t)n;
+    }
+  }
+  return DC_FAIL(DC_ERR_NOT_FOUND, "%s: program '%s' has no kernel '%s' "
+                 "(kernels: %s)", fn, p->name, name,
+                 p->kernel_count ? names : "none");
+}

@@ -1,0 +1,87 @@
+// program_internal.h: programs and kernels, shared by the front end, the
+// dispatch path and the backends.
+// SPDX-License-Identifier: MIT
+#ifndef DC_PROGRAM_INTERNAL_H_
+#define DC_PROGRAM_INTERNAL_H_
+
+#include "arena.h"
+#include "ast.h"
+#include "context_internal.h"
+#include "dc/backend.h"
+#include "dc/kernel.h"
+#include "pp.h"
+
+#define DC_MAGIC_PROGRAM 0xDC960001u
+
+// The parser accepts at most this many parameters per function.
+#define DC_MAX_KERNEL_ARGS 128
+
+// A kernel is part of its program: it has no allocation or reference
+// count of its own, and retaining it retains the program.
+struct dc_kernel_t {
+  dc_program_t* program;
+  dc_kernel_info_t info;
+  dc_kernel_arg_info_t* args;
+  uint32_t function;  // index in the program's AST
+  void* impl;         // the backend's (CPU: entry points and mode)
+  dc_native_kernel_fn_t native_fn;  // set for native kernels
+  void* native_user_data;
+  struct dc__tune_entry_t* tune;    // autotuned grids, guarded by the
+                                    // program's lock
+};
+
+struct dc_program_t {
+  uint32_t magic;
+  pthread_mutex_t lock;  // guards the kernels' tuning tables
+  bool internal;  // owned by the engine: not a live object, no context ref
+  atomic_uint ref_count;
+  dc_device_t* device;
+  dc__live_node_t live;
+  dc__arena_t arena;  // names, argument tables, kernels, log
+  char* name;
+  char* build_log;
+  dc_kernel_t* kernels;
+  size_t kernel_count;
+  void* impl;  // the backend's (CPU: the loaded module)
+};
+
+// Everything a backend needs to compile a program.
+struct dc__program_build_t {
+  dc_program_t* program;
+  dc__arena_t* arena;  // scratch, freed after the build
+  dc__diag_t* diag;
+  const dc__program_ast_t* ast;
+  const dc__build_options_t* options;
+  const char* source;
+  size_t source_length;
+  const char* options_text;  // as the user wrote them ("" if none)
+  bool bounds_check;
+};
+
+// Makes an empty program object on |device| (one reference, not yet on the
+// live list); the caller fills it, then publishes it.
+DC_INTERNAL dc_status_t dc__program_new(dc_device_t* device, const char* name,
+                                        dc_program_t** out_program);
+DC_INTERNAL void dc__program_publish(dc_program_t* program);
+DC_INTERNAL void dc__program_free(dc_program_t* program);
+// Turns a published program into one the engine owns: it leaves the live
+// list and stops keeping the context alive (the context frees it).
+DC_INTERNAL void dc__program_make_internal(dc_program_t* program);
+// Picks a work-group size for |launch| as the threadgroup optimiser does,
+// aiming at about |want| work-items per group (kernel.c).
+DC_INTERNAL void dc__choose_local(const dc_kernel_t* kernel,
+                                  dc_launch_t* launch, size_t want);
+
+// Autotuning (autotune.c): sets |launch|'s group size from the kernel's
+// table for its grid and returns the candidate slot being timed, or -1 when
+// the best size is already known. dc__autotune_record() stores the time.
+DC_INTERNAL int dc__autotune_pick(dc_kernel_t* kernel, dc_launch_t* launch);
+DC_INTERNAL void dc__autotune_record(dc_kernel_t* kernel,
+                                     const dc_launch_t* launch, int slot,
+                                     uint64_t ns);
+DC_INTERNAL void dc__autotune_free(dc_kernel_t* kernel);
+
+// Frees the built-in program of |device|, if any (builtins.c).
+DC_INTERNAL void dc__builtins_release(dc_device_t* device);
+
+#endif  // DC_PROGRAM_INTERNAL_H_

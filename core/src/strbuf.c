@@ -1,0 +1,61 @@
+// strbuf.c: growable strings in an arena.
+// SPDX-License-Identifier: MIT
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void dc__strbuf_init(dc__strbuf_t* sb, dc__arena_t* arena) {
+  *sb = (dc__strbuf_t){.arena = arena};
+}
+
+static bool reserve(dc__strbuf_t* sb, size_t extra) {
+  if (sb->length + extra + 1 <= sb->capacity) return true;
+  size_t capacity = sb->capacity ? sb->capacity : 4096;
+  while (capacity < sb->length + extra + 1) capacity *= 2;
+  char* data = dc__arena_alloc(sb->arena, capacity);
+  if (data == NULL) return false;  // the arena remembers the failure
+  if (sb->length) memcpy(data, sb->data, sb->length);
+  data[sb->length] = '\0';
+  sb->data = data;
+  sb->capacity = capacity;
+  return true;
+}
+
+void dc__strbuf_append(dc__strbuf_t* sb, const char* text, size_t length) {
+  if (!reserve(sb, length)) return;
+  memcpy(sb->data + sb->length, text, length);
+  sb->length += length;
+  sb->data[sb->length] = '\0';
+}
+
+void dc__strbuf_puts(dc__strbuf_t* sb, const char* text) {
+  dc__strbuf_append(sb, text, strlen(text));
+}
+
+void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...) {
+  char small[512];
+  va_list args;
+  va_start(args, format);
+  int n = vsnprintf(small, sizeof(small), format, args);
+  va_end(args);
+  if (n < 0) return;
+  if ((size_t)n < sizeof(small)) {
+    dc__strbuf_append(sb, small, (size_t)n);
+    return;
+  }
+  if (!reserve(sb, (size_t)n)) return;
+  va_start(args, format);
+  vsnprintf(sb->data + sb->length, (size_t)n + 1, format, args);
+  va_end(args);
+  sb->length += (size_t)n;
+}
+
+void dc__strbuf_insert(dc__strbuf_t* sb, size_t offset, const char* text) {
+  size_t n = strlen(text);
+  if (offset > sb->length || !reserve(sb, n)) return;
+  memmove(sb->data + offset + n, sb->data + offset, sb->length - offset + 1);
+  memcpy(sb->data + offset, text, n);
+  sb->length += n;
+}

@@ -1,0 +1,25 @@
+// strbuf.h: a growable string in an arena, for generated source.
+// SPDX-License-Identifier: MIT
+#ifndef DC_STRBUF_H_
+#define DC_STRBUF_H_
+
+#include "arena.h"
+
+typedef struct dc__strbuf_t {
+  dc__arena_t* arena;
+  char* data;  // always NUL-terminated once anything was written
+  size_t length;
+  size_t capacity;
+} dc__strbuf_t;
+
+DC_INTERNAL void dc__strbuf_init(dc__strbuf_t* sb, dc__arena_t* arena);
+DC_INTERNAL void dc__strbuf_append(dc__strbuf_t* sb, const char* text,
+                                   size_t length);
+DC_INTERNAL void dc__strbuf_puts(dc__strbuf_t* sb, const char* text);
+DC_INTERNAL void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...)
+    DC_PRINTF_LIKE(2, 3);
+// Inserts |text| at byte |offset| (<= length).
+DC_INTERNAL void dc__strbuf_insert(dc__strbuf_t* sb, size_t offset,
+                                   const char* text);
+
+#endif  // DC_STRBUF_H_
