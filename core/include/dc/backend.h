@@ -99,6 +99,9 @@ typedef struct dc_device_vtable_t {
   dc_status_t (*dispatch)(dc_device_t* device, dc_kernel_t* kernel,
                           const dc_launch_t* launch, void* const* args,
                           const size_t* lengths);
+  // Copies the backend's build counters (NULL: all zero).
+  void (*program_cache_stats)(dc_device_t* device,
+                              dc_program_cache_stats_t* out_stats);
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in

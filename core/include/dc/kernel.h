@@ -78,6 +78,23 @@ DC_API dc_status_t dc_program_find_kernel(dc_program_t* program,
                                           const char* name,
                                           dc_kernel_t** out_kernel);
 
+// Counters of a device's program builds since its context was created.
+typedef struct dc_program_cache_stats_t {
+  uint64_t memory_hits;   // builds served by a module already loaded
+  uint64_t disk_hits;     // builds served by the on-disk cache
+  uint64_t compiles;      // builds that ran the compiler
+  uint64_t failures;      // builds that failed (compile errors included)
+  uint64_t corrupt;       // disk entries found corrupt and rebuilt
+  uint64_t compile_ns;    // time spent compiling, in total
+  uint64_t hit_ns;        // time spent on builds served from a cache
+} dc_program_cache_stats_t;
+
+// Copies |device|'s build counters into |out_stats|. Where the disk cache
+// lives is in dc_context_params_t.kernel_cache_dir.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers.
+DC_API dc_status_t dc_program_cache_stats(dc_device_t* device,
+                                          dc_program_cache_stats_t* out_stats);
+
 //===-- Kernel reflection -----------------------------------------------===//
 
 typedef enum dc_address_space_e {

@@ -212,6 +212,17 @@ dc_status_t dc_program_create(dc_device_t* device,
   return st;
 }
 
+dc_status_t dc_program_cache_stats(dc_device_t* device,
+                                   dc_program_cache_stats_t* out_stats) {
+  DC_REQUIRE_ARG(device, "dc_program_cache_stats");
+  DC_REQUIRE_ARG(out_stats, "dc_program_cache_stats");
+  memset(out_stats, 0, sizeof(*out_stats));
+  if (device->vtable->program_cache_stats != NULL) {
+    device->vtable->program_cache_stats(device, out_stats);
+  }
+  return DC_OK;
+}
+
 static bool is_program(const dc_program_t* p) {
   return p != NULL && p->magic == DC_MAGIC_PROGRAM;
 }

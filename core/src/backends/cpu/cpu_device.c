@@ -101,6 +101,7 @@ static const dc_device_vtable_t kCpuVtable = {
     .program_build = dc__cpu_program_build,
     .program_destroy = dc__cpu_program_destroy,
     .dispatch = dc__cpu_dispatch,
+    .program_cache_stats = dc__cpu_program_cache_stats,
 };
 
 dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {

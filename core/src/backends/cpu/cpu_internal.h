@@ -24,6 +24,7 @@ typedef struct dc__cpu_device_t {
   uint8_t prelude_hash[32];
   dc__kcache_t* kcache;
   dc__cpu_module_t* modules;     // loaded shared objects, by cache key
+  dc_program_cache_stats_t stats;
 } dc__cpu_device_t;
 
 // Fills |info| from the machine: /proc/cpuinfo, sysfs cache descriptions,
@@ -41,6 +42,8 @@ DC_INTERNAL dc_status_t dc__cpu_dispatch(dc_device_t* device,
                                          const dc_launch_t* launch,
                                          void* const* args,
                                          const size_t* lengths);
+DC_INTERNAL void dc__cpu_program_cache_stats(dc_device_t* device,
+                                             dc_program_cache_stats_t* out);
 // Frees the kernel state of |cpu| (loaded modules, cache).
 DC_INTERNAL void dc__cpu_kernels_teardown(dc__cpu_device_t* cpu);
 

@@ -287,16 +287,29 @@ static dc__cpu_module_t* find_module(dc__cpu_device_t* cpu,
   return NULL;
 }
 
+// Adds one build to the counters: |counter| and the time since |start|.
+static void count_build(dc__cpu_device_t* cpu, uint64_t* counter,
+                        uint64_t* time, uint64_t start) {
+  pthread_mutex_lock(&cpu->lock);
+  *counter += 1;
+  if (time != NULL) *time += dc__now_ns() - start;
+  pthread_mutex_unlock(&cpu->lock);
+}
+
 // Gets the module from memory, else the disk cache, else the compiler.
 static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
                               const uint8_t key[32], dc__cpu_module_t** out) {
+  uint64_t start = dc__now_ns();
   size_t count = b->program->kernel_count;
   uint8_t* modes = dc__arena_alloc(b->arena, count + 1);
   if (modes == NULL) return DC_ERR_OUT_OF_MEMORY;
   pthread_mutex_lock(&cpu->lock);
   *out = find_module(cpu, key);
   pthread_mutex_unlock(&cpu->lock);
-  if (*out != NULL) return DC_OK;
+  if (*out != NULL) {
+    count_build(cpu, &cpu->stats.memory_hits, &cpu->stats.hit_ns, start);
+    return DC_OK;
+  }
   char path[DC_KCACHE_PATH_SIZE];
   void* meta = NULL;
   size_t meta_size = 0;
@@ -305,7 +318,15 @@ static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
   bool hit = st == DC_OK && meta_size == count &&
              load_module(cpu, key, path, meta, count, out) == DC_OK;
   dc_allocator_free(cpu->allocator, meta, meta_size);
-  if (!hit) DC_RETURN_IF_ERROR(build_module(cpu, b, key, modes, out));
+  if (hit) {
+    count_build(cpu, &cpu->stats.disk_hits, &cpu->stats.hit_ns, start);
+  } else {
+    dc_status_t built = build_module(cpu, b, key, modes, out);
+    count_build(cpu, built == DC_OK ? &cpu->stats.compiles
+                                    : &cpu->stats.failures,
+                &cpu->stats.compile_ns, start);
+    DC_RETURN_IF_ERROR(built);
+  }
   pthread_mutex_lock(&cpu->lock);
   dc__cpu_module_t* raced = find_module(cpu, key);
   if (raced == NULL) {
@@ -524,4 +545,17 @@ dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
                     memory_size);
   if (st == DC_OK && job.fault.set) st = report_fault(kernel, &job.fault);
   return st;
+}
+
+void dc__cpu_program_cache_stats(dc_device_t* device,
+                                 dc_program_cache_stats_t* out) {
+  dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;
+  pthread_mutex_lock(&cpu->lock);
+  *out = cpu->stats;
+  if (cpu->kcache != NULL) {
+    dc__kcache_stats_t k;
+    dc__kcache_stats(cpu->kcache, &k);
+    out->corrupt = k.corrupt;
+  }
+  pthread_mutex_unlock(&cpu->lock);
 }
