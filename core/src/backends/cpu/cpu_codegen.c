@@ -68,6 +68,8 @@ typedef struct emitter_t {
   uint32_t region_counter;
   bool uses_done;           // a return inside a region: per-item flags
   bool calls_helpers;       // helpers read the work-item from _wi
+  uint32_t promoted[MAX_SYMBOLS];  // hoisted ids held in registers in the
+  uint32_t promoted_count;         // open region (dc_r_N)
   uint32_t loop_depth;      // user loops and switches around the code
   uint32_t line;            // line of the last #line emitted
   bool failed;
@@ -323,6 +325,13 @@ static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
   return close + 1;
 }
 
+static bool is_promoted(const emitter_t* e, uint32_t id) {
+  for (uint32_t i = 0; i < e->promoted_count; ++i) {
+    if (e->promoted[i] == id) return true;
+  }
+  return false;
+}
+
 // Emits identifier |i|, resolved and rewritten; returns the next index.
 static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   const dc__token_t* t = &e->toks[i];
@@ -342,7 +351,9 @@ static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   bool indexed = i + 1 < end && dc__tok_is(&e->toks[i + 1], "[");
   const sym_t* s = lookup(e, t);
   char text[64];
-  if (s && s->kind == SYM_HOISTED) {
+  if (s && s->kind == SYM_HOISTED && is_promoted(e, s->id)) {
+    snprintf(text, sizeof(text), "dc_r_%u", s->id);
+  } else if (s && s->kind == SYM_HOISTED) {
     snprintf(text, sizeof(text), "(dc_h_%u[_w])", s->id);
   } else if (s && s->kind == SYM_LOCALMEM) {
     snprintf(text, sizeof(text), "(*dc_l_%u)", s->id);
@@ -450,6 +461,14 @@ static void emit_storage_typedef(emitter_t* e, const storage_t* st,
 static bool name_used_in(const emitter_t* e, const dc__token_t* name,
                          const dc__stmt_t* s);
 
+static bool is_array_declarator(const emitter_t* e, const storage_t* st) {
+  const dc__declarator_t* d = &st->decl->declarators[st->declarator];
+  for (uint32_t k = d->declarator.begin; k < d->declarator.end; ++k) {
+    if (dc__tok_is(&e->toks[k], "[")) return true;
+  }
+  return false;
+}
+
 // A block-level declaration is hoisted when a later statement after a
 // barrier uses its name: only then must its value survive the barrier.
 static bool needs_hoisting(const emitter_t* e, const dc__stmt_t* block,
@@ -554,6 +573,26 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s);
 static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s);
 
 static void emit_remat_decl(emitter_t* e, const sym_t* s);
+static bool is_array_declarator(const emitter_t* e, const storage_t* st);
+static bool address_taken(const emitter_t* e, const dc__token_t* name);
+
+// Loads each hoisted scalar or vector in scope into a local for the
+// region (dc_r_N), which the compiler keeps in a register; close_region()
+// stores it back. Arrays stay in place: copying them would cost more.
+static void promote_hoisted(emitter_t* e) {
+  e->promoted_count = 0;
+  for (uint32_t i = 0; i < e->sym_count; ++i) {
+    const sym_t* s = &e->syms[i];
+    if (s->kind != SYM_HOISTED ||
+        is_array_declarator(e, &e->hoisted[s->id]) ||
+        address_taken(e, s->name)) {
+      continue;  // a pointer to the register copy would outlive the region
+    }
+    dc__strbuf_printf(e->out, " dc_ht_%u dc_r_%u = dc_h_%u[_w];", s->id,
+                      s->id, s->id);
+    e->promoted[e->promoted_count++] = s->id;
+  }
+}
 
 // Declares, at the top of a region, every rematerialised variable in
 // scope, in the order they were declared (later ones may use earlier ones).
@@ -575,16 +614,20 @@ static void emit_remat(emitter_t* e) {
 // The start of a region: a loop over the group's work-items. The innermost
 // loop is marked `omp simd`: work-items of a group do not synchronise
 // between barriers (OpenCL makes their interleaving unspecified), so the C
-// compiler may run several at once in vector lanes.
+// compiler may run several at once in vector lanes. The counters are ints
+// (a group has at most 1024 work-items): kernels usually keep ids in int
+// variables, and with int counters their index arithmetic stays affine, so
+// the compiler emits contiguous vector accesses instead of gathers.
 static void open_region(emitter_t* e) {
   if (e->region != 0) return;
   e->region = ++e->region_counter;
   puts_out(e,
-           "\nfor (size_t _lz = 0; _lz < _ls2; ++_lz)"
-           " for (size_t _ly = 0; _ly < _ls1; ++_ly)"
+           "\nfor (int _lz = 0; _lz < (int)_ls2; ++_lz)"
+           " for (int _ly = 0; _ly < (int)_ls1; ++_ly)"
            "\n#pragma omp simd\n"
-           "for (size_t _lx = 0; _lx < _ls0; ++_lx) {"
-           " const size_t _w = (_lz * _ls1 + _ly) * _ls0 + _lx; (void)_w;");
+           "for (int _lx = 0; _lx < (int)_ls0; ++_lx) {"
+           " const int _w = (_lz * (int)_ls1 + _ly) * (int)_ls0 + _lx;"
+           " (void)_w;");
   if (e->calls_helpers) {
     puts_out(e, " _wi->local[0] = _lx; _wi->local[1] = _ly;"
                 " _wi->local[2] = _lz;");
@@ -592,6 +635,7 @@ static void open_region(emitter_t* e) {
   if (e->uses_done) puts_out(e, " if (dc_done[_w]) continue;");
   puts_out(e, " {");
   emit_remat(e);
+  promote_hoisted(e);
   e->line = 0;  // the next user token needs its #line again
   push_scope(e);
 }
@@ -608,6 +652,11 @@ static void close_region(emitter_t* e) {
   }
   e->sym_count = kept;
   if (e->scope_depth) --e->scope_depth;
+  for (uint32_t i = 0; i < e->promoted_count; ++i) {
+    dc__strbuf_printf(e->out, " dc_h_%u[_w] = dc_r_%u;", e->promoted[i],
+                      e->promoted[i]);
+  }
+  e->promoted_count = 0;
   dc__strbuf_printf(e->out, "\n} dc_next_%u:; }", e->region);
   e->line = 0;
   e->region = 0;
@@ -799,6 +848,20 @@ static bool assigned_in_function(const emitter_t* e, const dc__token_t* name,
     if (is_assignment(next) || (prev && (dc__tok_is(prev, "++") ||
                                          dc__tok_is(prev, "--") ||
                                          dc__tok_is(prev, "&")))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// True if the function body takes the address of |name| anywhere.
+static bool address_taken(const emitter_t* e, const dc__token_t* name) {
+  for (uint32_t k = e->fn->body->token + 1; k < e->ast->token_count; ++k) {
+    const dc__token_t* t = &e->toks[k];
+    if (t->kind == DC_TOK_EOF) break;
+    if (t->kind == DC_TOK_IDENT && t->length == name->length &&
+        memcmp(t->text, name->text, t->length) == 0 &&
+        dc__tok_is(&e->toks[k - 1], "&")) {
       return true;
     }
   }
@@ -1274,7 +1337,7 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                     "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;"
                     "\n  DC_WI_FROM(_wi)"
                     "\n  const size_t _wg = _ls0 * _ls1 * _ls2; (void)_wg;"
-                    "\n  const size_t _lx = 0, _ly = 0, _lz = 0, _w = 0;"
+                    "\n  const int _lx = 0, _ly = 0, _lz = 0, _w = 0;"
                     " (void)_lx; (void)_ly; (void)_lz; (void)_w;",
                     (int)name->length, name->text);
   dc__strbuf_append(e->out, header.data ? header.data : "", header.length);
