@@ -11,7 +11,7 @@
 
 // Bump when anything here or in the code generator changes the binary
 // interface; it is part of every compile cache key.
-#define DC_CPU_ABI_VERSION 1
+#define DC_CPU_ABI_VERSION 2
 
 // The dispatch, as every work-item of it sees it. Unused dimensions have
 // size 1 and offset 0.
@@ -23,11 +23,18 @@ typedef struct dc__launch_t {
   size_t num_groups[3];
 } dc__launch_t;
 
-// The work-item being run: its group and its place in the group.
+struct dc__fault_t;
+
+// The work-item being run: its group and its place in the group, and, for
+// code that runs outside the dispatch's entry function (helpers, fibers),
+// the group's local memory and the bounds-checking state.
 typedef struct dc__wi_t {
   const dc__launch_t* launch;
   size_t group[3];
   size_t local[3];
+  char* localmem;
+  const size_t* lengths;
+  struct dc__fault_t* fault;
 } dc__wi_t;
 
 // The first out-of-range access a bounds-checked dispatch saw.

@@ -16,6 +16,11 @@ typedef enum dc__exec_mode_e {
   // barriers into regions, each a loop over the work-items, with private
   // variables that live across a barrier kept per work-item.
   DC_EXEC_REGIONS,
+  // The fallback for barriers the region transform cannot run (in a
+  // switch, after a label, with goto, with break or continue leaving a loop
+  // that holds a barrier, or in a helper function): each work-item runs on
+  // a stack of its own, and a barrier switches to the next work-item.
+  DC_EXEC_FIBERS,
 } dc__exec_mode_t;
 
 // Symbols the generated module exports for kernel K (see cpu_abi.h):
@@ -29,12 +34,12 @@ typedef enum dc__exec_mode_e {
 typedef struct dc__codegen_options_t {
   const char* file;     // the program's name, for #line
   bool bounds_check;    // check indexing of buffer arguments
-  const char* prelude;  // text placed before the program
 } dc__codegen_options_t;
 
-// Writes the C translation of |ast| to |out|; |modes| (one per function of
-// the AST) receives each kernel's execution mode. Reports what cannot be
-// translated to |diag| (DC_ERR_COMPILE).
+// Writes the C translation of |ast| to |out|, to be compiled after the
+// prelude (and after <ucontext.h> when a kernel runs on fibers); |modes|
+// (one per function of the AST) receives each kernel's execution mode.
+// Reports what cannot be translated to |diag| (DC_ERR_COMPILE).
 DC_INTERNAL dc_status_t dc__cpu_codegen(dc__arena_t* arena,
                                         const dc__program_ast_t* ast,
                                         const dc__codegen_options_t* options,

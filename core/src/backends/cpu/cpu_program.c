@@ -192,14 +192,25 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
                                    dc_program_build_t* b, const char* dir,
                                    const char* so_path,
                                    dc__exec_mode_t* modes) {
-  dc__strbuf_t code;
+  dc__strbuf_t generated, code;
+  dc__strbuf_init(&generated, b->arena);
   dc__strbuf_init(&code, b->arena);
-  emit_sections(b->ast, &code);
-  dc__strbuf_puts(&code, dc__cpu_prelude_text);
   dc__codegen_options_t options = {.file = b->program->name,
                                    .bounds_check = b->bounds_check};
-  DC_RETURN_IF_ERROR(
-      dc__cpu_codegen(b->arena, b->ast, &options, b->diag, &code, modes));
+  DC_RETURN_IF_ERROR(dc__cpu_codegen(b->arena, b->ast, &options, b->diag,
+                                     &generated, modes));
+  // Libc headers must come before the prelude, whose macros share names
+  // with libm functions.
+  for (uint32_t i = 0; i < b->ast->function_count; ++i) {
+    if (modes[i] == DC_EXEC_FIBERS) {
+      dc__strbuf_puts(&code, "#include <ucontext.h>\n");
+      break;
+    }
+  }
+  emit_sections(b->ast, &code);
+  dc__strbuf_puts(&code, dc__cpu_prelude_text);
+  dc__strbuf_append(&code, generated.data ? generated.data : "",
+                    generated.length);
   dc_context_params_t params;
   dc_context_params(cpu->base.context, &params);
   dump_source(cpu, b->program->name, &code);
@@ -344,6 +355,7 @@ static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
 static const char* const kModeNames[] = {
     [DC_EXEC_LOOP] = "loop",
     [DC_EXEC_REGIONS] = "regions",
+    [DC_EXEC_FIBERS] = "fibers",
 };
 
 // Finds kernel |k|'s entry points in |m|.
@@ -368,7 +380,7 @@ static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
   }
   uint8_t mode = m->modes[index];
   k->info.static_local_size = local_size();
-  k->info.execution = kModeNames[mode <= DC_EXEC_REGIONS ? mode : 0];
+  k->info.execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0];
   k->impl = ck;
   return DC_OK;
 }
