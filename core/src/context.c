@@ -176,6 +176,12 @@ void dc__context_untrack(dc_context_t* ctx, dc__live_node_t* node) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
+void dc__context_ref(dc_context_t* ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  ++ctx->object_refs;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
 void dc__context_unref(dc_context_t* ctx) {
   pthread_mutex_lock(&ctx->lock);
   bool destroy_now = --ctx->object_refs == 0 && ctx->shut_down;

@@ -86,6 +86,8 @@ DC_INTERNAL void dc__context_track(dc_context_t* ctx, dc__live_node_t* node);
 // until it calls dc__context_unref(), its very last step.
 DC_INTERNAL void dc__context_untrack(dc_context_t* ctx,
                                      dc__live_node_t* node);
+// Adds a hold on |ctx| for an object that is not on the live list.
+DC_INTERNAL void dc__context_ref(dc_context_t* ctx);
 // Drops an object's hold on |ctx|; destroys the context if the host has
 // released it and this was the last object.
 DC_INTERNAL void dc__context_unref(dc_context_t* ctx);

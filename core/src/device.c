@@ -41,6 +41,7 @@ dc_status_t dc_device_initialize(dc_device_t* device,
   device->context = context;
   device->info = *info;
   device->pool = NULL;
+  device->builtins = NULL;
   return DC_OK;
 }
 

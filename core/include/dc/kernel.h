@@ -83,7 +83,7 @@ typedef struct dc_program_cache_stats_t {
   uint64_t memory_hits;   // builds served by a module already loaded
   uint64_t disk_hits;     // builds served by the on-disk cache
   uint64_t compiles;      // builds that ran the compiler
-  uint64_t failures;      // builds that failed (compile errors included)
+  uint64_t failures;      // builds the device's compiler rejected
   uint64_t corrupt;       // disk entries found corrupt and rebuilt
   uint64_t compile_ns;    // time spent compiling, in total
   uint64_t hit_ns;        // time spent on builds served from a cache

@@ -98,18 +98,19 @@ dc_status_t dc_kernel_tuned_group_size(dc_kernel_t* k, uint32_t dims,
   DC_REQUIRE_ARG(out_local, fn);
   dc_launch_t l = {.dims = dims};
   for (uint32_t d = 0; d < 3; ++d) l.global[d] = d < dims ? global[d] : 1;
-  dc_status_t st = DC_FAIL(DC_ERR_NOT_FOUND,
-                           "%s: kernel '%s' has not finished tuning this grid",
-                           fn, k->info.name);
+  bool found = false;
   pthread_mutex_lock(&k->program->lock);
-  for (dc__tune_entry_t* t = k->tune; t != NULL; t = t->next) {
+  for (dc__tune_entry_t* t = k->tune; t != NULL && !found; t = t->next) {
     if (same_grid(t, &l) && t->tried == t->candidate_count) {
       memcpy(out_local, t->candidates[t->best], 3 * sizeof(size_t));
-      st = DC_OK;
+      found = true;
     }
   }
   pthread_mutex_unlock(&k->program->lock);
-  return st;
+  if (found) return DC_OK;
+  return DC_FAIL(DC_ERR_NOT_FOUND,
+                 "%s: kernel '%s' has not finished tuning this grid", fn,
+                 k->info.name);
 }
 
 void dc__autotune_free(dc_kernel_t* k) {

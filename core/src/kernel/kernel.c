@@ -114,7 +114,7 @@ static dc_status_t check_buffer_arg(const dc_kernel_t* k, size_t i,
   }
   if (info->vector_width > 1 && a->buffer->length % info->vector_width != 0) {
     snprintf(detail, sizeof(detail), "the buffer's %zu elements are not "
-             "whole %s%u vectors", a->buffer->length,
+             "whole %sx%u vectors", a->buffer->length,
              dc_dtype_name(info->dtype), info->vector_width);
     return arg_error(k, i, detail);
   }

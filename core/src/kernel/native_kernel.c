@@ -25,6 +25,12 @@ static dc_status_t check_arg(const dc_kernel_arg_info_t* a, size_t i) {
       }
       return DC_OK;
     case DC_ARG_BUFFER:
+      if (a->vector_width > 1 && !width_ok) {
+        return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                       "%s: argument %zu '%s' has vector width %u (1, 2, 4, "
+                       "8 or 16)",
+                       kFn, i, a->name, a->vector_width);
+      }
       if (a->dtype != 0 && dc_dtype_size(a->dtype) == 0) {
         return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                        "%s: argument %zu '%s' has an unknown dtype %d", kFn,
@@ -39,12 +45,30 @@ static dc_status_t check_arg(const dc_kernel_arg_info_t* a, size_t i) {
                  a->name, (int)a->kind);
 }
 
+// The kernel language's name of |dtype|, as compiled kernels' reflection
+// spells types ("__global const float*", "int4").
+static const char* language_type(dc_dtype_t dtype) {
+  switch (dtype) {
+    case DC_DTYPE_I8: return "char";
+    case DC_DTYPE_U8: return "uchar";
+    case DC_DTYPE_I16: return "short";
+    case DC_DTYPE_U16: return "ushort";
+    case DC_DTYPE_I32: return "int";
+    case DC_DTYPE_U32: return "uint";
+    case DC_DTYPE_I64: return "long";
+    case DC_DTYPE_U64: return "ulong";
+    case DC_DTYPE_F32: return "float";
+    case DC_DTYPE_F64: return "double";
+  }
+  return "void";
+}
+
 // Copies the caller's description of argument |i| and derives the rest.
 static void copy_arg(dc_program_t* p, const dc_kernel_arg_info_t* in,
                      dc_kernel_arg_info_t* out) {
   *out = *in;
   out->name = dc__arena_strndup(&p->arena, in->name, strlen(in->name));
-  const char* dtype = in->dtype ? dc_dtype_name(in->dtype) : "void";
+  const char* dtype = language_type(in->dtype);
   uint32_t width = in->vector_width ? in->vector_width : 1;
   out->vector_width = width;
   switch (in->kind) {
@@ -87,7 +111,8 @@ static dc_status_t check_params(dc_device_t* device,
                    "%d)",
                    kFn, params->name, params->arg_count, DC_MAX_KERNEL_ARGS);
   }
-  if (device->info.kind != DC_DEVICE_KIND_CPU) {
+  if (device->info.kind != DC_DEVICE_KIND_CPU ||
+      device->vtable->dispatch == NULL) {
     return DC_FAIL(DC_ERR_UNSUPPORTED,
                    "%s: device %s cannot run host functions as kernels", kFn,
                    device->info.name);

@@ -379,6 +379,8 @@ static bool parse_declarator(parser_t* p, dc__type_t* type,
   return true;
 }
 
+static void check_no_barrier(parser_t* p, dc__range_t r);
+
 // Reads the declarators of a declaration after its specifiers, through
 // the closing ';'.
 static dc__stmt_t* parse_declaration_rest(parser_t* p, uint32_t first,
@@ -406,6 +408,7 @@ static dc__stmt_t* parse_declaration_rest(parser_t* p, uint32_t first,
                   spell(p, cur(p)));
         return NULL;
       }
+      check_no_barrier(p, list[n].initializer);
     }
     ++n;
   } while (accept(p, ","));
@@ -777,6 +780,17 @@ static bool parse_function(parser_t* p, items_t* items, uint32_t first,
       error_tok(p, cur(p), "expected '{' or ';' after the parameters of '%s'",
                 spell(p, &p->toks[name]));
       return false;
+    }
+    for (uint32_t i = 0; i < items->function_count; ++i) {
+      const dc__function_t* other = &items->functions[i];
+      const dc__token_t* a = &p->toks[other->name];
+      const dc__token_t* b = &p->toks[name];
+      if (other->body != NULL && a->length == b->length &&
+          memcmp(a->text, b->text, a->length) == 0) {
+        error_tok(p, b, "redefinition of '%s' (first defined at line %u)",
+                  spell(p, b), a->line);
+        return false;
+      }
     }
     fn->body = parse_block(p);
     if (fn->body == NULL) return false;

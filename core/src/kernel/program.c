@@ -228,7 +228,11 @@ static bool is_program(const dc_program_t* p) {
 }
 
 void dc_program_retain(dc_program_t* p) {
-  if (is_program(p)) atomic_fetch_add(&p->ref_count, 1u);
+  if (!is_program(p)) return;
+  // References to an engine-owned program beyond the engine's own keep
+  // the context alive, as references to any other program do.
+  if (p->internal) dc__context_ref(p->device->context);
+  atomic_fetch_add(&p->ref_count, 1u);
 }
 
 void dc__program_make_internal(dc_program_t* p) {
@@ -238,7 +242,12 @@ void dc__program_make_internal(dc_program_t* p) {
 }
 
 void dc_program_release(dc_program_t* p) {
-  if (!is_program(p) || atomic_fetch_sub(&p->ref_count, 1u) != 1u) return;
+  if (!is_program(p)) return;
+  if (atomic_fetch_sub(&p->ref_count, 1u) != 1u) {
+    // Last of all, as it may destroy the context and with it |p|.
+    if (p->internal) dc__context_unref(p->device->context);
+    return;
+  }
   dc_context_t* ctx = p->device->context;
   bool internal = p->internal;
   if (!internal) dc__context_untrack(ctx, &p->live);

@@ -73,6 +73,7 @@ typedef struct emitter_t {
   uint32_t loop_depth;      // user loops and switches around the code
   uint32_t line;            // line of the last #line emitted
   bool failed;
+  bool static_init;         // emitting a program-scope initialiser
 } emitter_t;
 
 static void fail(emitter_t* e, const dc__token_t* t, const char* message) {
@@ -296,6 +297,24 @@ static uint32_t emit_vector_literal(emitter_t* e, uint32_t i, uint32_t end) {
     return 0;
   }
   uint32_t close = matching(e, i + 3, end);
+  if (e->static_init) {
+    // A compound literal is no constant for gcc: a program-scope vector
+    // gets a plain initialiser list, its one value repeated for a splat.
+    bool splat = true;
+    for (uint32_t k = i + 4, d = 0; k < close; ++k) {
+      const dc__token_t* t = &e->toks[k];
+      if (dc__tok_is(t, "(") || dc__tok_is(t, "[") || dc__tok_is(t, "{")) ++d;
+      if (dc__tok_is(t, ")") || dc__tok_is(t, "]") || dc__tok_is(t, "}")) --d;
+      if (d == 0 && dc__tok_is(t, ",")) splat = false;
+    }
+    emit_text(e, &e->toks[i], "{", 1);
+    for (unsigned w = 0; w < (splat ? width : 1); ++w) {
+      if (w > 0) puts_out(e, ",");
+      emit_range(e, i + 4, close);
+    }
+    puts_out(e, "}");
+    return close + 1;
+  }
   int commas = 0, depth = 0;
   for (uint32_t k = i + 4; k < close; ++k) {
     const dc__token_t* t = &e->toks[k];
@@ -338,6 +357,13 @@ static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   bool drop;
   const char* spelling = keyword_spelling(t, &drop);
   if (drop) return i + 1;
+  // "unsigned char" and "signed char" are C's own: only a plain char
+  // becomes dc_char.
+  if (spelling && dc__tok_is(t, "char") && i > 0 &&
+      (dc__tok_is(&e->toks[i - 1], "unsigned") ||
+       dc__tok_is(&e->toks[i - 1], "signed"))) {
+    spelling = NULL;
+  }
   if (spelling) {
     emit_text(e, t, spelling, strlen(spelling));
     return i + 1;
@@ -524,6 +550,18 @@ static uint32_t add_storage(emitter_t* e, storage_t* list, uint32_t* count,
   return (*count)++;
 }
 
+// True for a declaration of __local storage, false for everything else,
+// including private pointers to __local memory (`__local int* p = a;`).
+static bool is_localmem_decl(const emitter_t* e, const dc__stmt_t* decl) {
+  if (decl->address_space != DC_ADDRESS_LOCAL) return false;
+  for (uint32_t i = 0; i < decl->declarator_count; ++i) {
+    if (dc__tok_is(&e->toks[decl->declarators[i].declarator.begin], "*")) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // A __local declaration in a kernel: storage in the group's local memory.
 static void declare_localmem(emitter_t* e, const dc__stmt_t* decl) {
   for (uint32_t i = 0; i < decl->declarator_count; ++i) {
@@ -557,7 +595,15 @@ static void emit_plain_decl(emitter_t* e, const dc__stmt_t* decl) {
   for (uint32_t i = 0; i < decl->declarator_count; ++i) {
     const dc__declarator_t* d = &decl->declarators[i];
     if (i > 0) puts_out(e, ",");
-    emit_range(e, d->declarator.begin, d->declarator.end);
+    for (uint32_t k = d->declarator.begin; k < d->declarator.end; ++k) {
+      // The name is declared here, not looked up: it may shadow a
+      // variable the transform renamed (hoisted, promoted, __local).
+      if (k == d->name) {
+        emit_token(e, &e->toks[k]);
+      } else {
+        emit_range(e, k, k + 1);
+      }
+    }
     declare(e, &e->toks[d->name], SYM_PLAIN, 0);
     if (d->initializer.begin != d->initializer.end) {
       puts_out(e, " =");
@@ -648,7 +694,9 @@ static void close_region(emitter_t* e) {
   uint32_t kept = mark;
   for (uint32_t i = mark; i < e->sym_count; ++i) {
     sym_kind_t kind = e->syms[i].kind;
-    if (kind == SYM_HOISTED || kind == SYM_REMAT) e->syms[kept++] = e->syms[i];
+    if (kind == SYM_HOISTED || kind == SYM_REMAT || kind == SYM_LOCALMEM) {
+      e->syms[kept++] = e->syms[i];
+    }
   }
   e->sym_count = kept;
   if (e->scope_depth) --e->scope_depth;
@@ -728,7 +776,7 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s) {
       puts_out(e, " }");
       break;
     case DC_STMT_DECL:
-      if (e->in_kernel && s->address_space == DC_ADDRESS_LOCAL) {
+      if (e->in_kernel && is_localmem_decl(e, s)) {
         declare_localmem(e, s);
       } else {
         emit_plain_decl(e, s);
@@ -847,6 +895,9 @@ static bool assigned_in_function(const emitter_t* e, const dc__token_t* name,
     }
     const dc__token_t* prev = k > 0 ? &e->toks[k - 1] : NULL;
     const dc__token_t* next = &e->toks[k + 1];
+    if (dc__tok_is(next, ".") && e->toks[k + 2].kind == DC_TOK_IDENT) {
+      next = &e->toks[k + 3];  // v.x = ... assigns to v as well
+    }
     if (is_assignment(next) || (prev && (dc__tok_is(prev, "++") ||
                                          dc__tok_is(prev, "--") ||
                                          dc__tok_is(prev, "&")))) {
@@ -934,7 +985,7 @@ static void emit_remat_decl(emitter_t* e, const sym_t* s) {
 static void emit_group_decl(emitter_t* e, const dc__stmt_t* block,
                             uint32_t index) {
   const dc__stmt_t* decl = block->children[index];
-  if (decl->address_space == DC_ADDRESS_LOCAL) {
+  if (is_localmem_decl(e, decl)) {
     declare_localmem(e, decl);
     return;
   }
@@ -1265,6 +1316,28 @@ static void emit_layout(emitter_t* e, bool pointers) {
   if (e->uses_done) puts_out(e, "\n  _soff += DC_ALIGN64(_wg);");
 }
 
+// Writes into |types| the typedefs of the kernel's __local and hoisted
+// storage (dc_lt_N, dc_ht_N). Their numbers restart with every kernel, so
+// each function that uses them declares them in its own block scope.
+static void emit_storage_typedefs(emitter_t* e, dc__strbuf_t* types) {
+  dc__strbuf_t* saved = e->out;
+  dc__strbuf_init(types, e->arena);
+  e->out = types;
+  e->line = 0;
+  for (uint32_t i = 0; i < e->localmem_count; ++i) {
+    char type[32];
+    snprintf(type, sizeof(type), "dc_lt_%u", i);
+    emit_storage_typedef(e, &e->localmem[i], type);
+  }
+  for (uint32_t i = 0; i < e->hoisted_count; ++i) {
+    char type[32];
+    snprintf(type, sizeof(type), "dc_ht_%u", i);
+    emit_storage_typedef(e, &e->hoisted[i], type);
+  }
+  e->out = saved;
+  e->line = 0;
+}
+
 static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                         dc__exec_mode_t mode) {
   const dc__token_t* name = &e->toks[fn->name];
@@ -1307,32 +1380,26 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
     close_region(e);
   }
   pop_scope(e);
+  dc__strbuf_t types;
+  emit_storage_typedefs(e, &types);
   e->out = main_out;
   e->line = 0;
-  for (uint32_t i = 0; i < e->localmem_count; ++i) {
-    char type[32];
-    snprintf(type, sizeof(type), "dc_lt_%u", i);
-    emit_storage_typedef(e, &e->localmem[i], type);
-  }
-  for (uint32_t i = 0; i < e->hoisted_count; ++i) {
-    char type[32];
-    snprintf(type, sizeof(type), "dc_ht_%u", i);
-    emit_storage_typedef(e, &e->hoisted[i], type);
-  }
   dc__strbuf_printf(e->out,
                     "\n__attribute__((visibility(\"default\"))) void "
                     "dc_k_%.*s_run(const dc__launch_t* _launch_in, "
                     "void* const* _args, const size_t* dc_len, "
                     "size_t _gbegin, size_t _gend, char* _localmem, "
-                    "char* _scratch, dc__fault_t* dc_fault) {"
+                    "char* _scratch, dc__fault_t* dc_fault) {",
+                    (int)name->length, name->text);
+  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
+  dc__strbuf_printf(e->out,
                     "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
                     "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"
                     "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;"
                     "\n  DC_WI_FROM(_wi)"
                     "\n  const size_t _wg = _ls0 * _ls1 * _ls2; (void)_wg;"
                     "\n  const int _lx = 0, _ly = 0, _lz = 0, _w = 0;"
-                    " (void)_lx; (void)_ly; (void)_lz; (void)_w;",
-                    (int)name->length, name->text);
+                    " (void)_lx; (void)_ly; (void)_lz; (void)_w;");
   dc__strbuf_append(e->out, header.data ? header.data : "", header.length);
   emit_layout(e, /*pointers=*/true);
   puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend; ++_g) {"
@@ -1351,12 +1418,14 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                     "\n__attribute__((visibility(\"default\"))) size_t "
                     "dc_k_%.*s_local_size(void) { size_t _wg = 0;",
                     (int)name->length, name->text);
+  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  (void)_wg; return _loff;\n}");
   dc__strbuf_printf(e->out,
                     "\n__attribute__((visibility(\"default\"))) size_t "
                     "dc_k_%.*s_scratch_size(size_t _wg) {",
                     (int)name->length, name->text);
+  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  return _soff;\n}\n");
   pop_scope(e);
@@ -1469,13 +1538,10 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
   e->out = &body;
   e->line = 0;
   emit_stmt(e, fn->body);
+  dc__strbuf_t types;
+  emit_storage_typedefs(e, &types);
   e->out = main_out;
   e->line = 0;
-  for (uint32_t i = 0; i < e->localmem_count; ++i) {
-    char type[32];
-    snprintf(type, sizeof(type), "dc_lt_%u", i);
-    emit_storage_typedef(e, &e->localmem[i], type);
-  }
   dc__strbuf_printf(e->out, "\ntypedef struct dc_kp_%.*s {", nl, nt);
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     const dc__range_t r = fn->params[i].tokens;
@@ -1492,6 +1558,7 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
               "\n  dc__fault_t* dc_fault = _wi->fault; (void)dc_fault;"
               "\n  char* _localmem = _wi->localmem; char* _scratch = 0;"
               " const size_t _wg = 0; (void)_scratch; (void)_wg;");
+  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/true);
   dc__strbuf_append(e->out, body.data ? body.data : "", body.length);
   puts_out(e, "\n}");
@@ -1532,6 +1599,7 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
                     "\n__attribute__((visibility(\"default\"))) size_t "
                     "dc_k_%.*s_local_size(void) { size_t _wg = 0;",
                     nl, nt);
+  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  (void)_wg; return _loff;\n}");
   dc__strbuf_printf(e->out,
@@ -1550,6 +1618,11 @@ static const char kModuleSupport[] =
     // Work-item functions read variables that every kernel and helper
     // declares (DC_WI_VARS in kernels, DC_WI_FROM in helpers), so inside a
     // region loop they are plain registers the compiler can vectorise.
+    // The prelude defines them for host-side use; these replace them.
+    "\n#undef get_work_dim\n#undef get_local_id\n#undef get_group_id"
+    "\n#undef get_local_size\n#undef get_enqueued_local_size"
+    "\n#undef get_global_size\n#undef get_num_groups"
+    "\n#undef get_global_offset\n#undef get_global_id"
     "\n#define get_work_dim() ((unsigned)_dims)"
     "\n#define DC__PICK(d, a, b, c, none) ((d) == 0 ? (a) : (d) == 1 ? (b) :"
     " (d) == 2 ? (c) : (none))"
@@ -1597,7 +1670,9 @@ static const char kModuleSupport[] =
 static void emit_global(emitter_t* e, const dc__global_t* g) {
   at_line(e, e->toks[g->tokens.begin].line);
   if (!g->is_typedef) puts_out(e, " static");
+  e->static_init = !g->is_typedef;
   emit_range(e, g->tokens.begin, g->tokens.end);
+  e->static_init = false;
 }
 
 // Chooses each kernel's execution mode: loops without barriers, regions
@@ -1636,6 +1711,13 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
       break;
     }
   }
+  // Typedefs first: the helpers' prototypes below may use them.
+  for (uint32_t k = 0; k < ast->order_count; ++k) {
+    int32_t item = ast->order[k];
+    if (item < 0 && ast->globals[~item].is_typedef) {
+      emit_global(e, &ast->globals[~item]);
+    }
+  }
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     if (!ast->functions[i].is_kernel) {
       emit_helper(e, &ast->functions[i], /*prototype=*/true);
@@ -1644,7 +1726,9 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   for (uint32_t k = 0; k < ast->order_count && !e->failed; ++k) {
     int32_t item = ast->order[k];
     if (item < 0) {
-      emit_global(e, &ast->globals[~item]);
+      if (!ast->globals[~item].is_typedef) {
+        emit_global(e, &ast->globals[~item]);
+      }
       continue;
     }
     const dc__function_t* fn = &ast->functions[item];

@@ -248,7 +248,10 @@ dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
   argv[n++] = "-shared";
   argv[n++] = "-fno-math-errno";
   argv[n++] = "-fopenmp-simd";
-  argv[n++] = "-w";  // the generated glue would drown the user's warnings
+  // No -w: it would also silence the three -Werror= below (gcc drops
+  // them under -w), and an unknown function would then compile and only
+  // fail in dlopen. The glue's own warnings are not on the user's lines,
+  // so copy_diagnostics() leaves them out of the build log.
   argv[n++] = "-Werror=implicit-function-declaration";
   argv[n++] = "-Werror=int-conversion";
   argv[n++] = "-Werror=incompatible-pointer-types";

@@ -115,6 +115,10 @@ static void compute_key(const dc__cpu_device_t* cpu,
   uint32_t simd = cpu->base.info.simd_width;
   dc__sha256_update(&h, &simd, sizeof(simd));
   dc__sha256_update(&h, cpu->prelude_hash, sizeof(cpu->prelude_hash));
+  // __FILE__ expands to the program's name, which then shapes the code.
+  if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
+    dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);
+  }
   dc__sha256_update(&h, b->source, b->source_length);
   dc__sha256_final(&h, key);
 }
@@ -381,6 +385,9 @@ static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
   uint8_t mode = m->modes[index];
   k->info.static_local_size = local_size();
   k->info.execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0];
+  // The front end sees only the kernel's own barriers; one reached through
+  // a helper makes it a barrier kernel too (group sizes depend on it).
+  if (mode != DC_EXEC_LOOP) k->info.uses_barrier = true;
   k->impl = ck;
   return DC_OK;
 }

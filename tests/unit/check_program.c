@@ -1,0 +1,1399 @@
+// check_program.c: building programs in the kernel language: reflection,
+// build options, the preprocessor, compile errors and where they point,
+// every construct the language rejects, and the compile cache (memory,
+// disk, corrupt entries, concurrent builders, a missing compiler).
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check_util.h"
+
+//===-- Fixture: a context on a private kernel cache --------------------===//
+
+static char cache_dir[512];
+static dc_context_t* ctx;
+static dc_device_t* cpu;
+
+// Unsets what the kernel subsystem reads besides dc_test_clear_env()'s.
+static void clear_kernel_env(void) {
+  dc_test_clear_env();
+  static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
+                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
+                                      "DC_KERNEL_DUMP"};
+  for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
+    unsetenv(kVars[i]);
+  }
+}
+
+
+static int remove_entry(const char* path, const struct stat* st, int flag,
+                        struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void remove_tree(const char* dir) {
+  if (dir[0] != '\0') nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// A quiet context whose kernel cache is |dir| and C compiler |compiler|
+// (NULL: the default).
+static dc_context_t* context_on(const char* dir, const char* compiler) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.kernel_cache_dir = dir;
+  p.c_compiler = compiler;
+  return dc_test_context_new(&p);
+}
+
+// Each test case's tests keep their caches under one directory, made and
+// removed by an unchecked fixture: a failing check ends a forked test
+// without its teardown, but the case's teardown still runs.
+static char root_dir[400];
+
+static void make_root_dir(void) {
+  const char* tmp = getenv("TMPDIR");
+  snprintf(root_dir, sizeof(root_dir), "%s/dc-check-program-XXXXXX",
+           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+  if (mkdtemp(root_dir) == NULL) {
+    perror(root_dir);
+    abort();
+  }
+}
+
+static void remove_root_dir(void) {
+  remove_tree(root_dir);
+  root_dir[0] = '\0';
+}
+
+static void remove_cache_dir(void) {
+  remove_tree(cache_dir);
+  cache_dir[0] = '\0';
+}
+
+static void setup(void) {
+  clear_kernel_env();
+  snprintf(cache_dir, sizeof(cache_dir), "%s/test-XXXXXX", root_dir);
+  ck_assert_ptr_nonnull(mkdtemp(cache_dir));
+  ctx = context_on(cache_dir, NULL);
+  cpu = dc_test_cpu(ctx);
+}
+
+static void teardown(void) {
+  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
+  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);  // programs too
+  dc_context_release(ctx);
+  ctx = NULL;
+  cpu = NULL;
+  remove_cache_dir();
+}
+
+//===-- Helpers ---------------------------------------------------------===//
+
+// A non-NULL handle to preset out parameters with, so that a test sees
+// whether a failing call cleared them.
+static char sentinel_storage;
+#define SENTINEL ((void*)&sentinel_storage)
+
+static dc_status_t try_build(dc_device_t* device, const char* name,
+                             const char* source, const char* options,
+                             dc_program_t** out) {
+  dc_program_params_t pp = {.source = source, .name = name,
+                            .options = options};
+  return dc_program_create(device, &pp, out);
+}
+
+static dc_program_t* build_on(dc_device_t* device, const char* name,
+                              const char* source, const char* options) {
+  dc_program_t* p = NULL;
+  DC_CK_OK(try_build(device, name, source, options, &p));
+  ck_assert_ptr_nonnull(p);
+  return p;
+}
+
+static dc_program_t* build(const char* name, const char* source,
+                           const char* options) {
+  return build_on(cpu, name, source, options);
+}
+
+static dc_kernel_t* kernel_of(dc_program_t* p, const char* name) {
+  dc_kernel_t* k = NULL;
+  DC_CK_OK(dc_program_find_kernel(p, name, &k));
+  ck_assert_ptr_nonnull(k);
+  return k;
+}
+
+// Asserts that building |source| as |name| fails with DC_ERR_COMPILE and
+// that the first error is exactly "|name|:|where|: error: |message|".
+static void expect_error(const char* name, const char* source,
+                         const char* options, const char* where,
+                         const char* message) {
+  dc_program_t* p = SENTINEL;
+  char want[1024];
+  snprintf(want, sizeof(want), "dc_program_create: %s:%s: error: %s", name,
+           where, message);
+  dc_status_t st = try_build(cpu, name, source, options, &p);
+  ck_assert_msg(st == DC_ERR_COMPILE, "%s: got %s (%s), expected COMPILE",
+                want, dc_status_name(st), dc_last_error());
+  ck_assert_ptr_null(p);
+  ck_assert_msg(strncmp(dc_last_error(), want, strlen(want)) == 0,
+                "message '%s' does not start with '%s'", dc_last_error(),
+                want);
+  // Nothing follows but the count of further errors.
+  const char* rest = dc_last_error() + strlen(want);
+  ck_assert_msg(*rest == '\0' || strncmp(rest, " (and ", 6) == 0,
+                "message '%s' goes on after '%s'", dc_last_error(), want);
+}
+
+// Runs the 1-D kernel |k| over |n| items with one i32 buffer argument and
+// returns what it wrote (caller frees).
+static int32_t* run_i32(dc_kernel_t* k, size_t n) {
+  dc_buffer_t* out = dc_test_buffer_new(cpu, DC_DTYPE_I32, n, "out");
+  int32_t zero = 0;
+  DC_CK_OK(dc_buffer_fill(out, 0, n, &zero));
+  dc_arg_t arg = dc_arg_buffer(out);
+  dc_dispatch_t grid = {.dims = 1, .global = {n}};
+  DC_CK_OK(dc_kernel_dispatch(k, &grid, &arg, 1));
+  int32_t* values = malloc(n * sizeof(*values));
+  DC_CK_OK(dc_buffer_read(out, 0, values, n));
+  dc_buffer_release(out);
+  return values;
+}
+
+static dc_program_cache_stats_t stats_of(dc_device_t* device) {
+  dc_program_cache_stats_t s;
+  memset(&s, 0xAB, sizeof(s));
+  DC_CK_OK(dc_program_cache_stats(device, &s));
+  return s;
+}
+
+//===-- core: reflection ------------------------------------------------===//
+
+static const char kReflect[] =
+    "typedef float real;\n"
+    "float twice(float x) { return 2.0f * x; }\n"
+    "__kernel void first(__global const float* in, __global real* out,\n"
+    "                    uint n, float4 scale, __constant int* table,\n"
+    "                    __local float* scratch) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i < n) out[i] = twice(in[i]) * scale.x + table[0];\n"
+    "  scratch[0] = 0.0f;\n"
+    "}\n"
+    "kernel void second(global void* any, char c, uchar uc, short s,\n"
+    "                   ushort us, int x, unsigned int ux, long l,\n"
+    "                   ulong ul, double d, unsigned long ul2,\n"
+    "                   global int4* v4, const global double2* d2) {}\n"
+    "__kernel __attribute__((reqd_work_group_size(8, 4, 1)))\n"
+    "void third(__global int* out) {\n"
+    "  __local int tile[8][4];\n"
+    "  tile[get_local_id(0)][get_local_id(1)] = 1;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = tile[0][0];\n"
+    "}\n";
+
+static void check_arg(const dc_kernel_t* k, size_t i, const char* name,
+                      const char* type_name, dc_arg_kind_t kind,
+                      dc_address_space_t space, dc_dtype_t dtype,
+                      uint32_t width, size_t size, bool is_const) {
+  const dc_kernel_arg_info_t* a = dc_kernel_arg_info(k, i);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_str_eq(a->name, name);
+  ck_assert_str_eq(a->type_name, type_name);
+  ck_assert_int_eq(a->kind, kind);
+  ck_assert_int_eq(a->address_space, space);
+  ck_assert_int_eq(a->dtype, dtype);
+  ck_assert_uint_eq(a->vector_width, width);
+  if (kind == DC_ARG_SCALAR) ck_assert_uint_eq(a->size, size);
+  ck_assert_msg(a->is_const == is_const, "argument %zu '%s' is_const", i,
+                name);
+}
+
+START_TEST(test_program_reflection) {
+  dc_program_t* p = build("reflect.cl", kReflect, NULL);
+  ck_assert_uint_eq(dc_program_kernel_count(p), 3);  // not the helper
+  const char* names[] = {"first", "second", "third"};
+  for (size_t i = 0; i < 3; ++i) {
+    dc_kernel_t* k = NULL;
+    DC_CK_OK(dc_program_kernel(p, i, &k));
+    ck_assert_str_eq(dc_kernel_name(k), names[i]);  // source order
+    ck_assert_ptr_eq(kernel_of(p, names[i]), k);
+  }
+
+  dc_kernel_t* first = kernel_of(p, "first");
+  dc_kernel_info_t info;
+  DC_CK_OK(dc_kernel_info(first, &info));
+  ck_assert_str_eq(info.name, "first");
+  ck_assert_uint_eq(info.arg_count, 6);
+  ck_assert(!info.uses_barrier);
+  ck_assert_str_eq(info.execution, "loop");
+  ck_assert_uint_eq(info.static_local_size, 0);
+  ck_assert_uint_eq(info.required_group_size[0], 0);
+  check_arg(first, 0, "in", "__global const float*", DC_ARG_BUFFER,
+            DC_ADDRESS_GLOBAL, DC_DTYPE_F32, 1, 0, true);
+  check_arg(first, 1, "out", "__global float*", DC_ARG_BUFFER,
+            DC_ADDRESS_GLOBAL, DC_DTYPE_F32, 1, 0, false);
+  check_arg(first, 2, "n", "uint", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U32, 1, 4, false);
+  check_arg(first, 3, "scale", "float4", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_F32, 4, 16, false);
+  check_arg(first, 4, "table", "__constant int*", DC_ARG_BUFFER,
+            DC_ADDRESS_CONSTANT, DC_DTYPE_I32, 1, 0, true);
+  check_arg(first, 5, "scratch", "__local float*", DC_ARG_LOCAL,
+            DC_ADDRESS_LOCAL, DC_DTYPE_F32, 1, 0, false);
+  ck_assert_ptr_null(dc_kernel_arg_info(first, 6));
+
+  dc_kernel_t* second = kernel_of(p, "second");
+  DC_CK_OK(dc_kernel_info(second, &info));
+  ck_assert_uint_eq(info.arg_count, 13);
+  check_arg(second, 0, "any", "__global void*", DC_ARG_BUFFER,
+            DC_ADDRESS_GLOBAL, (dc_dtype_t)0, 1, 0, false);
+  check_arg(second, 1, "c", "char", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_I8, 1, 1, false);
+  check_arg(second, 2, "uc", "uchar", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U8, 1, 1, false);
+  check_arg(second, 3, "s", "short", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_I16, 1, 2, false);
+  check_arg(second, 4, "us", "ushort", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U16, 1, 2, false);
+  check_arg(second, 5, "x", "int", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_I32, 1, 4, false);
+  check_arg(second, 6, "ux", "uint", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U32, 1, 4, false);
+  check_arg(second, 7, "l", "long", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_I64, 1, 8, false);
+  check_arg(second, 8, "ul", "ulong", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U64, 1, 8, false);
+  check_arg(second, 9, "d", "double", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_F64, 1, 8, false);
+  check_arg(second, 10, "ul2", "ulong", DC_ARG_SCALAR, DC_ADDRESS_PRIVATE,
+            DC_DTYPE_U64, 1, 8, false);
+  check_arg(second, 11, "v4", "__global int4*", DC_ARG_BUFFER,
+            DC_ADDRESS_GLOBAL, DC_DTYPE_I32, 4, 0, false);
+  check_arg(second, 12, "d2", "__global const double2*", DC_ARG_BUFFER,
+            DC_ADDRESS_GLOBAL, DC_DTYPE_F64, 2, 0, true);
+
+  dc_kernel_t* third = kernel_of(p, "third");
+  DC_CK_OK(dc_kernel_info(third, &info));
+  ck_assert(info.uses_barrier);
+  ck_assert_str_eq(info.execution, "regions");
+  ck_assert_uint_ge(info.static_local_size, 8 * 4 * sizeof(int32_t));
+  ck_assert_uint_eq(info.required_group_size[0], 8);
+  ck_assert_uint_eq(info.required_group_size[1], 4);
+  ck_assert_uint_eq(info.required_group_size[2], 1);
+
+  size_t index = 99;
+  DC_CK_OK(dc_kernel_find_arg(first, "table", &index));
+  ck_assert_uint_eq(index, 4);
+  DC_CK_FAIL(dc_kernel_find_arg(first, "nope", &index), DC_ERR_NOT_FOUND,
+             "kernel 'first' has no argument 'nope'");
+  DC_CK_ERROR_HAS("in, out, n, scale, table, scratch");
+  ck_assert_str_eq(dc_program_build_log(p), "");
+  dc_program_release(p);
+}
+END_TEST
+
+START_TEST(test_program_lookup_errors) {
+  dc_program_t* p = build("two.cl",
+                          "__kernel void a(__global int* o) { o[0] = 1; }\n"
+                          "__kernel void b(__global int* o) { o[0] = 2; }\n",
+                          NULL);
+  dc_kernel_t* k = SENTINEL;
+  DC_CK_FAIL(dc_program_kernel(p, 2, &k), DC_ERR_OUT_OF_RANGE,
+             "index 2 is out of range (program 'two.cl' has 2 kernel(s))");
+  ck_assert_ptr_null(k);
+  k = SENTINEL;
+  DC_CK_FAIL(dc_program_find_kernel(p, "c", &k), DC_ERR_NOT_FOUND,
+             "program 'two.cl' has no kernel 'c' (kernels: a, b)");
+  ck_assert_ptr_null(k);
+  DC_CK_FAIL(dc_program_find_kernel(p, NULL, &k), DC_ERR_INVALID_ARGUMENT,
+             "");
+  DC_CK_FAIL(dc_program_kernel(NULL, 0, &k), DC_ERR_INVALID_ARGUMENT, "");
+  DC_CK_FAIL(dc_program_kernel(p, 0, NULL), DC_ERR_INVALID_ARGUMENT, "");
+  ck_assert_uint_eq(dc_program_kernel_count(NULL), 0);
+  ck_assert_str_eq(dc_kernel_name(NULL), "");
+  ck_assert_ptr_null(dc_kernel_arg_info(NULL, 0));
+  ck_assert_str_eq(dc_program_build_log(NULL), "");
+  dc_kernel_info_t info;
+  DC_CK_FAIL(dc_kernel_info(NULL, &info), DC_ERR_INVALID_ARGUMENT, "");
+  k = kernel_of(p, "b");
+  DC_CK_FAIL(dc_kernel_info(k, NULL), DC_ERR_INVALID_ARGUMENT, "");
+  size_t index;
+  DC_CK_FAIL(dc_kernel_find_arg(NULL, "o", &index), DC_ERR_INVALID_ARGUMENT,
+             "");
+  DC_CK_FAIL(dc_kernel_find_arg(k, NULL, &index), DC_ERR_INVALID_ARGUMENT,
+             "");
+  int32_t* v = run_i32(k, 1);
+  ck_assert_int_eq(v[0], 2);
+  free(v);
+  dc_program_release(p);
+}
+END_TEST
+
+START_TEST(test_program_kernel_keeps_program_alive) {
+  dc_program_t* p = build("alive.cl",
+                          "__kernel void k(__global int* o) {\n"
+                          "  o[get_global_id(0)] = 7 * get_global_id(0);\n"
+                          "}\n",
+                          NULL);
+  dc_kernel_t* k = kernel_of(p, "k");
+  dc_kernel_retain(k);
+  dc_program_release(p);  // the kernel's reference keeps it
+  int32_t* v = run_i32(k, 10);
+  for (int i = 0; i < 10; ++i) ck_assert_int_eq(v[i], 7 * i);
+  free(v);
+  dc_kernel_release(k);
+  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
+}
+END_TEST
+
+//===-- core: options and the preprocessor ------------------------------===//
+
+START_TEST(test_program_define_options) {
+  static const char kSource[] =
+      "#ifndef FLAG\n"
+      "#error FLAG is not defined\n"
+      "#endif\n"
+      "__kernel void k(__global int* o) {\n"
+      "  o[0] = FLAG; o[1] = VALUE; o[2] = OTHER; o[3] = LAST;\n"
+      "#ifdef __FAST_RELAXED_MATH__\n"
+      "  o[4] = 1;\n"
+      "#else\n"
+      "  o[4] = 0;\n"
+      "#endif\n"
+      "}\n";
+  // INT32_MIN: not checked. (-cl-unsafe-math-optimizations defines
+  // __FAST_RELAXED_MATH__ here too; OpenCL reserves it for
+  // -cl-fast-relaxed-math.)
+  static const struct {
+    const char* options;
+    int32_t want[5];
+  } kCases[] = {
+      {"-D FLAG -DVALUE=42 -D OTHER=-7 -DLAST", {1, 42, -7, 1, 0}},
+      {"  -DFLAG=3   -D VALUE=(6*7) -DOTHER=0x10 -D LAST=VALUE+1 ",
+       {3, 42, 16, 43, 0}},
+      {"-cl-fast-relaxed-math -DFLAG -DVALUE=1 -DOTHER=2 -DLAST=3",
+       {1, 1, 2, 3, 1}},
+      {"-cl-unsafe-math-optimizations -cl-finite-math-only "
+       "-cl-no-signed-zeros -cl-mad-enable -cl-opt-disable -cl-std=CL1.2 "
+       "-cl-std=CL1.0 -cl-std=CL1.1 -w -Werror -g -dc-bounds-check "
+       "-DFLAG -DVALUE=2 -DOTHER=3 -DLAST=4",
+       {1, 2, 3, 4, INT32_MIN}},
+  };
+  for (size_t c = 0; c < sizeof(kCases) / sizeof(kCases[0]); ++c) {
+    dc_program_t* p = build("defs.cl", kSource, kCases[c].options);
+    int32_t* v = run_i32(kernel_of(p, "k"), 5);
+    for (int i = 0; i < 5; ++i) {
+      if (kCases[c].want[i] == INT32_MIN) continue;
+      ck_assert_msg(v[i] == kCases[c].want[i], "'%s': o[%d] is %d, not %d",
+                    kCases[c].options, i, v[i], kCases[c].want[i]);
+    }
+    free(v);
+    dc_program_release(p);
+  }
+}
+END_TEST
+
+START_TEST(test_program_unknown_options) {
+  static const char kSource[] = "__kernel void k(__global int* o) {}\n";
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(cpu, NULL, kSource, "-O2", &p), DC_ERR_COMPILE,
+             "dc_program_create: program: error: unknown build option "
+             "'-O2'");
+  ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(test_program_option_errors_name_the_program) {
+  static const char kSource[] = "__kernel void k(__global int* o) {}\n";
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(cpu, "opts.cl", kSource, "-DX=1 -foo", &p),
+             DC_ERR_COMPILE,
+             "dc_program_create: opts.cl: error: unknown build option "
+             "'-foo'");
+  DC_CK_FAIL(try_build(cpu, "opts.cl", kSource, "-D", &p), DC_ERR_COMPILE,
+             "opts.cl: error: build option -D needs a macro name");
+  DC_CK_FAIL(try_build(cpu, "opts.cl", kSource, "-D=3", &p), DC_ERR_COMPILE,
+             "build option -D needs a macro name");
+  DC_CK_FAIL(try_build(cpu, "opts.cl", kSource, "-cl-fast -x", &p),
+             DC_ERR_COMPILE, "unknown build option '-cl-fast' (and 1 more");
+  ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(test_program_preprocessor) {
+  static const char kSource[] =
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"           // 1
+      "#define SQUARE(x) ((x) * (x))\n"                            // 2
+      "#define SUM(...) sum_of(__VA_ARGS__)\n"                     // 3
+      "#define GLUE(a, b) a##b\n"                                  // 4
+      "#define STR(a) #a\n"                                        // 5
+      "#define GONE 1\n"                                           // 6
+      "#undef GONE\n"                                              // 7
+      "#define LEVEL 2\n"                                          // 8
+      "int sum_of(int a, int b, int c) { return a + b + c; }\n"    // 9
+      "__kernel void k(__global int* o) {\n"                       // 10
+      "  int GLUE(my, var) = 5;\n"                                 // 11
+      "  o[0] = SQUARE(myvar + 1);\n"                              // 12
+      "  o[1] = SUM(1, 2, 3);\n"                                   // 13
+      "  o[2] = sizeof(STR(hello));\n"                             // 14
+      "#if defined(GONE) || defined GONE\n"                        // 15
+      "  o[3] = -1;\n"                                             // 16
+      "#elif LEVEL == 1\n"                                         // 17
+      "  o[3] = 1;\n"                                              // 18
+      "#elif LEVEL * 2 == 4 && !defined(NOPE)\n"                   // 19
+      "  o[3] = 2;\n"                                              // 20
+      "#else\n"                                                    // 21
+      "  o[3] = 3;\n"                                              // 22
+      "#endif\n"                                                   // 23
+      "  o[4] = __LINE__;\n"                                       // 24
+      "  o[5] = __OPENCL_VERSION__ + __OPENCL_C_VERSION__;\n"      // 25
+      "  o[6] = CL_VERSION_1_0 + CL_VERSION_1_1 + CL_VERSION_1_2;\n"
+      "  o[7] = __ENDIAN_LITTLE__ + 10 * __DCLUA__;\n"             // 27
+      "#line 500\n"                                                // 28
+      "  o[8] = sizeof(__FILE__); o[9] = __LINE__;\n"             // 29
+      "#if 0\n"                                                    // 30
+      "#error not taken\n"                                         // 31
+      "#include <never.h>\n"                                       // 32
+      "#endif\n"                                                   // 33
+      "}\n";
+  dc_program_t* p = build("pp.cl", kSource, NULL);
+  int32_t* v = run_i32(kernel_of(p, "k"), 10);
+  ck_assert_int_eq(v[0], 36);
+  ck_assert_int_eq(v[1], 6);
+  ck_assert_int_eq(v[2], (int)sizeof("hello"));
+  ck_assert_int_eq(v[3], 2);
+  ck_assert_int_eq(v[4], 24);
+  ck_assert_int_eq(v[5], 240);
+  ck_assert_int_eq(v[6], 330);
+  ck_assert_int_eq(v[7], 11);
+  ck_assert_int_eq(v[8], (int)sizeof("pp.cl"));
+  ck_assert_int_eq(v[9], 29);  // #line is ignored
+  free(v);
+  dc_program_release(p);
+}
+END_TEST
+
+START_TEST(test_program_warnings_reach_the_build_log) {
+  dc_program_t* p = build("warn.cl",
+                          "#warning careful now\n"
+                          "__kernel void k(__global int* o) { o[0] = 1; }\n",
+                          NULL);
+  DC_CK_STR_HAS(dc_program_build_log(p), "warn.cl:1:2: warning: #warning "
+                                         "careful now");
+  dc_program_release(p);
+}
+END_TEST
+
+// The same source under two names: __FILE__ differs, so the compiled
+// programs must too (the cache key must not merge them).
+START_TEST(test_program_file_macro_follows_the_name) {
+  static const char kSource[] =
+      "__kernel void k(__global int* o) { o[0] = sizeof(__FILE__); }\n";
+  dc_program_t* a = build("a.cl", kSource, NULL);
+  dc_program_t* b = build("longer_name.cl", kSource, NULL);
+  int32_t* va = run_i32(kernel_of(a, "k"), 1);
+  int32_t* vb = run_i32(kernel_of(b, "k"), 1);
+  ck_assert_int_eq(va[0], (int)sizeof("a.cl"));
+  ck_assert_int_eq(vb[0], (int)sizeof("longer_name.cl"));
+  free(va);
+  free(vb);
+  dc_program_release(a);
+  dc_program_release(b);
+}
+END_TEST
+
+//===-- errors: where compile errors point ------------------------------===//
+
+START_TEST(test_program_front_end_errors_point_at_the_source) {
+  expect_error("syntax.cl",
+               "__kernel void k(__global int* o) {\n"
+               "  int x = 1;\n"
+               "  if x) o[0] = x;\n"
+               "}\n",
+               NULL, "3:6", "expected '(' before 'x'");
+  expect_error("params.cl",
+               "__kernel void k(__global int* o {\n"
+               "}\n",
+               NULL, "1:33", "expected ',' before '{'");
+  expect_error("lex.cl",
+               "__kernel void k(__global int* o) {\n"
+               "  o[0] = 1 @ 2;\n"
+               "}\n",
+               NULL, "2:12", "unexpected character '@'");
+  expect_error("comment.cl",
+               "__kernel void k(__global int* o) {}\n"
+               "   /* never closed\n",
+               NULL, "2:4", "unterminated comment");
+  expect_error("pp.cl",
+               "#define A 1\n"
+               "#if A\n"
+               "  #error A is set\n"
+               "#endif\n"
+               "__kernel void k(__global int* o) {}\n",
+               NULL, "3:4", "#error A is set");
+  expect_error("if.cl",
+               "#ifdef X\n"
+               "__kernel void k(__global int* o) {}\n",
+               NULL, "1:2", "#if without #endif");
+  expect_error("dir.cl",
+               "#frobnicate\n"
+               "__kernel void k(__global int* o) {}\n",
+               NULL, "1:2", "unknown preprocessor directive 'frobnicate'");
+  expect_error("type.cl",
+               "__kernel void k(__global int* o) {\n"
+               "  o[0] = 1;\n"
+               "}\n"
+               "__kernel void j(__global notatype* o) {}\n",
+               NULL, "4:26", "expected a type before 'notatype'");
+  // Two bad characters: the first is reported and the second counted.
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(cpu, "two.cl",
+                       "__kernel void k(__global int* o) {\n"
+                       "  o[0] = 1 $ 2 ` 3;\n"
+                       "}\n",
+                       NULL, &p),
+             DC_ERR_COMPILE,
+             "two.cl:2:12: error: unexpected character '$' (and 1 more "
+             "error(s))");
+}
+END_TEST
+
+// Errors the C compiler finds are reported at the user's line, in loop
+// kernels, barrier kernels (whose code the transform rearranges) and
+// helpers.
+START_TEST(test_program_c_compiler_errors_point_at_the_source_line) {
+  static const struct {
+    const char* source;
+    const char* where;  // "name:line:"
+    const char* detail;
+  } kCases[] = {
+      {"__kernel void k(__global float* o) {\n"
+       "  int i = get_global_id(0);\n"
+       "\n"
+       "  o[i] = undeclared_thing * 2.0f;\n"
+       "}\n",
+       "cc1.cl:4:", "undeclared_thing"},
+      {"__kernel void k(__global float* o) {\n"
+       "  int i = get_global_id(0);\n"
+       "  o[i] = 1.0f;\n"
+       "  o[i] += frobnicate(i);\n"
+       "  o[i] *= 2.0f;\n"
+       "}\n",
+       "cc2.cl:4:", "frobnicate"},
+      {"__kernel void k(__global float* o, __local float* t) {\n"
+       "  int i = get_local_id(0);\n"
+       "  t[i] = 1.0f;\n"
+       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+       "  float s = t[0];\n"
+       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+       "  o[i] = s + missing_var;\n"
+       "}\n",
+       "cc3.cl:7:", "missing_var"},
+      {"float helper(float x) {\n"
+       "  return x * no_such_scale;\n"
+       "}\n"
+       "__kernel void k(__global float* o) {\n"
+       "  o[0] = helper(1.0f);\n"
+       "}\n",
+       "cc4.cl:2:", "no_such_scale"},
+      {"__kernel void k(__global float* o, __local float* t) {\n"
+       "  for (int s = 0; s < 4; ++s) {\n"
+       "    t[get_local_id(0)] = s;\n"
+       "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+       "    if (get_local_id(0) == 0)\n"
+       "      o[s] = t[1] + not_here(s);\n"
+       "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+       "  }\n"
+       "}\n",
+       "cc5.cl:6:", "not_here"},
+  };
+  for (size_t c = 0; c < sizeof(kCases) / sizeof(kCases[0]); ++c) {
+    char name[16];
+    snprintf(name, sizeof(name), "cc%zu.cl", c + 1);
+    dc_program_t* p = NULL;
+    dc_status_t st = try_build(cpu, name, kCases[c].source, NULL, &p);
+    ck_assert_msg(st == DC_ERR_COMPILE, "%s: %s", name, dc_status_name(st));
+    ck_assert_ptr_null(p);
+    char want[64];
+    snprintf(want, sizeof(want), "dc_program_create: %s", kCases[c].where);
+    ck_assert_msg(strncmp(dc_last_error(), want, strlen(want)) == 0,
+                  "'%s' does not start with '%s'", dc_last_error(), want);
+    DC_CK_ERROR_HAS(": error: ");
+    DC_CK_ERROR_HAS(kCases[c].detail);
+  }
+  // Two errors on two lines: the first is reported, the second counted.
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(cpu, "cc6.cl",
+                       "__kernel void k(__global float* o) {\n"
+                       "  o[0] = first_missing;\n"
+                       "  o[1] = second_missing;\n"
+                       "}\n",
+                       NULL, &p),
+             DC_ERR_COMPILE, "dc_program_create: cc6.cl:2:");
+  DC_CK_ERROR_HAS("first_missing");
+  DC_CK_ERROR_HAS("(and 1 more error(s))");
+  dc_program_cache_stats_t s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 0);
+  ck_assert_uint_ge(s.failures, 6);
+}
+END_TEST
+
+START_TEST(test_program_create_null_arguments) {
+  dc_program_t* p = SENTINEL;
+  dc_program_params_t pp = {.source = "__kernel void k() {}"};
+  DC_CK_FAIL(dc_program_create(NULL, &pp, &p), DC_ERR_INVALID_ARGUMENT, "");
+  ck_assert_ptr_null(p);
+  DC_CK_FAIL(dc_program_create(cpu, NULL, &p), DC_ERR_INVALID_ARGUMENT, "");
+  DC_CK_FAIL(dc_program_create(cpu, &pp, NULL), DC_ERR_INVALID_ARGUMENT, "");
+  pp.source = NULL;
+  DC_CK_FAIL(dc_program_create(cpu, &pp, &p), DC_ERR_INVALID_ARGUMENT,
+             "the source is NULL");
+  pp.source = "";
+  DC_CK_FAIL(dc_program_create(cpu, &pp, &p), DC_ERR_INVALID_ARGUMENT,
+             "the source is empty");
+  dc_program_cache_stats_t s;
+  DC_CK_FAIL(dc_program_cache_stats(NULL, &s), DC_ERR_INVALID_ARGUMENT, "");
+  DC_CK_FAIL(dc_program_cache_stats(cpu, NULL), DC_ERR_INVALID_ARGUMENT, "");
+  dc_program_release(NULL);  // no-ops
+  dc_program_retain(NULL);
+  dc_kernel_release(NULL);
+  dc_kernel_retain(NULL);
+}
+END_TEST
+
+START_TEST(test_program_source_length_is_honoured) {
+  // Only the first |source_length| bytes count; what follows is garbage.
+  static const char kText[] =
+      "__kernel void k(__global int* o) { o[0] = 11; }\n"
+      "this is not the kernel language @@@";
+  size_t length = strchr(kText, '\n') - kText + 1;
+  dc_program_params_t pp = {.source = kText, .source_length = length,
+                            .name = "len.cl"};
+  dc_program_t* p = NULL;
+  DC_CK_OK(dc_program_create(cpu, &pp, &p));
+  int32_t* v = run_i32(kernel_of(p, "k"), 1);
+  ck_assert_int_eq(v[0], 11);
+  free(v);
+  dc_program_release(p);
+}
+END_TEST
+
+//===-- errors: every construct the language rejects --------------------===//
+
+typedef struct rejected_t {
+  const char* source;
+  const char* where;
+  const char* message;
+} rejected_t;
+
+static void expect_rejected(const rejected_t* cases, size_t count) {
+  for (size_t c = 0; c < count; ++c) {
+    expect_error("rej.cl", cases[c].source, NULL, cases[c].where,
+                 cases[c].message);
+  }
+}
+
+START_TEST(test_program_rejected_constructs) {
+  static const rejected_t kCases[] = {
+      {"__kernel void k(__global int* o) {\n"
+       "  struct S { int a; } s;\n"
+       "}\n",
+       "2:3", "struct types are not supported by the kernel language"},
+      {"union U { int a; float b; };\n"
+       "__kernel void k(__global int* o) {}\n",
+       "1:1", "union types are not supported by the kernel language"},
+      {"enum color { RED, GREEN };\n"
+       "__kernel void k(__global int* o) {}\n",
+       "1:1", "enum types are not supported; use #define or const int"},
+      {"__kernel void k(__global half* h) {}\n",
+       "1:26", "the half type is not supported; use float"},
+      {"__kernel void k(__global int* o) {\n"
+       "  half x;\n"
+       "}\n",
+       "2:3", "the half type is not supported; use float"},
+      {"__kernel void k(image2d_t img) {}\n",
+       "1:17", "images are not supported; use buffers"},
+      {"__kernel void k(read_only image2d_t img) {}\n",
+       "1:17", "images are not supported; use buffers"},
+      {"__kernel void k(__write_only image3d_t img) {}\n",
+       "1:17", "images are not supported; use buffers"},
+      {"__kernel void k(__global int* o) {\n"
+       "  event_t e;\n"
+       "}\n",
+       "2:3", "events and async copies are not supported"},
+      {"__kernel void k(__global int* o) {\n"
+       "  float3 v = (float3)(1.0f, 2.0f, 3.0f);\n"
+       "}\n",
+       "2:3",
+       "3-component vector types are not supported; use the 4-component "
+       "type"},
+      {"__kernel void k(__global int3* o) {}\n",
+       "1:26",
+       "3-component vector types are not supported; use the 4-component "
+       "type"},
+      {"__kernel void k(__global float* o) {\n"
+       "  float4 v = (float4)(0.0f);\n"
+       "  v.xy = (float2)(1.0f, 2.0f);\n"
+       "  o[0] = v.x;\n"
+       "}\n",
+       "3:5",
+       "assigning to several vector components at once is not supported; "
+       "assign them one by one"},
+      {"__kernel void k(__global float* o) {\n"
+       "  float4 v = (float4)(0.0f);\n"
+       "  o[0] = v.foo;\n"
+       "}\n",
+       "3:12",
+       "not a vector component selector (struct members do not exist in the "
+       "kernel language)"},
+      {"__kernel void a(__global int* o) { o[0] = 1; }\n"
+       "__kernel void b(__global int* o) {\n"
+       "  a(o);\n"
+       "}\n",
+       "3:3",
+       "a kernel cannot call another kernel; move the shared code into a "
+       "helper function"},
+      {"__kernel void k(__global int* o) {\n"
+       "  o[0] = (barrier(CLK_LOCAL_MEM_FENCE), 1);\n"
+       "}\n",
+       "2:11",
+       "barrier must be called as a statement of its own: "
+       "'barrier(CLK_LOCAL_MEM_FENCE);'"},
+      {"__kernel void k(__global int* o) {\n"
+       "  if (o[0] && barrier(CLK_LOCAL_MEM_FENCE)) o[0] = 1;\n"
+       "}\n",
+       "2:15",
+       "barrier must be called as a statement of its own: "
+       "'barrier(CLK_LOCAL_MEM_FENCE);'"},
+      {"__kernel void k(__global int* o) {\n"
+       "  int x = (barrier(CLK_LOCAL_MEM_FENCE), 1);\n"
+       "}\n",
+       "2:12",
+       "barrier must be called as a statement of its own: "
+       "'barrier(CLK_LOCAL_MEM_FENCE);'"},
+      {"int counter = 0;\n"
+       "__kernel void k(__global int* o) {}\n",
+       "1:1", "a variable outside functions must be __constant"},
+      {"__global float data[4];\n"
+       "__kernel void k(__global int* o) {}\n",
+       "1:1", "a variable outside functions must be __constant"},
+      {"#include <math.h>\n"
+       "__kernel void k(__global int* o) {}\n",
+       "1:2",
+       "#include is not supported: a program is one source; pass "
+       "definitions with -D options"},
+      {"__kernel int k(__global int* o) { return 1; }\n",
+       "1:14", "kernel 'k' must return void"},
+      {"__kernel float* k(__global int* o) { return 0; }\n",
+       "1:17", "kernel 'k' must return void"},
+      {"__kernel void k(int* p) {}\n",
+       "1:22",
+       "kernel pointer parameter 'p' must be __global, __constant or "
+       "__local"},
+      {"__kernel void k(__global int** p) {}\n",
+       "1:32",
+       "kernel parameter 'p' is a pointer to a pointer, which a kernel "
+       "cannot receive"},
+      {"__kernel void k(__global int* o, bool b) {}\n",
+       "1:39",
+       "kernel parameter 'b' cannot have type bool, size_t, ptrdiff_t, "
+       "intptr_t, uintptr_t or void (OpenCL C 6.9)"},
+      {"__kernel void k(__global int* o, size_t n) {}\n",
+       "1:41",
+       "kernel parameter 'n' cannot have type bool, size_t, ptrdiff_t, "
+       "intptr_t, uintptr_t or void (OpenCL C 6.9)"},
+  };
+  expect_rejected(kCases, sizeof(kCases) / sizeof(kCases[0]));
+}
+END_TEST
+
+// The spec gives samplers the images' message; the front end words it for
+// samplers. Either way it says they are not supported and what to use.
+START_TEST(test_program_rejected_samplers_and_async_copies) {
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(cpu, "rej.cl",
+                       "__kernel void k(__global int* o) {\n"
+                       "  sampler_t s = 0;\n"
+                       "}\n",
+                       NULL, &p),
+             DC_ERR_COMPILE, "rej.cl:2:3: error: ");
+  DC_CK_ERROR_HAS("not supported; use buffers");
+  DC_CK_FAIL(try_build(cpu, "rej.cl",
+                       "__kernel void k(__global int* g, __local int* l) {\n"
+                       "  async_work_group_copy(l, g, 4, 0);\n"
+                       "}\n",
+                       NULL, &p),
+             DC_ERR_COMPILE, "rej.cl:2:");
+  DC_CK_ERROR_HAS("async_work_group_copy");
+  ck_assert_ptr_null(p);
+}
+END_TEST
+
+// Barriers the region transform cannot run are no longer rejected: those
+// kernels run on fibers (their results are checked in check_kernel_lang).
+START_TEST(test_program_barrier_shapes_choose_the_execution_mode) {
+  static const char kSource[] =
+      "__kernel void in_switch(__global int* o, int m) {\n"
+      "  switch (m) {\n"
+      "    case 0: barrier(CLK_LOCAL_MEM_FENCE); break;\n"
+      "  }\n"
+      "}\n"
+      "__kernel void after_label(__global int* o) {\n"
+      "  o[0] = 1;\n"
+      "  here: barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "}\n"
+      "__kernel void with_goto(__global int* o) {\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  goto done;\n"
+      "  done: o[0] = 1;\n"
+      "}\n"
+      "__kernel void with_break(__global int* o, int m) {\n"
+      "  for (int i = 0; i < 4; ++i) {\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    if (i == m) break;\n"
+      "  }\n"
+      "}\n"
+      "__kernel void with_continue(__global int* o, int m) {\n"
+      "  int i = 0;\n"
+      "  while (i < 4) {\n"
+      "    ++i;\n"
+      "    if (i == m) continue;\n"
+      "    barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  }\n"
+      "}\n"
+      "void inner(void) { work_group_barrier(CLK_LOCAL_MEM_FENCE); }\n"
+      "void outer(void) { inner(); }\n"
+      "__kernel void in_helper(__global int* o) { outer(); }\n"
+      "__kernel void structured(__global int* o, int m) {\n"
+      "  for (int i = 0; i < m; ++i) {\n"
+      "    if (m > 2) { barrier(CLK_LOCAL_MEM_FENCE); }\n"
+      "    int k = 0;\n"
+      "    while (k < 2) { ++k; barrier(CLK_LOCAL_MEM_FENCE); }\n"
+      "    do { barrier(CLK_LOCAL_MEM_FENCE); } while (0);\n"
+      "    for (int j = 0; j < 3; ++j) { if (j == 1) break; }\n"
+      "  }\n"
+      "}\n"
+      "__kernel void loop_goto(__global int* o) {\n"
+      "  goto done;\n"
+      "  done: o[0] = 1;\n"
+      "}\n";
+  static const struct {
+    const char* name;
+    const char* execution;
+  } kModes[] = {
+      {"in_switch", "fibers"},   {"after_label", "fibers"},
+      {"with_goto", "fibers"},   {"with_break", "fibers"},
+      {"with_continue", "fibers"}, {"in_helper", "fibers"},
+      {"structured", "regions"}, {"loop_goto", "loop"},
+  };
+  dc_program_t* p = build("shapes.cl", kSource, NULL);
+  for (size_t i = 0; i < sizeof(kModes) / sizeof(kModes[0]); ++i) {
+    dc_kernel_info_t info;
+    DC_CK_OK(dc_kernel_info(kernel_of(p, kModes[i].name), &info));
+    ck_assert_msg(strcmp(info.execution, kModes[i].execution) == 0,
+                  "kernel '%s' runs as %s, expected %s", kModes[i].name,
+                  info.execution, kModes[i].execution);
+    ck_assert_msg(info.uses_barrier ==
+                      (strcmp(kModes[i].execution, "loop") != 0),
+                  "kernel '%s': uses_barrier is %d", kModes[i].name,
+                  (int)info.uses_barrier);
+  }
+  dc_program_release(p);
+}
+END_TEST
+
+// What the rejections above must not catch: the same statements in the
+// shapes the language allows.
+START_TEST(test_program_allowed_neighbours_of_rejected_shapes) {
+  static const char kSource[] =
+      "__kernel void loop_goto(__global int* o) {\n"
+      "  int i = get_global_id(0);\n"
+      "  if (i == 1) goto skip;\n"
+      "  o[i] = 10;\n"
+      "  return;\n"
+      "skip:\n"
+      "  o[i] = 20;\n"
+      "}\n"
+      "__kernel void barrier_inner_break(__global int* o, __local int* t) {\n"
+      "  int l = get_local_id(0);\n"
+      "  t[l] = l;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  int found = -1;\n"
+      "  for (int k = 0; k < 4; ++k) {\n"  // no barrier inside: fine
+      "    if (t[k] == 2) { found = k; break; }\n"
+      "  }\n"
+      "  switch (l) { case 0: found += 100; break; default: break; }\n"
+      "  o[get_global_id(0)] = found;\n"
+      "}\n"
+      "float scale(float x) { return 3.0f * x; }\n"
+      "__kernel void v(__global float* o) {\n"
+      "  float4 a = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+      "  a.x = scale(a.y);\n"
+      "  o[0] = a.x + a.s3;\n"
+      "}\n";
+  dc_program_t* p = build("ok.cl", kSource, NULL);
+  int32_t* v = run_i32(kernel_of(p, "loop_goto"), 4);
+  ck_assert_int_eq(v[0], 10);
+  ck_assert_int_eq(v[1], 20);
+  ck_assert_int_eq(v[3], 10);
+  free(v);
+  dc_kernel_t* k = kernel_of(p, "barrier_inner_break");
+  dc_buffer_t* out = dc_test_buffer_new(cpu, DC_DTYPE_I32, 8, "out");
+  dc_arg_t args[2] = {dc_arg_buffer(out), dc_arg_local(4 * sizeof(int))};
+  dc_dispatch_t grid = {.dims = 1, .global = {8}, .local = {4}};
+  DC_CK_OK(dc_kernel_dispatch(k, &grid, args, 2));
+  int32_t got[8];
+  DC_CK_OK(dc_buffer_read(out, 0, got, 8));
+  for (int i = 0; i < 8; ++i) ck_assert_int_eq(got[i], i % 4 ? 2 : 102);
+  dc_buffer_release(out);
+  dc_buffer_t* f = dc_test_buffer_new(cpu, DC_DTYPE_F32, 1, "f");
+  dc_arg_t farg = dc_arg_buffer(f);
+  dc_dispatch_t one = {.dims = 1, .global = {1}};
+  DC_CK_OK(dc_kernel_dispatch(kernel_of(p, "v"), &one, &farg, 1));
+  float fv = 0.0f;
+  DC_CK_OK(dc_buffer_read(f, 0, &fv, 1));
+  ck_assert(fv == 10.0f);
+  dc_buffer_release(f);
+  dc_program_release(p);
+}
+END_TEST
+
+//===-- lifecycle: the compile cache ------------------------------------===//
+
+static const char kCacheSource[] =
+    "__kernel void k(__global int* o) {\n"
+    "  o[get_global_id(0)] = SCALE * (int)get_global_id(0);\n"
+    "}\n";
+
+// Builds kCacheSource with SCALE=|scale| on |device|, runs it over 64
+// items and checks the result.
+static void build_and_check(dc_device_t* device, int scale) {
+  char options[32];
+  snprintf(options, sizeof(options), "-DSCALE=%d", scale);
+  dc_program_t* p = build_on(device, "cache.cl", kCacheSource, options);
+  dc_kernel_t* k = kernel_of(p, "k");
+  dc_buffer_t* out = dc_test_buffer_new(device, DC_DTYPE_I32, 64, "out");
+  dc_arg_t arg = dc_arg_buffer(out);
+  dc_dispatch_t grid = {.dims = 1, .global = {64}};
+  DC_CK_OK(dc_kernel_dispatch(k, &grid, &arg, 1));
+  int32_t v[64];
+  DC_CK_OK(dc_buffer_read(out, 0, v, 64));
+  for (int i = 0; i < 64; ++i) ck_assert_int_eq(v[i], scale * i);
+  dc_buffer_release(out);
+  dc_program_release(p);
+}
+
+// Every *.so file under |dir|: calls |fn| on each; returns how many.
+static size_t for_each_entry(const char* dir, void (*fn)(const char* path)) {
+  DIR* d = opendir(dir);
+  if (d == NULL) return 0;
+  size_t n = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len < 4 ||
+        strcmp(e->d_name + len - 3, ".so") != 0) {
+      continue;
+    }
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (fn) fn(path);
+    ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+// Flips bytes in the middle and near the end of |path|.
+static void corrupt_file(const char* path) {
+  int fd = open(path, O_RDWR);
+  ck_assert_int_ge(fd, 0);
+  struct stat st;
+  ck_assert_int_eq(fstat(fd, &st), 0);
+  off_t offsets[] = {st.st_size / 2, st.st_size / 3, st.st_size - 70};
+  for (size_t i = 0; i < 3; ++i) {
+    unsigned char byte = 0;
+    ck_assert_int_eq(pread(fd, &byte, 1, offsets[i]), 1);
+    byte ^= 0x5A;
+    ck_assert_int_eq(pwrite(fd, &byte, 1, offsets[i]), 1);
+  }
+  close(fd);
+}
+
+START_TEST(test_program_cache_memory_hits) {
+  dc_program_cache_stats_t s = stats_of(cpu);
+  ck_assert_uint_eq(s.memory_hits, 0);
+  ck_assert_uint_eq(s.disk_hits, 0);
+  ck_assert_uint_eq(s.compiles, 0);
+  ck_assert_uint_eq(s.failures, 0);
+  ck_assert_uint_eq(s.corrupt, 0);
+  build_and_check(cpu, 3);
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_gt(s.compile_ns, 0);
+  ck_assert_uint_eq(s.memory_hits + s.disk_hits, 0);
+  build_and_check(cpu, 3);  // the same source and options: in memory
+  build_and_check(cpu, 3);
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_eq(s.memory_hits, 2);
+  ck_assert_uint_eq(s.disk_hits, 0);
+  build_and_check(cpu, 4);  // other options: another program
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 2);
+  // Other source text (one more space) is another program too.
+  dc_program_t* p = build("cache.cl",
+                          "__kernel void k(__global int* o) {\n"
+                          "  o[get_global_id(0)] = 1 ;\n"
+                          "}\n",
+                          NULL);
+  dc_program_release(p);
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 3);
+  ck_assert_uint_eq(s.memory_hits, 2);
+  ck_assert_uint_eq(s.failures, 0);
+  ck_assert_uint_eq(for_each_entry(cache_dir, NULL), 3);  // one per key
+  // A failing build counts as a failure, not a compile.
+  ck_assert_int_eq(try_build(cpu, "bad.cl",
+                             "__kernel void k(__global int* o) { o[0] = y; }",
+                             NULL, &p),
+                   DC_ERR_COMPILE);
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 3);
+  ck_assert_uint_eq(s.failures, 1);
+}
+END_TEST
+
+START_TEST(test_program_cache_disk_hit_in_a_fresh_context) {
+  build_and_check(cpu, 5);
+  ck_assert_uint_eq(stats_of(cpu).compiles, 1);
+  dc_context_t* other = context_on(cache_dir, NULL);
+  dc_device_t* other_cpu = dc_test_cpu(other);
+  build_and_check(other_cpu, 5);
+  dc_program_cache_stats_t s = stats_of(other_cpu);
+  ck_assert_uint_eq(s.disk_hits, 1);
+  ck_assert_uint_eq(s.compiles, 0);
+  ck_assert_uint_eq(s.memory_hits, 0);
+  build_and_check(other_cpu, 5);  // now loaded there: a memory hit
+  s = stats_of(other_cpu);
+  ck_assert_uint_eq(s.memory_hits, 1);
+  ck_assert_uint_eq(s.disk_hits, 1);
+  dc_context_release(other);
+  // The first context's counters are its own.
+  s = stats_of(cpu);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_eq(s.disk_hits, 0);
+}
+END_TEST
+
+// Builds kCacheSource with |scale| in a context of its own, which it
+// releases, so that no loaded module maps the entry the test then damages.
+static void build_in_passing(int scale) {
+  dc_context_t* first = context_on(cache_dir, NULL);
+  build_and_check(dc_test_cpu(first), scale);
+  dc_context_release(first);
+}
+
+START_TEST(test_program_cache_corrupt_entry_is_rebuilt) {
+  build_in_passing(6);
+  ck_assert_uint_eq(for_each_entry(cache_dir, corrupt_file), 1);
+  dc_context_t* second = context_on(cache_dir, NULL);
+  dc_device_t* second_cpu = dc_test_cpu(second);
+  build_and_check(second_cpu, 6);  // correct results from a rebuild
+  dc_program_cache_stats_t s = stats_of(second_cpu);
+  ck_assert_uint_eq(s.corrupt, 1);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_eq(s.disk_hits, 0);
+  dc_context_release(second);
+  // The rebuild stored a good entry: a third context hits it.
+  dc_context_t* third = context_on(cache_dir, NULL);
+  dc_device_t* third_cpu = dc_test_cpu(third);
+  build_and_check(third_cpu, 6);
+  s = stats_of(third_cpu);
+  ck_assert_uint_eq(s.disk_hits, 1);
+  ck_assert_uint_eq(s.corrupt, 0);
+  ck_assert_uint_eq(s.compiles, 0);
+  dc_context_release(third);
+}
+END_TEST
+
+START_TEST(test_program_cache_truncated_entry_is_rebuilt) {
+  build_in_passing(7);
+  char path[1024] = "";
+  DIR* d = opendir(cache_dir);
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
+      snprintf(path, sizeof(path), "%s/%s", cache_dir, e->d_name);
+    }
+  }
+  closedir(d);
+  ck_assert_str_ne(path, "");
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
+  dc_context_t* second = context_on(cache_dir, NULL);
+  dc_device_t* second_cpu = dc_test_cpu(second);
+  build_and_check(second_cpu, 7);
+  dc_program_cache_stats_t s = stats_of(second_cpu);
+  ck_assert_uint_eq(s.corrupt, 1);
+  ck_assert_uint_eq(s.compiles, 1);
+  dc_context_release(second);
+}
+END_TEST
+
+START_TEST(test_program_cache_off_keeps_nothing_on_disk) {
+  dc_context_t* off = context_on("off", NULL);
+  dc_device_t* off_cpu = dc_test_cpu(off);
+  build_and_check(off_cpu, 8);
+  build_and_check(off_cpu, 8);
+  dc_program_cache_stats_t s = stats_of(off_cpu);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_eq(s.memory_hits, 1);
+  dc_context_release(off);
+  dc_context_t* again = context_on("off", NULL);
+  dc_device_t* again_cpu = dc_test_cpu(again);
+  build_and_check(again_cpu, 8);
+  s = stats_of(again_cpu);
+  ck_assert_uint_eq(s.compiles, 1);
+  ck_assert_uint_eq(s.disk_hits, 0);
+  dc_context_release(again);
+}
+END_TEST
+
+//===-- lifecycle: a missing compiler -----------------------------------===//
+
+START_TEST(test_program_missing_compiler_is_unavailable) {
+  dc_context_t* broken = context_on(cache_dir, "/nonexistent/cc");
+  dc_device_t* broken_cpu = dc_test_cpu(broken);
+  for (int round = 0; round < 2; ++round) {  // the outcome is remembered
+    dc_program_t* p = SENTINEL;
+    DC_CK_FAIL(try_build(broken_cpu, "cc.cl", kCacheSource, "-DSCALE=1", &p),
+               DC_ERR_UNAVAILABLE, "/nonexistent/cc");
+    DC_CK_ERROR_HAS("C compiler");
+    ck_assert_ptr_null(p);
+  }
+  // The front end still reports the user's errors first.
+  dc_program_t* p = NULL;
+  DC_CK_FAIL(try_build(broken_cpu, "bad.cl", "__kernel void k( {}", NULL, &p),
+             DC_ERR_COMPILE, "bad.cl:1:");
+  dc_kernel_t* k = NULL;
+  DC_CK_FAIL(dc_builtin_kernel(broken_cpu, "add", &k), DC_ERR_UNAVAILABLE,
+             "/nonexistent/cc");
+  ck_assert_ptr_null(k);
+  // Buffers and everything else of the context still work.
+  dc_buffer_t* b = dc_test_buffer_new(broken_cpu, DC_DTYPE_F32, 4, "b");
+  dc_buffer_release(b);
+  dc_context_release(broken);
+
+  dc_context_t* unnamed = context_on(cache_dir, "dclua-no-such-cc-here");
+  DC_CK_FAIL(try_build(dc_test_cpu(unnamed), "cc.cl", kCacheSource,
+                       "-DSCALE=1", &p),
+             DC_ERR_UNAVAILABLE, "dclua-no-such-cc-here");
+  dc_context_release(unnamed);
+}
+END_TEST
+
+//===-- limits: concurrent builders -------------------------------------===//
+
+#define BUILDERS 6
+#define ROUNDS 6
+
+typedef struct builder_t {
+  dc_device_t* device;
+  size_t index;
+  int failures;
+  char message[256];
+} builder_t;
+
+// Builds and runs |scale|'s program; records the first failure.
+static void builder_round(builder_t* b, int scale) {
+  char options[32];
+  snprintf(options, sizeof(options), "-DSCALE=%d", scale);
+  dc_program_params_t pp = {.source = kCacheSource, .name = "conc.cl",
+                            .options = options};
+  dc_program_t* p = NULL;
+  dc_kernel_t* k = NULL;
+  dc_buffer_t* out = NULL;
+  dc_buffer_params_t bp = {.dtype = DC_DTYPE_I32, .length = 256};
+  dc_status_t st = dc_program_create(b->device, &pp, &p);
+  if (st == DC_OK) st = dc_program_find_kernel(p, "k", &k);
+  if (st == DC_OK) st = dc_buffer_create(b->device, &bp, &out);
+  if (st == DC_OK) {
+    dc_arg_t arg = dc_arg_buffer(out);
+    dc_dispatch_t grid = {.dims = 1, .global = {256}};
+    st = dc_kernel_dispatch(k, &grid, &arg, 1);
+  }
+  int32_t v[256];
+  if (st == DC_OK) st = dc_buffer_read(out, 0, v, 256);
+  if (st != DC_OK) {
+    if (b->failures++ == 0) {
+      snprintf(b->message, sizeof(b->message), "%s", dc_last_error());
+    }
+  } else {
+    for (int i = 0; i < 256; ++i) {
+      if (v[i] != scale * i && b->failures++ == 0) {
+        snprintf(b->message, sizeof(b->message), "scale %d: v[%d] = %d",
+                 scale, i, v[i]);
+      }
+    }
+  }
+  dc_buffer_release(out);
+  dc_program_release(p);
+}
+
+// Each builder builds three sources, sharing them with the others, in an
+// order of its own.
+static void* builder_main(void* arg) {
+  builder_t* b = arg;
+  for (size_t r = 0; r < ROUNDS; ++r) {
+    builder_round(b, 20 + (int)((b->index + r) % 3));
+  }
+  return NULL;
+}
+
+static void check_builders(const builder_t* builders, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    ck_assert_msg(builders[i].failures == 0, "builder %zu: %d failure(s): %s",
+                  i, builders[i].failures, builders[i].message);
+  }
+}
+
+START_TEST(test_program_concurrent_builders_share_a_context) {
+  builder_t builders[BUILDERS];
+  memset(builders, 0, sizeof(builders));
+  for (size_t i = 0; i < BUILDERS; ++i) {
+    builders[i].device = cpu;
+    builders[i].index = i;
+  }
+  dc_test_run_threads(BUILDERS, builder_main, builders, sizeof(builders[0]));
+  check_builders(builders, BUILDERS);
+  dc_program_cache_stats_t s = stats_of(cpu);
+  ck_assert_uint_eq(s.failures, 0);
+  ck_assert_uint_eq(s.memory_hits + s.disk_hits + s.compiles,
+                    BUILDERS * ROUNDS);
+  ck_assert_uint_ge(s.compiles, 1);  // threads may race on a key
+  ck_assert_uint_le(s.compiles + s.disk_hits, 3 * BUILDERS);
+  ck_assert_uint_eq(for_each_entry(cache_dir, NULL), 3);
+  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
+}
+END_TEST
+
+// Several contexts on one cache directory stand for several processes.
+START_TEST(test_program_concurrent_builders_share_a_cache_directory) {
+  enum { kContexts = 4 };
+  dc_context_t* contexts[kContexts];
+  builder_t builders[kContexts];
+  memset(builders, 0, sizeof(builders));
+  for (size_t i = 0; i < kContexts; ++i) {
+    contexts[i] = context_on(cache_dir, NULL);
+    builders[i].device = dc_test_cpu(contexts[i]);
+    builders[i].index = i;
+  }
+  dc_test_run_threads(kContexts, builder_main, builders, sizeof(builders[0]));
+  check_builders(builders, kContexts);
+  uint64_t compiles = 0, disk_hits = 0;
+  for (size_t i = 0; i < kContexts; ++i) {
+    dc_program_cache_stats_t s = stats_of(builders[i].device);
+    ck_assert_uint_eq(s.failures, 0);
+    ck_assert_uint_eq(s.corrupt, 0);  // no reader ever sees a torn entry
+    ck_assert_uint_eq(s.memory_hits + s.disk_hits + s.compiles, ROUNDS);
+    compiles += s.compiles;
+    disk_hits += s.disk_hits;
+    dc_context_release(contexts[i]);
+  }
+  ck_assert_uint_eq(compiles + disk_hits, 3 * kContexts);
+  ck_assert_uint_eq(for_each_entry(cache_dir, NULL), 3);
+}
+END_TEST
+
+//===-- limits: size ----------------------------------------------------===//
+
+START_TEST(test_program_many_kernels_in_one_program) {
+  // 40 kernels made by one macro, each writing its own number.
+#define KERNELS 40
+  char source[8192];
+  size_t used = (size_t)snprintf(
+      source, sizeof(source),
+      "#define K(n) __kernel void k##n(__global int* o) { o[0] = n; }\n");
+  for (int i = 0; i < KERNELS; ++i) {
+    used += (size_t)snprintf(source + used, sizeof(source) - used, "K(%d)\n",
+                             i);
+  }
+  ck_assert_uint_lt(used, sizeof(source));
+  dc_program_t* p = build("many.cl", source, NULL);
+  ck_assert_uint_eq(dc_program_kernel_count(p), KERNELS);
+  for (int i = 0; i < KERNELS; i += 13) {
+    char name[8];
+    snprintf(name, sizeof(name), "k%d", i);
+    int32_t* v = run_i32(kernel_of(p, name), 1);
+    ck_assert_int_eq(v[0], i);
+    free(v);
+  }
+  dc_program_release(p);
+#undef KERNELS
+}
+END_TEST
+
+static Suite* program_suite(void) {
+  Suite* s = suite_create("program");
+  TCase* core = tcase_create("core");
+  tcase_add_unchecked_fixture(core, make_root_dir, remove_root_dir);
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_set_timeout(core, 120);
+  tcase_add_test(core, test_program_reflection);
+  tcase_add_test(core, test_program_lookup_errors);
+  tcase_add_test(core, test_program_kernel_keeps_program_alive);
+  tcase_add_test(core, test_program_define_options);
+  tcase_add_test(core, test_program_preprocessor);
+  tcase_add_test(core, test_program_warnings_reach_the_build_log);
+  tcase_add_test(core, test_program_file_macro_follows_the_name);
+  tcase_add_test(core, test_program_source_length_is_honoured);
+  tcase_add_test(core, test_program_allowed_neighbours_of_rejected_shapes);
+  tcase_add_test(core, test_program_barrier_shapes_choose_the_execution_mode);
+  suite_add_tcase(s, core);
+
+  TCase* errors = tcase_create("errors");
+  tcase_add_unchecked_fixture(errors, make_root_dir, remove_root_dir);
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_set_timeout(errors, 120);
+  tcase_add_test(errors, test_program_unknown_options);
+  tcase_add_test(errors, test_program_option_errors_name_the_program);
+  tcase_add_test(errors, test_program_front_end_errors_point_at_the_source);
+  tcase_add_test(errors,
+                 test_program_c_compiler_errors_point_at_the_source_line);
+  tcase_add_test(errors, test_program_create_null_arguments);
+  tcase_add_test(errors, test_program_rejected_constructs);
+  tcase_add_test(errors, test_program_rejected_samplers_and_async_copies);
+  suite_add_tcase(s, errors);
+
+  TCase* lifecycle = tcase_create("lifecycle");
+  tcase_add_unchecked_fixture(lifecycle, make_root_dir, remove_root_dir);
+  tcase_add_checked_fixture(lifecycle, setup, teardown);
+  tcase_set_timeout(lifecycle, 120);
+  tcase_add_test(lifecycle, test_program_cache_memory_hits);
+  tcase_add_test(lifecycle, test_program_cache_disk_hit_in_a_fresh_context);
+  tcase_add_test(lifecycle, test_program_cache_corrupt_entry_is_rebuilt);
+  tcase_add_test(lifecycle, test_program_cache_truncated_entry_is_rebuilt);
+  tcase_add_test(lifecycle, test_program_cache_off_keeps_nothing_on_disk);
+  tcase_add_test(lifecycle, test_program_missing_compiler_is_unavailable);
+  suite_add_tcase(s, lifecycle);
+
+  TCase* limits = tcase_create("limits");
+  tcase_add_unchecked_fixture(limits, make_root_dir, remove_root_dir);
+  tcase_add_checked_fixture(limits, setup, teardown);
+  tcase_set_timeout(limits, 120);
+  tcase_add_test(limits, test_program_concurrent_builders_share_a_context);
+  tcase_add_test(limits,
+                 test_program_concurrent_builders_share_a_cache_directory);
+  tcase_add_test(limits, test_program_many_kernels_in_one_program);
+  suite_add_tcase(s, limits);
+  return s;
+}
+
+DC_CHECK_MAIN(program_suite)
