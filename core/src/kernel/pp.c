@@ -877,8 +877,9 @@ dc_status_t dc__parse_build_options(dc__arena_t* arena, const char* options,
         known = true;
       }
     }
-    if (known || strncmp(word, "-cl-std=CL1.", 12) == 0 ||
-        strcmp(word, "-g") == 0) {
+    if (known || strcmp(word, "-cl-std=CL1.0") == 0 ||
+        strcmp(word, "-cl-std=CL1.1") == 0 ||
+        strcmp(word, "-cl-std=CL1.2") == 0 || strcmp(word, "-g") == 0) {
       continue;
     }
     if (strncmp(word, "-D", 2) == 0) {
