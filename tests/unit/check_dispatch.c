@@ -2,122 +2,24 @@
 // message), automatic and autotuned group sizes, bounds checking, native
 // kernels, and the built-in kernels and operations.
 // SPDX-License-Identifier: MIT
-#include <ftw.h>
 #include <math.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "check_util.h"
+#include "kernel_fixture.h"
 
-//===-- Fixture: a context on a private kernel cache --------------------===//
-
-static char cache_dir[512];
-static dc_context_t* ctx;
-static dc_device_t* cpu;
-
-static void clear_kernel_env(void) {
-  dc_test_clear_env();
-  static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
-                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
-                                      "DC_KERNEL_DUMP"};
-  for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
-    unsetenv(kVars[i]);
-  }
-}
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
+//===-- Fixture (kernel_fixture.h) and other contexts -------------------===//
 
 // A quiet context on the test's cache, with |bounds_check| and |autotune|.
 static dc_context_t* context_with(bool bounds_check, bool autotune) {
-  dc_context_params_t p = dc_test_quiet_params();
-  p.kernel_cache_dir = cache_dir;
-  p.bounds_check = bounds_check;
-  p.autotune = autotune;
-  return dc_test_context_new(&p);
-}
-
-static void remove_cache_dir(void) {
-  if (cache_dir[0] != '\0') {
-    nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  }
-  cache_dir[0] = '\0';
-}
-
-// Each test case's tests keep their caches under one directory, made and
-// removed by an unchecked fixture: a failing check ends a forked test
-// without its teardown, but the case's teardown still runs.
-static char root_dir[400];
-
-static void make_root_dir(void) {
-  const char* tmp = getenv("TMPDIR");
-  snprintf(root_dir, sizeof(root_dir), "%s/dc-check-dispatch-XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-  if (mkdtemp(root_dir) == NULL) {
-    perror(root_dir);
-    abort();
-  }
-}
-
-static void remove_root_dir(void) {
-  nftw(root_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  root_dir[0] = '\0';
-}
-
-static void setup(void) {
-  clear_kernel_env();
-  dc_test_fake_reset();
-  snprintf(cache_dir, sizeof(cache_dir), "%s/test-XXXXXX", root_dir);
-  ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-  ctx = context_with(false, false);
-  cpu = dc_test_cpu(ctx);
-}
-
-static void teardown(void) {
-  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
-  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
-  dc_context_release(ctx);
-  ctx = NULL;
-  cpu = NULL;
-  remove_cache_dir();
+  dc_test_kernel_options_t o = {.bounds_check = bounds_check,
+                                .autotune = autotune};
+  return dc_test_kernel_context(&o);
 }
 
 //===-- Helpers ---------------------------------------------------------===//
 
-// A non-NULL handle to preset out parameters with, so that a test sees
-// whether a failing call cleared them.
-static char sentinel_storage;
-#define SENTINEL ((void*)&sentinel_storage)
-
-static dc_program_t* build_on(dc_device_t* device, const char* name,
-                              const char* source, const char* options) {
-  dc_program_params_t pp = {.source = source, .name = name,
-                            .options = options};
-  dc_program_t* p = NULL;
-  DC_CK_OK(dc_program_create(device, &pp, &p));
-  return p;
-}
-
-static dc_kernel_t* kernel_of(dc_program_t* p, const char* name) {
-  dc_kernel_t* k = NULL;
-  DC_CK_OK(dc_program_find_kernel(p, name, &k));
-  return k;
-}
-
 static dc_buffer_t* new_buffer(dc_device_t* device, dc_dtype_t dtype,
                                size_t n) {
   return dc_test_buffer_new(device, dtype, n, "dispatch");
-}
-
-static void* host(dc_buffer_t* b) {
-  void* p = NULL;
-  DC_CK_OK(dc_buffer_host_pointer(b, &p));
-  return p;
 }
 
 static void fill_f32(dc_buffer_t* b, float v) {
@@ -163,8 +65,18 @@ static const char kValidate[] =
     DC_CK_ERROR_HAS("dc_kernel_dispatch: ");                              \
   } while (0)
 
+// EXPECT_REJECTED with the four arguments |good| but argument |i| replaced
+// by |arg|.
+#define EXPECT_ARG_REJECTED(k, grid, good, i, arg, want)                  \
+  do {                                                                    \
+    dc_arg_t a_[4];                                                       \
+    memcpy(a_, (good), sizeof(a_));                                       \
+    a_[i] = (arg);                                                        \
+    EXPECT_REJECTED((k), (grid), a_, 4, (want));                          \
+  } while (0)
+
 START_TEST(test_dispatch_rejects_bad_arguments) {
-  dc_program_t* p = build_on(cpu, "validate.cl", kValidate, NULL);
+  dc_program_t* p = build("validate.cl", kValidate, NULL);
   dc_kernel_t* saxpy = kernel_of(p, "saxpy");
   dc_buffer_t* x = new_buffer(cpu, DC_DTYPE_F32, 64);
   dc_buffer_t* y = new_buffer(cpu, DC_DTYPE_F32, 64);
@@ -182,47 +94,35 @@ START_TEST(test_dispatch_rejects_bad_arguments) {
   EXPECT_REJECTED(saxpy, g, NULL, 4,
                   "kernel 'saxpy' expects 4 argument(s) (x, y, a, n), got 0");
 
-  dc_arg_t a[4];
-  memcpy(a, good, sizeof(a));
-  a[2] = dc_arg_buffer(x);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 2 'a' (float): expected a value, "
-                  "got a buffer");
-  memcpy(a, good, sizeof(a));
-  a[0] = dc_arg_f32(1.0f);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 0 'x' (__global const float*): "
-                  "expected a buffer, got a value");
-  a[0] = dc_arg_local(64);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "argument 0 'x' (__global const float*): expected a buffer, "
-                  "got a __local size");
-  a[0] = dc_arg_buffer(wrong);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 0 'x' (__global const float*): "
-                  "the buffer holds i32, the kernel expects f32");
-  a[0] = dc_arg_buffer(NULL);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 0 'x' (__global const float*): "
-                  "the buffer is NULL or released");
-  memcpy(a, good, sizeof(a));
-  a[2] = dc_arg_f64(2.0);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 2 'a' (float): got a value of "
-                  "f64");
-  memcpy(a, good, sizeof(a));
-  a[3] = dc_arg_i32(64);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 3 'n' (uint): got a value of i32");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 2, dc_arg_buffer(x),
+                      "kernel 'saxpy': argument 2 'a' (float): expected a "
+                      "value, got a buffer");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 0, dc_arg_f32(1.0f),
+                      "kernel 'saxpy': argument 0 'x' (__global const "
+                      "float*): expected a buffer, got a value");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 0, dc_arg_local(64),
+                      "argument 0 'x' (__global const float*): expected a "
+                      "buffer, got a __local size");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 0, dc_arg_buffer(wrong),
+                      "kernel 'saxpy': argument 0 'x' (__global const "
+                      "float*): the buffer holds i32, the kernel expects "
+                      "f32");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 0, dc_arg_buffer(NULL),
+                      "kernel 'saxpy': argument 0 'x' (__global const "
+                      "float*): the buffer is NULL or released");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 2, dc_arg_f64(2.0),
+                      "kernel 'saxpy': argument 2 'a' (float): got a value "
+                      "of f64");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 3, dc_arg_i32(64),
+                      "kernel 'saxpy': argument 3 'n' (uint): got a value "
+                      "of i32");
 
   // A released buffer.
   dc_buffer_t* gone = new_buffer(cpu, DC_DTYPE_F32, 64);
   dc_buffer_release(gone);
-  memcpy(a, good, sizeof(a));
-  a[1] = dc_arg_buffer(gone);
-  EXPECT_REJECTED(saxpy, g, a, 4,
-                  "kernel 'saxpy': argument 1 'y' (__global float*): the "
-                  "buffer is NULL or released");
+  EXPECT_ARG_REJECTED(saxpy, g, good, 1, dc_arg_buffer(gone),
+                      "kernel 'saxpy': argument 1 'y' (__global float*): the "
+                      "buffer is NULL or released");
 
   // Vectors: the value's width and the buffer's length in whole vectors.
   dc_kernel_t* vec4 = kernel_of(p, "vec4");
@@ -283,7 +183,7 @@ START_TEST(test_dispatch_rejects_bad_arguments) {
 END_TEST
 
 START_TEST(test_dispatch_rejects_buffers_of_other_devices) {
-  dc_program_t* p = build_on(cpu, "validate.cl", kValidate, NULL);
+  dc_program_t* p = build("validate.cl", kValidate, NULL);
   dc_kernel_t* saxpy = kernel_of(p, "saxpy");
   dc_buffer_t* x = new_buffer(cpu, DC_DTYPE_F32, 16);
   // The CPU of another context is another device.
@@ -327,7 +227,7 @@ START_TEST(test_dispatch_rejects_buffers_of_other_devices) {
 END_TEST
 
 START_TEST(test_dispatch_rejects_bad_grids) {
-  dc_program_t* p = build_on(cpu, "validate.cl", kValidate, NULL);
+  dc_program_t* p = build("validate.cl", kValidate, NULL);
   dc_kernel_t* saxpy = kernel_of(p, "saxpy");
   dc_buffer_t* x = new_buffer(cpu, DC_DTYPE_F32, 4096);
   dc_buffer_t* y = new_buffer(cpu, DC_DTYPE_F32, 4096);
@@ -464,7 +364,7 @@ static void check_cover(dc_kernel_t* k, uint32_t dims, const size_t* global,
 }
 
 START_TEST(test_dispatch_automatic_group_size_divides_the_grid) {
-  dc_program_t* p = build_on(cpu, "cover.cl", kCover, NULL);
+  dc_program_t* p = build("cover.cl", kCover, NULL);
   static const struct {
     uint32_t dims;
     size_t global[3];
@@ -511,10 +411,12 @@ static const char kBounds[] =
     "  data[get_global_id(0) + m] = t[l];\n"
     "}\n";
 
-// Runs the four kernels of kBounds on |device| (whose program |p| has
-// bounds checking on) with one planted overflow each, and checks the
-// message and that the neighbouring memory is untouched.
-static void check_bounds(dc_device_t* device, dc_program_t* p) {
+// Builds kBounds on |device| with the build |options| (the two together must
+// turn bounds checking on), runs its four kernels with one planted overflow
+// each, and checks the message and that the neighbouring memory is
+// untouched.
+static void check_bounds(dc_device_t* device, const char* options) {
+  dc_program_t* p = build_on(device, "bounds.cl", kBounds, options);
   // data and its neighbour are views of one buffer: an unchecked write one
   // past data's end lands in the neighbour.
   dc_buffer_t* root = new_buffer(device, DC_DTYPE_F32, 2048);
@@ -587,21 +489,17 @@ static void check_bounds(dc_device_t* device, dc_program_t* p) {
   dc_buffer_release(data);
   dc_buffer_release(neighbour);
   dc_buffer_release(root);
+  dc_program_release(p);
 }
 
 START_TEST(test_dispatch_bounds_check_build_option) {
-  dc_program_t* p = build_on(cpu, "bounds.cl", kBounds, "-dc-bounds-check");
-  check_bounds(cpu, p);
-  dc_program_release(p);
+  check_bounds(cpu, "-dc-bounds-check");
 }
 END_TEST
 
 START_TEST(test_dispatch_bounds_check_context_parameter) {
   dc_context_t* checked = context_with(true, false);
-  dc_device_t* checked_cpu = dc_test_cpu(checked);
-  dc_program_t* p = build_on(checked_cpu, "bounds.cl", kBounds, NULL);
-  check_bounds(checked_cpu, p);
-  dc_program_release(p);
+  check_bounds(dc_test_cpu(checked), NULL);
   dc_context_release(checked);
 }
 END_TEST
@@ -610,10 +508,7 @@ START_TEST(test_dispatch_bounds_check_environment) {
   setenv("DC_BOUNDS_CHECK", "1", 1);
   dc_context_t* checked = context_with(false, false);
   unsetenv("DC_BOUNDS_CHECK");
-  dc_device_t* checked_cpu = dc_test_cpu(checked);
-  dc_program_t* p = build_on(checked_cpu, "bounds.cl", kBounds, NULL);
-  check_bounds(checked_cpu, p);
-  dc_program_release(p);
+  check_bounds(dc_test_cpu(checked), NULL);
   dc_context_release(checked);
 }
 END_TEST
@@ -621,7 +516,7 @@ END_TEST
 // Without bounds checking the same overflow runs, and lands in the
 // neighbour: what the checks above prevent is real.
 START_TEST(test_dispatch_unchecked_overflow_reaches_the_neighbour) {
-  dc_program_t* p = build_on(cpu, "bounds.cl", kBounds, NULL);
+  dc_program_t* p = build("bounds.cl", kBounds, NULL);
   dc_buffer_t* root = new_buffer(cpu, DC_DTYPE_F32, 2048);
   dc_buffer_t* data = NULL;
   DC_CK_OK(dc_buffer_create_view(root, 0, 1024, &data));
@@ -873,8 +768,7 @@ START_TEST(test_dispatch_native_kernel_covers_the_grid) {
       {2, {8, 8}, {2, 8}, {5, 1}},
   };
   int32_t table = 2;
-  dc_buffer_t* tb = new_buffer(cpu, DC_DTYPE_I32, 1);
-  DC_CK_OK(dc_buffer_write(tb, 0, &table, 1));
+  dc_buffer_t* tb = buffer_from(DC_DTYPE_I32, 1, &table);
   for (size_t c = 0; c < sizeof(kGrids) / sizeof(kGrids[0]); ++c) {
     size_t items = 1, groups = 1;
     for (uint32_t d = 0; d < kGrids[c].dims; ++d) items *= kGrids[c].global[d];
@@ -951,8 +845,7 @@ START_TEST(test_dispatch_native_kernel_failure_reaches_the_caller) {
   state.threads = dc_worker_pool_thread_count(dc_context_worker_pool(ctx));
   dc_kernel_t* k = new_native(&state);
   int32_t table = 0;
-  dc_buffer_t* tb = new_buffer(cpu, DC_DTYPE_I32, 1);
-  DC_CK_OK(dc_buffer_write(tb, 0, &table, 1));
+  dc_buffer_t* tb = buffer_from(DC_DTYPE_I32, 1, &table);
   dc_buffer_t* out = new_buffer(cpu, DC_DTYPE_F32, 640);
   dc_arg_t a[4] = {dc_arg_buffer(out), dc_arg_u32(640),
                    dc_arg_local(64 * sizeof(float)), dc_arg_buffer(tb)};
@@ -1068,12 +961,6 @@ END_TEST
 
 //===-- core: built-in kernels and operations ---------------------------===//
 
-static dc_buffer_t* buffer_of(const float* values, size_t n) {
-  dc_buffer_t* b = new_buffer(cpu, DC_DTYPE_F32, n);
-  DC_CK_OK(dc_buffer_write(b, 0, values, n));
-  return b;
-}
-
 START_TEST(test_dispatch_builtin_elementwise_kernels) {
   const size_t n = 1000, grid = 1024;
   float* a = malloc(n * sizeof(float));
@@ -1082,8 +969,8 @@ START_TEST(test_dispatch_builtin_elementwise_kernels) {
     a[i] = (float)((int)(i % 21) - 10) * 0.5f;
     b[i] = (float)((int)(i % 13) - 6);
   }
-  dc_buffer_t* ba = buffer_of(a, n);
-  dc_buffer_t* bb = buffer_of(b, n);
+  dc_buffer_t* ba = buffer_from(DC_DTYPE_F32, n, a);
+  dc_buffer_t* bb = buffer_from(DC_DTYPE_F32, n, b);
   dc_buffer_t* out = new_buffer(cpu, DC_DTYPE_F32, n);
   static const char* const kNames[] = {"add", "mul", "relu", "sigmoid"};
   for (size_t op = 0; op < 4; ++op) {
@@ -1137,7 +1024,7 @@ START_TEST(test_dispatch_builtin_sum) {
   static const size_t kCounts[] = {1, 255, 256, 257, 1000, 100000};
   float* values = malloc(100000 * sizeof(float));
   for (size_t i = 0; i < 100000; ++i) values[i] = (float)((int)(i % 17) - 8);
-  dc_buffer_t* in = buffer_of(values, 100000);
+  dc_buffer_t* in = buffer_from(DC_DTYPE_F32, 100000, values);
   for (size_t c = 0; c < sizeof(kCounts) / sizeof(kCounts[0]); ++c) {
     float want = 0.0f;
     for (size_t i = 0; i < kCounts[c]; ++i) want += values[i];
@@ -1186,13 +1073,11 @@ END_TEST
 // Small integer entries: every product sum is exact on both paths.
 static void check_builtin_matmul(size_t m, size_t n, size_t k,
                                  bool through_kernel) {
-  float* a = malloc(m * k * sizeof(float));
-  float* b = malloc(k * n * sizeof(float));
   uint64_t seed = m * 131 + n * 7 + k;
-  for (size_t i = 0; i < m * k; ++i) a[i] = (float)((int)(dc_test_rand(&seed) % 7) - 3);
-  for (size_t i = 0; i < k * n; ++i) b[i] = (float)((int)(dc_test_rand(&seed) % 5) - 2);
-  dc_buffer_t* ba = buffer_of(a, m * k);
-  dc_buffer_t* bb = buffer_of(b, k * n);
+  float* a = dc_test_small_ints(m * k, &seed, 7);
+  float* b = dc_test_small_ints(k * n, &seed, 5);
+  dc_buffer_t* ba = buffer_from(DC_DTYPE_F32, m * k, a);
+  dc_buffer_t* bb = buffer_from(DC_DTYPE_F32, k * n, b);
   dc_buffer_t* bc = new_buffer(cpu, DC_DTYPE_F32, m * n);
   fill_f32(bc, 1234.0f);
   if (through_kernel) {
@@ -1213,17 +1098,8 @@ static void check_builtin_matmul(size_t m, size_t n, size_t k,
   } else {
     DC_CK_OK(dc_builtin_matmul(ba, bb, bc, m, n, k));
   }
-  const float* c = host(bc);
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      float want = 0.0f;
-      for (size_t x = 0; x < k; ++x) want += a[i * k + x] * b[x * n + j];
-      ck_assert_msg(c[i * n + j] == want,
-                    "%s %zux%zux%zu: C[%zu][%zu] = %g, expected %g",
-                    through_kernel ? "kernel" : "dc_builtin_matmul", m, n, k,
-                    i, j, c[i * n + j], want);
-    }
-  }
+  dc_test_check_matmul(host(bc), a, b, m, n, k,
+                       through_kernel ? "kernel" : "dc_builtin_matmul");
   free(a);
   free(b);
   dc_buffer_release(ba);
@@ -1328,22 +1204,15 @@ END_TEST
 
 static Suite* dispatch_suite(void) {
   dc_test_fake_register();
-  Suite* s = suite_create("dispatch");
-  TCase* errors = tcase_create("errors");
-  tcase_add_unchecked_fixture(errors, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(errors, setup, teardown);
-  tcase_set_timeout(errors, 120);
+  Suite* s = dc_test_kernel_suite("dispatch", "dc-check-dispatch");
+  TCase* errors = dc_test_kernel_tcase(s, "errors");
   tcase_add_test(errors, test_dispatch_rejects_bad_arguments);
   tcase_add_test(errors, test_dispatch_rejects_buffers_of_other_devices);
   tcase_add_test(errors, test_dispatch_rejects_bad_grids);
   tcase_add_test(errors, test_dispatch_native_kernel_validation);
   tcase_add_test(errors, test_dispatch_builtin_matmul_errors);
-  suite_add_tcase(s, errors);
 
-  TCase* core = tcase_create("core");
-  tcase_add_unchecked_fixture(core, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(core, setup, teardown);
-  tcase_set_timeout(core, 120);
+  TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_dispatch_automatic_group_size_divides_the_grid);
   tcase_add_test(core, test_dispatch_bounds_check_build_option);
   tcase_add_test(core, test_dispatch_bounds_check_context_parameter);
@@ -1355,22 +1224,13 @@ static Suite* dispatch_suite(void) {
   tcase_add_test(core, test_dispatch_builtin_elementwise_kernels);
   tcase_add_test(core, test_dispatch_builtin_sum);
   tcase_add_test(core, test_dispatch_builtin_matmul_both_paths);
-  suite_add_tcase(s, core);
 
-  TCase* lifecycle = tcase_create("lifecycle");
-  tcase_add_unchecked_fixture(lifecycle, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(lifecycle, setup, teardown);
-  tcase_set_timeout(lifecycle, 120);
+  TCase* lifecycle = dc_test_kernel_tcase(s, "lifecycle");
   tcase_add_test(lifecycle,
                  test_dispatch_kernels_outlive_the_host_context_reference);
-  suite_add_tcase(s, lifecycle);
 
-  TCase* limits = tcase_create("limits");
-  tcase_add_unchecked_fixture(limits, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(limits, setup, teardown);
-  tcase_set_timeout(limits, 120);
+  TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_dispatch_concurrent_dispatches);
-  suite_add_tcase(s, limits);
   return s;
 }
 

@@ -5,130 +5,18 @@
 // every shape (regions and fibers), local memory, atomics, and a light
 // touch of the built-in functions.
 // SPDX-License-Identifier: MIT
-#include <ftw.h>
 #include <math.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "check_util.h"
+#include "kernel_fixture.h"
 
-//===-- Fixture: a context on a private kernel cache --------------------===//
-
-static char cache_dir[512];
-static dc_context_t* ctx;
-static dc_device_t* cpu;
-
-static void clear_kernel_env(void) {
-  dc_test_clear_env();
-  static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
-                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
-                                      "DC_KERNEL_DUMP"};
-  for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
-    unsetenv(kVars[i]);
-  }
-}
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void remove_cache_dir(void) {
-  if (cache_dir[0] != '\0') {
-    nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  }
-  cache_dir[0] = '\0';
-}
-
-// Each test case's tests keep their caches under one directory, made and
-// removed by an unchecked fixture: a failing check ends a forked test
-// without its teardown, but the case's teardown still runs.
-static char root_dir[400];
-
-static void make_root_dir(void) {
-  const char* tmp = getenv("TMPDIR");
-  snprintf(root_dir, sizeof(root_dir), "%s/dc-check-lang-XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-  if (mkdtemp(root_dir) == NULL) {
-    perror(root_dir);
-    abort();
-  }
-}
-
-static void remove_root_dir(void) {
-  nftw(root_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  root_dir[0] = '\0';
-}
-
-static void setup(void) {
-  clear_kernel_env();
-  snprintf(cache_dir, sizeof(cache_dir), "%s/test-XXXXXX", root_dir);
-  ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-  dc_context_params_t p = dc_test_quiet_params();
-  p.kernel_cache_dir = cache_dir;
-  ctx = dc_test_context_new(&p);
-  cpu = dc_test_cpu(ctx);
-}
-
-static void teardown(void) {
-  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
-  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
-  dc_context_release(ctx);
-  ctx = NULL;
-  cpu = NULL;
-  remove_cache_dir();
-}
-
-//===-- Helpers ---------------------------------------------------------===//
-
-static dc_program_t* build(const char* name, const char* source,
-                           const char* options) {
-  dc_program_params_t pp = {.source = source, .name = name,
-                            .options = options};
-  dc_program_t* p = NULL;
-  DC_CK_OK(dc_program_create(cpu, &pp, &p));
-  return p;
-}
-
-static dc_kernel_t* kernel_of(dc_program_t* p, const char* name) {
-  dc_kernel_t* k = NULL;
-  DC_CK_OK(dc_program_find_kernel(p, name, &k));
-  return k;
-}
-
-static void expect_mode(dc_kernel_t* k, const char* execution) {
-  dc_kernel_info_t info;
-  DC_CK_OK(dc_kernel_info(k, &info));
-  ck_assert_msg(strcmp(info.execution, execution) == 0,
-                "kernel '%s' runs as %s, expected %s", info.name,
-                info.execution, execution);
-}
+//===-- Helpers (the fixture is kernel_fixture.h's) ---------------------===//
 
 // A buffer of |n| elements, each of whose bytes is 0xA5 (a sentinel that
 // shows elements the kernel did not write).
 static dc_buffer_t* sentinel_buffer(dc_dtype_t dtype, size_t n) {
   dc_buffer_t* b = dc_test_buffer_new(cpu, dtype, n, "lang");
-  uint8_t* bytes = NULL;
-  DC_CK_OK(dc_buffer_host_pointer(b, (void**)&bytes));
-  memset(bytes, 0xA5, n * dc_dtype_size(dtype));
+  memset(host(b), 0xA5, n * dc_dtype_size(dtype));
   return b;
-}
-
-static dc_buffer_t* buffer_from(dc_dtype_t dtype, size_t n,
-                                const void* values) {
-  dc_buffer_t* b = dc_test_buffer_new(cpu, dtype, n, "lang");
-  DC_CK_OK(dc_buffer_write(b, 0, values, n));
-  return b;
-}
-
-// The buffer's memory (CPU buffers are host memory).
-static void* host(dc_buffer_t* b) {
-  void* p = NULL;
-  DC_CK_OK(dc_buffer_host_pointer(b, &p));
-  return p;
 }
 
 static void dispatch(dc_kernel_t* k, uint32_t dims, const size_t* global,
@@ -737,11 +625,9 @@ static const char kMatmul[] =
 
 // C = A * B with small integer entries, so that every sum is exact.
 static void check_matmul(dc_kernel_t* k, int m, int n, int kk) {
-  float* a = malloc((size_t)m * kk * sizeof(float));
-  float* b = malloc((size_t)kk * n * sizeof(float));
   uint64_t seed = (uint64_t)(m * 1000 + n);
-  for (int i = 0; i < m * kk; ++i) a[i] = (float)((int)(dc_test_rand(&seed) % 7) - 3);
-  for (int i = 0; i < kk * n; ++i) b[i] = (float)((int)(dc_test_rand(&seed) % 5) - 2);
+  float* a = dc_test_small_ints((size_t)m * kk, &seed, 7);
+  float* b = dc_test_small_ints((size_t)kk * n, &seed, 5);
   dc_buffer_t* ba = buffer_from(DC_DTYPE_F32, (size_t)m * kk, a);
   dc_buffer_t* bb = buffer_from(DC_DTYPE_F32, (size_t)kk * n, b);
   dc_buffer_t* bc = sentinel_buffer(DC_DTYPE_F32, (size_t)m * n);
@@ -750,15 +636,8 @@ static void check_matmul(dc_kernel_t* k, int m, int n, int kk) {
   size_t global[2] = {((size_t)n + 15) / 16 * 16, ((size_t)m + 15) / 16 * 16};
   size_t local[2] = {16, 16};
   dispatch(k, 2, global, local, NULL, args, 6);
-  const float* c = host(bc);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) {
-      float want = 0.0f;
-      for (int x = 0; x < kk; ++x) want += a[i * kk + x] * b[x * n + j];
-      ck_assert_msg(c[i * n + j] == want, "%dx%dx%d: C[%d][%d] = %g, not %g",
-                    m, n, kk, i, j, c[i * n + j], want);
-    }
-  }
+  dc_test_check_matmul(host(bc), a, b, (size_t)m, (size_t)n, (size_t)kk,
+                       "matmul");
   free(a);
   free(b);
   dc_buffer_release(ba);
@@ -1480,11 +1359,8 @@ START_TEST(test_kernel_lang_limits) {
 END_TEST
 
 static Suite* kernel_lang_suite(void) {
-  Suite* s = suite_create("kernel_lang");
-  TCase* core = tcase_create("core");
-  tcase_add_unchecked_fixture(core, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(core, setup, teardown);
-  tcase_set_timeout(core, 120);
+  Suite* s = dc_test_kernel_suite("kernel_lang", "dc-check-lang");
+  TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_kernel_lang_scalar_types);
   tcase_add_test(core, test_kernel_lang_work_item_functions_in_every_dimension);
   tcase_add_test(core, test_kernel_lang_vectors);
@@ -1501,14 +1377,9 @@ static Suite* kernel_lang_suite(void) {
   tcase_add_test(core, test_kernel_lang_builtins_lightly);
   tcase_add_test(core, test_kernel_lang_loop_control_flow);
   tcase_add_test(core, test_kernel_lang_attributes_qualifiers_and_fences);
-  suite_add_tcase(s, core);
 
-  TCase* limits = tcase_create("limits");
-  tcase_add_unchecked_fixture(limits, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(limits, setup, teardown);
-  tcase_set_timeout(limits, 120);
+  TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_kernel_lang_limits);
-  suite_add_tcase(s, limits);
   return s;
 }
 

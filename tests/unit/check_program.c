@@ -5,127 +5,21 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check_util.h"
+#include "kernel_fixture.h"
 
-//===-- Fixture: a context on a private kernel cache --------------------===//
-
-static char cache_dir[512];
-static dc_context_t* ctx;
-static dc_device_t* cpu;
-
-// Unsets what the kernel subsystem reads besides dc_test_clear_env()'s.
-static void clear_kernel_env(void) {
-  dc_test_clear_env();
-  static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
-                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
-                                      "DC_KERNEL_DUMP"};
-  for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
-    unsetenv(kVars[i]);
-  }
-}
-
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void remove_tree(const char* dir) {
-  if (dir[0] != '\0') nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+//===-- Fixture (kernel_fixture.h) and contexts on other caches ---------===//
 
 // A quiet context whose kernel cache is |dir| and C compiler |compiler|
 // (NULL: the default).
 static dc_context_t* context_on(const char* dir, const char* compiler) {
-  dc_context_params_t p = dc_test_quiet_params();
-  p.kernel_cache_dir = dir;
-  p.c_compiler = compiler;
-  return dc_test_context_new(&p);
-}
-
-// Each test case's tests keep their caches under one directory, made and
-// removed by an unchecked fixture: a failing check ends a forked test
-// without its teardown, but the case's teardown still runs.
-static char root_dir[400];
-
-static void make_root_dir(void) {
-  const char* tmp = getenv("TMPDIR");
-  snprintf(root_dir, sizeof(root_dir), "%s/dc-check-program-XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-  if (mkdtemp(root_dir) == NULL) {
-    perror(root_dir);
-    abort();
-  }
-}
-
-static void remove_root_dir(void) {
-  remove_tree(root_dir);
-  root_dir[0] = '\0';
-}
-
-static void remove_cache_dir(void) {
-  remove_tree(cache_dir);
-  cache_dir[0] = '\0';
-}
-
-static void setup(void) {
-  clear_kernel_env();
-  snprintf(cache_dir, sizeof(cache_dir), "%s/test-XXXXXX", root_dir);
-  ck_assert_ptr_nonnull(mkdtemp(cache_dir));
-  ctx = context_on(cache_dir, NULL);
-  cpu = dc_test_cpu(ctx);
-}
-
-static void teardown(void) {
-  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
-  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);  // programs too
-  dc_context_release(ctx);
-  ctx = NULL;
-  cpu = NULL;
-  remove_cache_dir();
+  dc_test_kernel_options_t o = {.cache_dir = dir, .c_compiler = compiler};
+  return dc_test_kernel_context(&o);
 }
 
 //===-- Helpers ---------------------------------------------------------===//
-
-// A non-NULL handle to preset out parameters with, so that a test sees
-// whether a failing call cleared them.
-static char sentinel_storage;
-#define SENTINEL ((void*)&sentinel_storage)
-
-static dc_status_t try_build(dc_device_t* device, const char* name,
-                             const char* source, const char* options,
-                             dc_program_t** out) {
-  dc_program_params_t pp = {.source = source, .name = name,
-                            .options = options};
-  return dc_program_create(device, &pp, out);
-}
-
-static dc_program_t* build_on(dc_device_t* device, const char* name,
-                              const char* source, const char* options) {
-  dc_program_t* p = NULL;
-  DC_CK_OK(try_build(device, name, source, options, &p));
-  ck_assert_ptr_nonnull(p);
-  return p;
-}
-
-static dc_program_t* build(const char* name, const char* source,
-                           const char* options) {
-  return build_on(cpu, name, source, options);
-}
-
-static dc_kernel_t* kernel_of(dc_program_t* p, const char* name) {
-  dc_kernel_t* k = NULL;
-  DC_CK_OK(dc_program_find_kernel(p, name, &k));
-  ck_assert_ptr_nonnull(k);
-  return k;
-}
 
 // Asserts that building |source| as |name| fails with DC_ERR_COMPILE and
 // that the first error is exactly "|name|:|where|: error: |message|".
@@ -149,10 +43,10 @@ static void expect_error(const char* name, const char* source,
                 "message '%s' goes on after '%s'", dc_last_error(), want);
 }
 
-// Runs the 1-D kernel |k| over |n| items with one i32 buffer argument and
-// returns what it wrote (caller frees).
-static int32_t* run_i32(dc_kernel_t* k, size_t n) {
-  dc_buffer_t* out = dc_test_buffer_new(cpu, DC_DTYPE_I32, n, "out");
+// Runs the 1-D kernel |k| of |device| over |n| items with one i32 buffer
+// argument and returns what it wrote (caller frees).
+static int32_t* run_i32_on(dc_device_t* device, dc_kernel_t* k, size_t n) {
+  dc_buffer_t* out = dc_test_buffer_new(device, DC_DTYPE_I32, n, "out");
   int32_t zero = 0;
   DC_CK_OK(dc_buffer_fill(out, 0, n, &zero));
   dc_arg_t arg = dc_arg_buffer(out);
@@ -162,6 +56,11 @@ static int32_t* run_i32(dc_kernel_t* k, size_t n) {
   DC_CK_OK(dc_buffer_read(out, 0, values, n));
   dc_buffer_release(out);
   return values;
+}
+
+// run_i32_on the test's CPU.
+static int32_t* run_i32(dc_kernel_t* k, size_t n) {
+  return run_i32_on(cpu, k, n);
 }
 
 static dc_program_cache_stats_t stats_of(dc_device_t* device) {
@@ -892,11 +791,10 @@ START_TEST(test_program_barrier_shapes_choose_the_execution_mode) {
   };
   dc_program_t* p = build("shapes.cl", kSource, NULL);
   for (size_t i = 0; i < sizeof(kModes) / sizeof(kModes[0]); ++i) {
+    dc_kernel_t* k = kernel_of(p, kModes[i].name);
+    expect_mode(k, kModes[i].execution);
     dc_kernel_info_t info;
-    DC_CK_OK(dc_kernel_info(kernel_of(p, kModes[i].name), &info));
-    ck_assert_msg(strcmp(info.execution, kModes[i].execution) == 0,
-                  "kernel '%s' runs as %s, expected %s", kModes[i].name,
-                  info.execution, kModes[i].execution);
+    DC_CK_OK(dc_kernel_info(k, &info));
     ck_assert_msg(info.uses_barrier ==
                       (strcmp(kModes[i].execution, "loop") != 0),
                   "kernel '%s': uses_barrier is %d", kModes[i].name,
@@ -975,15 +873,9 @@ static void build_and_check(dc_device_t* device, int scale) {
   char options[32];
   snprintf(options, sizeof(options), "-DSCALE=%d", scale);
   dc_program_t* p = build_on(device, "cache.cl", kCacheSource, options);
-  dc_kernel_t* k = kernel_of(p, "k");
-  dc_buffer_t* out = dc_test_buffer_new(device, DC_DTYPE_I32, 64, "out");
-  dc_arg_t arg = dc_arg_buffer(out);
-  dc_dispatch_t grid = {.dims = 1, .global = {64}};
-  DC_CK_OK(dc_kernel_dispatch(k, &grid, &arg, 1));
-  int32_t v[64];
-  DC_CK_OK(dc_buffer_read(out, 0, v, 64));
+  int32_t* v = run_i32_on(device, kernel_of(p, "k"), 64);
   for (int i = 0; i < 64; ++i) ck_assert_int_eq(v[i], scale * i);
-  dc_buffer_release(out);
+  free(v);
   dc_program_release(p);
 }
 
@@ -1022,6 +914,13 @@ static void corrupt_file(const char* path) {
     ck_assert_int_eq(pwrite(fd, &byte, 1, offsets[i]), 1);
   }
   close(fd);
+}
+
+// Cuts |path| to half its size.
+static void truncate_file(const char* path) {
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
 }
 
 START_TEST(test_program_cache_memory_hits) {
@@ -1090,60 +989,40 @@ START_TEST(test_program_cache_disk_hit_in_a_fresh_context) {
 }
 END_TEST
 
-// Builds kCacheSource with |scale| in a context of its own, which it
-// releases, so that no loaded module maps the entry the test then damages.
-static void build_in_passing(int scale) {
-  dc_context_t* first = context_on(cache_dir, NULL);
-  build_and_check(dc_test_cpu(first), scale);
-  dc_context_release(first);
+// Builds kCacheSource with |scale| in a context of its own on the kernel
+// cache |dir| and returns that context's cache statistics. It releases the
+// context, so that no loaded module maps the entry a test then damages.
+static dc_program_cache_stats_t build_in_passing(const char* dir, int scale) {
+  dc_context_t* passing = context_on(dir, NULL);
+  dc_device_t* passing_cpu = dc_test_cpu(passing);
+  build_and_check(passing_cpu, scale);
+  dc_program_cache_stats_t s = stats_of(passing_cpu);
+  dc_context_release(passing);
+  return s;
 }
 
 START_TEST(test_program_cache_corrupt_entry_is_rebuilt) {
-  build_in_passing(6);
+  build_in_passing(cache_dir, 6);
   ck_assert_uint_eq(for_each_entry(cache_dir, corrupt_file), 1);
-  dc_context_t* second = context_on(cache_dir, NULL);
-  dc_device_t* second_cpu = dc_test_cpu(second);
-  build_and_check(second_cpu, 6);  // correct results from a rebuild
-  dc_program_cache_stats_t s = stats_of(second_cpu);
+  // A second context gets correct results from a rebuild.
+  dc_program_cache_stats_t s = build_in_passing(cache_dir, 6);
   ck_assert_uint_eq(s.corrupt, 1);
   ck_assert_uint_eq(s.compiles, 1);
   ck_assert_uint_eq(s.disk_hits, 0);
-  dc_context_release(second);
   // The rebuild stored a good entry: a third context hits it.
-  dc_context_t* third = context_on(cache_dir, NULL);
-  dc_device_t* third_cpu = dc_test_cpu(third);
-  build_and_check(third_cpu, 6);
-  s = stats_of(third_cpu);
+  s = build_in_passing(cache_dir, 6);
   ck_assert_uint_eq(s.disk_hits, 1);
   ck_assert_uint_eq(s.corrupt, 0);
   ck_assert_uint_eq(s.compiles, 0);
-  dc_context_release(third);
 }
 END_TEST
 
 START_TEST(test_program_cache_truncated_entry_is_rebuilt) {
-  build_in_passing(7);
-  char path[1024] = "";
-  DIR* d = opendir(cache_dir);
-  struct dirent* e;
-  while ((e = readdir(d)) != NULL) {
-    size_t len = strlen(e->d_name);
-    if (len > 3 && strcmp(e->d_name + len - 3, ".so") == 0) {
-      snprintf(path, sizeof(path), "%s/%s", cache_dir, e->d_name);
-    }
-  }
-  closedir(d);
-  ck_assert_str_ne(path, "");
-  struct stat st;
-  ck_assert_int_eq(stat(path, &st), 0);
-  ck_assert_int_eq(truncate(path, st.st_size / 2), 0);
-  dc_context_t* second = context_on(cache_dir, NULL);
-  dc_device_t* second_cpu = dc_test_cpu(second);
-  build_and_check(second_cpu, 7);
-  dc_program_cache_stats_t s = stats_of(second_cpu);
+  build_in_passing(cache_dir, 7);
+  ck_assert_uint_ge(for_each_entry(cache_dir, truncate_file), 1);
+  dc_program_cache_stats_t s = build_in_passing(cache_dir, 7);
   ck_assert_uint_eq(s.corrupt, 1);
   ck_assert_uint_eq(s.compiles, 1);
-  dc_context_release(second);
 }
 END_TEST
 
@@ -1156,13 +1035,9 @@ START_TEST(test_program_cache_off_keeps_nothing_on_disk) {
   ck_assert_uint_eq(s.compiles, 1);
   ck_assert_uint_eq(s.memory_hits, 1);
   dc_context_release(off);
-  dc_context_t* again = context_on("off", NULL);
-  dc_device_t* again_cpu = dc_test_cpu(again);
-  build_and_check(again_cpu, 8);
-  s = stats_of(again_cpu);
+  s = build_in_passing("off", 8);  // a new context compiles again
   ck_assert_uint_eq(s.compiles, 1);
   ck_assert_uint_eq(s.disk_hits, 0);
-  dc_context_release(again);
 }
 END_TEST
 
@@ -1341,11 +1216,8 @@ START_TEST(test_program_many_kernels_in_one_program) {
 END_TEST
 
 static Suite* program_suite(void) {
-  Suite* s = suite_create("program");
-  TCase* core = tcase_create("core");
-  tcase_add_unchecked_fixture(core, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(core, setup, teardown);
-  tcase_set_timeout(core, 120);
+  Suite* s = dc_test_kernel_suite("program", "dc-check-program");
+  TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_program_reflection);
   tcase_add_test(core, test_program_lookup_errors);
   tcase_add_test(core, test_program_kernel_keeps_program_alive);
@@ -1356,12 +1228,8 @@ static Suite* program_suite(void) {
   tcase_add_test(core, test_program_source_length_is_honoured);
   tcase_add_test(core, test_program_allowed_neighbours_of_rejected_shapes);
   tcase_add_test(core, test_program_barrier_shapes_choose_the_execution_mode);
-  suite_add_tcase(s, core);
 
-  TCase* errors = tcase_create("errors");
-  tcase_add_unchecked_fixture(errors, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(errors, setup, teardown);
-  tcase_set_timeout(errors, 120);
+  TCase* errors = dc_test_kernel_tcase(s, "errors");
   tcase_add_test(errors, test_program_unknown_options);
   tcase_add_test(errors, test_program_option_errors_name_the_program);
   tcase_add_test(errors, test_program_front_end_errors_point_at_the_source);
@@ -1370,29 +1238,20 @@ static Suite* program_suite(void) {
   tcase_add_test(errors, test_program_create_null_arguments);
   tcase_add_test(errors, test_program_rejected_constructs);
   tcase_add_test(errors, test_program_rejected_samplers_and_async_copies);
-  suite_add_tcase(s, errors);
 
-  TCase* lifecycle = tcase_create("lifecycle");
-  tcase_add_unchecked_fixture(lifecycle, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(lifecycle, setup, teardown);
-  tcase_set_timeout(lifecycle, 120);
+  TCase* lifecycle = dc_test_kernel_tcase(s, "lifecycle");
   tcase_add_test(lifecycle, test_program_cache_memory_hits);
   tcase_add_test(lifecycle, test_program_cache_disk_hit_in_a_fresh_context);
   tcase_add_test(lifecycle, test_program_cache_corrupt_entry_is_rebuilt);
   tcase_add_test(lifecycle, test_program_cache_truncated_entry_is_rebuilt);
   tcase_add_test(lifecycle, test_program_cache_off_keeps_nothing_on_disk);
   tcase_add_test(lifecycle, test_program_missing_compiler_is_unavailable);
-  suite_add_tcase(s, lifecycle);
 
-  TCase* limits = tcase_create("limits");
-  tcase_add_unchecked_fixture(limits, make_root_dir, remove_root_dir);
-  tcase_add_checked_fixture(limits, setup, teardown);
-  tcase_set_timeout(limits, 120);
+  TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_program_concurrent_builders_share_a_context);
   tcase_add_test(limits,
                  test_program_concurrent_builders_share_a_cache_directory);
   tcase_add_test(limits, test_program_many_kernels_in_one_program);
-  suite_add_tcase(s, limits);
   return s;
 }
 

@@ -1,0 +1,252 @@
+// kernel_fixture.h: the fixture and helpers shared by the suites that build
+// and run kernels (check_program, check_kernel_lang, check_dispatch).
+// SPDX-License-Identifier: MIT
+//
+// Each test runs on a quiet context of its own whose kernel cache is a fresh
+// directory, so that no test sees another's compiled programs. Like
+// check_util.h, everything here is static (functions static inline), so each
+// test file takes only what it uses.
+//
+// The fixture's state and the helpers the suites call on nearly every line
+// keep short names: ctx, cpu and cache_dir; try_build, build_on, build,
+// kernel_of, expect_mode, host, buffer_from and SENTINEL. A suite sets the
+// fixture up with
+//
+//   Suite* s = dc_test_kernel_suite("name", "dc-check-name");
+//   TCase* core = dc_test_kernel_tcase(s, "core");
+//   tcase_add_test(core, ...);
+#ifndef DC_KERNEL_FIXTURE_H_
+#define DC_KERNEL_FIXTURE_H_
+
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check_util.h"
+
+//===-- Environment and directories -------------------------------------===//
+
+// Unsets what the kernel subsystem reads besides dc_test_clear_env()'s.
+static inline void dc_test_clear_kernel_env(void) {
+  dc_test_clear_env();
+  static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
+                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
+                                      "DC_KERNEL_DUMP"};
+  for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
+    unsetenv(kVars[i]);
+  }
+}
+
+static inline int dc_test_remove_entry(const char* path,
+                                       const struct stat* st, int flag,
+                                       struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+// Removes |dir| and everything under it; does nothing if |dir| is "".
+static inline void dc_test_remove_tree(const char* dir) {
+  if (dir[0] != '\0') {
+    nftw(dir, dc_test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+}
+
+//===-- Fixture ---------------------------------------------------------===//
+
+// The running test's kernel cache directory, and its context on it with
+// that context's CPU device.
+static char cache_dir[512];
+static dc_context_t* ctx;
+static dc_device_t* cpu;
+
+// Each test case's tests keep their caches under one directory,
+// $TMPDIR/<prefix>-XXXXXX (the prefix given to dc_test_kernel_suite), made
+// and removed by an unchecked fixture: a failing check ends a forked test
+// without its teardown, but the case's teardown still runs.
+static const char* dc_test_kernel_root_prefix = "dc-check-kernel";
+static char dc_test_kernel_root[400];
+
+static inline void dc_test_kernel_make_root(void) {
+  const char* tmp = getenv("TMPDIR");
+  snprintf(dc_test_kernel_root, sizeof(dc_test_kernel_root), "%s/%s-XXXXXX",
+           tmp != NULL && *tmp != '\0' ? tmp : "/tmp",
+           dc_test_kernel_root_prefix);
+  if (mkdtemp(dc_test_kernel_root) == NULL) {
+    perror(dc_test_kernel_root);
+    abort();
+  }
+}
+
+static inline void dc_test_kernel_remove_root(void) {
+  dc_test_remove_tree(dc_test_kernel_root);
+  dc_test_kernel_root[0] = '\0';
+}
+
+// What a context of dc_test_kernel_context() gets besides the defaults.
+typedef struct dc_test_kernel_options_t {
+  const char* cache_dir;   // NULL: the test's cache_dir
+  const char* c_compiler;  // NULL: the default
+  bool bounds_check;
+  bool autotune;
+} dc_test_kernel_options_t;
+
+// A quiet context with |options| (NULL: none), asserting success.
+static inline dc_context_t* dc_test_kernel_context(
+    const dc_test_kernel_options_t* options) {
+  dc_test_kernel_options_t none = {0};
+  const dc_test_kernel_options_t* o = options != NULL ? options : &none;
+  dc_context_params_t p = dc_test_quiet_params();
+  p.kernel_cache_dir = o->cache_dir != NULL ? o->cache_dir : cache_dir;
+  p.c_compiler = o->c_compiler;
+  p.bounds_check = o->bounds_check;
+  p.autotune = o->autotune;
+  return dc_test_context_new(&p);
+}
+
+// Checked fixture: a fresh cache directory and a context on it. It also
+// resets the fake backend of check_util.h, for suites that register it.
+static inline void dc_test_kernel_setup(void) {
+  dc_test_clear_kernel_env();
+  dc_test_fake_reset();
+  snprintf(cache_dir, sizeof(cache_dir), "%s/test-XXXXXX",
+           dc_test_kernel_root);
+  ck_assert_ptr_nonnull(mkdtemp(cache_dir));
+  ctx = dc_test_kernel_context(NULL);
+  cpu = dc_test_cpu(ctx);
+}
+
+// Asserts that the test released every buffer, program and kernel it made,
+// releases the context and removes the cache directory.
+static inline void dc_test_kernel_teardown(void) {
+  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
+  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);  // programs too
+  dc_context_release(ctx);
+  ctx = NULL;
+  cpu = NULL;
+  dc_test_remove_tree(cache_dir);
+  cache_dir[0] = '\0';
+}
+
+// Creates the suite |name|, whose test cases keep their caches under
+// $TMPDIR/|root_prefix|-XXXXXX.
+static inline Suite* dc_test_kernel_suite(const char* name,
+                                          const char* root_prefix) {
+  dc_test_kernel_root_prefix = root_prefix;
+  return suite_create(name);
+}
+
+// Adds to |s| the test case |name|, whose tests run in the fixture above,
+// each with a timeout of 120 s.
+static inline TCase* dc_test_kernel_tcase(Suite* s, const char* name) {
+  TCase* tc = tcase_create(name);
+  tcase_add_unchecked_fixture(tc, dc_test_kernel_make_root,
+                              dc_test_kernel_remove_root);
+  tcase_add_checked_fixture(tc, dc_test_kernel_setup,
+                            dc_test_kernel_teardown);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+//===-- Programs, kernels and buffers -----------------------------------===//
+
+// A non-NULL handle to preset out parameters with, so that a test sees
+// whether a failing call cleared them.
+static inline void* dc_test_sentinel(void) {
+  static char storage;
+  return &storage;
+}
+#define SENTINEL (dc_test_sentinel())
+
+// Builds |source| as the program |name| with the build |options| on
+// |device|.
+static inline dc_status_t try_build(dc_device_t* device, const char* name,
+                                    const char* source, const char* options,
+                                    dc_program_t** out) {
+  dc_program_params_t pp = {.source = source, .name = name,
+                            .options = options};
+  return dc_program_create(device, &pp, out);
+}
+
+// try_build, asserting success.
+static inline dc_program_t* build_on(dc_device_t* device, const char* name,
+                                     const char* source,
+                                     const char* options) {
+  dc_program_t* p = NULL;
+  DC_CK_OK(try_build(device, name, source, options, &p));
+  ck_assert_ptr_nonnull(p);
+  return p;
+}
+
+// build_on the test's CPU.
+static inline dc_program_t* build(const char* name, const char* source,
+                                  const char* options) {
+  return build_on(cpu, name, source, options);
+}
+
+// The kernel |name| of |p|.
+static inline dc_kernel_t* kernel_of(dc_program_t* p, const char* name) {
+  dc_kernel_t* k = NULL;
+  DC_CK_OK(dc_program_find_kernel(p, name, &k));
+  ck_assert_ptr_nonnull(k);
+  return k;
+}
+
+// Asserts that |k| runs as |execution| ("loop", "regions", "fibers", ...).
+static inline void expect_mode(dc_kernel_t* k, const char* execution) {
+  dc_kernel_info_t info;
+  DC_CK_OK(dc_kernel_info(k, &info));
+  ck_assert_msg(strcmp(info.execution, execution) == 0,
+                "kernel '%s' runs as %s, expected %s", info.name,
+                info.execution, execution);
+}
+
+// The buffer's memory (CPU buffers are host memory).
+static inline void* host(dc_buffer_t* b) {
+  void* p = NULL;
+  DC_CK_OK(dc_buffer_host_pointer(b, &p));
+  return p;
+}
+
+// A buffer on the test's CPU holding the |n| |values| of |dtype|.
+static inline dc_buffer_t* buffer_from(dc_dtype_t dtype, size_t n,
+                                       const void* values) {
+  dc_buffer_t* b = dc_test_buffer_new(cpu, dtype, n, "values");
+  DC_CK_OK(dc_buffer_write(b, 0, values, n));
+  return b;
+}
+
+//===-- Matrices --------------------------------------------------------===//
+
+// |count| floats drawn from |seed|: whole numbers from -(span / 2) to
+// span / 2 (|span| odd), small enough that every sum of their products a
+// test makes is exact. The caller frees them.
+static inline float* dc_test_small_ints(size_t count, uint64_t* seed,
+                                        int span) {
+  float* values = malloc(count * sizeof(*values));
+  ck_assert_ptr_nonnull(values);
+  for (size_t i = 0; i < count; ++i) {
+    values[i] = (float)((int)(dc_test_rand(seed) % (uint64_t)span) - span / 2);
+  }
+  return values;
+}
+
+// Asserts that the m x n matrix |c| is exactly the m x k matrix |a| times
+// the k x n matrix |b|; |what| starts the message.
+static inline void dc_test_check_matmul(const float* c, const float* a,
+                                        const float* b, size_t m, size_t n,
+                                        size_t k, const char* what) {
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float want = 0.0f;
+      for (size_t x = 0; x < k; ++x) want += a[i * k + x] * b[x * n + j];
+      ck_assert_msg(c[i * n + j] == want,
+                    "%s %zux%zux%zu: C[%zu][%zu] = %g, expected %g", what, m,
+                    n, k, i, j, c[i * n + j], want);
+    }
+  }
+}
+
+#endif  // DC_KERNEL_FIXTURE_H_
