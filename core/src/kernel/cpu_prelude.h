@@ -14,21 +14,27 @@
 // @section DC_NEED_ATOMIC: atomic_add atomic_sub atomic_inc atomic_dec atomic_and atomic_or atomic_xor atomic_xchg atomic_cmpxchg atomic_min atomic_max atom_add atom_sub atom_xchg atom_inc atom_dec atom_cmpxchg atom_min atom_max atom_and atom_or atom_xor
 //
 // How it is built, and why. Every kernel compile includes this file, so it
-// must cost the C compiler almost nothing. A function costs gcc about 10 us
+// must cost the C compiler almost nothing. A function costs gcc 8 to 30 us
 // to parse even when it is never called, and OpenCL's overloads (every
-// builtin for every scalar and vector type) number in the thousands, so
+// built-in for every scalar and vector type) number in the thousands, so
 // almost nothing here is a function: each built-in is one function-like
-// macro that works for scalars and for every vector width alike. The macro
-// binds its arguments once (__auto_type), picks the result type with
-// _Generic, and walks the lanes through a pointer to the first element,
-// where a scalar is a vector of one lane and a scalar operand of a vector
-// built-in is broadcast. gcc and clang at -O3 unroll those loops and turn
-// them back into vector instructions. The per-lane work dispatches on the
-// element type to a __builtin_* or to one of the few helper functions (the
-// ones that need more than an expression). The rest is for the generated
-// code's sake: every argument appears once in an expansion, so nested
-// calls do not grow the text exponentially, and internal names start with
-// dc__ or DC__, which OpenCL C programs cannot declare after rewriting.
+// macro that works for scalars and for every vector width alike. It binds
+// its arguments once (__auto_type) and picks the result type with _Generic,
+// then either
+//  - walks the lanes through a pointer to the first element (a scalar
+//    being a vector of one lane, a scalar operand of a vector built-in
+//    broadcast), each lane going to a __builtin_* or to one of the few
+//    helper functions below: for what needs a library call per lane; or
+//  - computes on whole vectors, scalars lifted to vectors of one lane so
+//    that comparisons give lane masks either way: for what is a few
+//    operators (min, clamp, fmax, select, add_sat, ...). Loops cost gcc
+//    about 2 ms of -O3 time per call, straight vector code a tenth of that.
+// The per-call text also matters (gcc spends more time lexing and checking
+// the _Generic lists of a call than optimizing what they select), so every
+// argument appears once in an expansion (nested calls do not grow the text
+// exponentially) and the type lists are as short as each use allows.
+// Internal names start with dc__ or DC__, which OpenCL C programs cannot
+// declare after rewriting.
 //
 // It assumes gcc >= 12 or clang >= 14 (statement expressions, __auto_type,
 // _Generic, vector extensions, __builtin_convertvector and
@@ -69,9 +75,9 @@ typedef unsigned long ulong;
 // Vector types: gcc/clang vector extensions, so arithmetic, comparisons
 // (lanes of -1/0) and subscripts work as in OpenCL. No 3-component types.
 #define DC__VECTORS(E, P)                                                    \
-  typedef E P##2 __attribute__((vector_size(2 * sizeof(E))));               \
-  typedef E P##4 __attribute__((vector_size(4 * sizeof(E))));               \
-  typedef E P##8 __attribute__((vector_size(8 * sizeof(E))));               \
+  typedef E P##2 __attribute__((vector_size(2 * sizeof(E))));                \
+  typedef E P##4 __attribute__((vector_size(4 * sizeof(E))));                \
+  typedef E P##8 __attribute__((vector_size(8 * sizeof(E))));                \
   typedef E P##16 __attribute__((vector_size(16 * sizeof(E))));
 DC__VECTORS(dc_char, char)
 DC__VECTORS(uchar, uchar)
@@ -193,25 +199,22 @@ DC__VECTORS(long long, dc__llong)
   X(double16, double)
 #define DC__EP_(T, E) T: (E*)0,
 
-// Expansions are kept small: gcc spends more time lexing and checking the
-// _Generic lists of a built-in call than optimizing what they select.
-//
 // dc__EP(v): a null pointer to v's element type (v itself for scalars);
 // dc__FEP knows only the floating vectors, dc__IEP only the integer ones.
 // DC__SEP(v, E) is for an operand that is either a scalar or a vector of
 // the element type E already found for another operand: it lists only
 // scalar types. Each v must be a plain identifier (it appears twice).
-#define dc__EP(v) \
+#define dc__EP(v)                                                            \
   _Generic((v), DC__IVECS(DC__EP_) DC__FVECS(DC__EP_) default: (__typeof__(v)*)0)
 #define dc__FEP(v) _Generic((v), DC__FVECS(DC__EP_) default: (__typeof__(v)*)0)
-#define dc__IEP(v)                                                          \
+#define dc__IEP(v)                                                           \
   _Generic((v), DC__IVECS(DC__EP_) DC__LLVECS(DC__EP_) default: (__typeof__(v)*)0)
-#define DC__SEP(v, E)                                                       \
-  _Generic((v), dc_char: (dc_char*)0, char: (char*)0, uchar: (uchar*)0,     \
-           short: (short*)0, ushort: (ushort*)0, int: (int*)0,              \
-           uint: (uint*)0, long: (long*)0, ulong: (ulong*)0,                \
+#define DC__SEP(v, E)                                                        \
+  _Generic((v), dc_char: (dc_char*)0, char: (char*)0, uchar: (uchar*)0,      \
+           short: (short*)0, ushort: (ushort*)0, int: (int*)0,               \
+           uint: (uint*)0, long: (long*)0, ulong: (ulong*)0,                 \
            long long: (long long*)0, unsigned long long: (unsigned long long*)0, \
-           float: (float*)0, double: (double*)0, _Bool: (_Bool*)0,          \
+           float: (float*)0, double: (double*)0, _Bool: (_Bool*)0,           \
            default: (E*)0)
 
 // Associations mapping a scalar S and its vectors SV<n> to R and RV<n>.
@@ -220,31 +223,31 @@ DC__VECTORS(long long, dc__llong)
   SV##2: *(RV##2*)0, SV##4: *(RV##4*)0, SV##8: *(RV##8*)0, SV##16: *(RV##16*)0,
 
 // dc__FT: the floating type a math built-in computes in (integers: double).
-#define dc__FT(v)                                                           \
-  __typeof__(_Generic((v), DC__SHAPE(float, float, float, float)           \
+#define dc__FT(v)                                                            \
+  __typeof__(_Generic((v), DC__SHAPE(float, float, float, float)             \
                                DC__SHAPEV(double, double) default: *(double*)0))
 // dc__RT: what a relational built-in returns (scalars int, vectors a
 // signed integer vector with lanes as wide as the operand's).
-#define dc__RT(v)                                                           \
-  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)               \
-                               DC__SHAPE(double, int, double, long)        \
+#define dc__RT(v)                                                            \
+  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)                 \
+                               DC__SHAPE(double, int, double, long)          \
                                    default: *(int*)0))
 // dc__BT: the integer type holding v's bits (integers: their own type).
-#define dc__BT(v)                                                           \
-  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)               \
-                               DC__SHAPE(double, long, double, long)       \
+#define dc__BT(v)                                                            \
+  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)                 \
+                               DC__SHAPE(double, long, double, long)         \
                                    default: (v)))
 // dc__I32T: int with v's lane count (frexp, ilogb, remquo, lgamma_r).
-#define dc__I32T(v)                                                         \
-  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)               \
-                               DC__SHAPE(double, int, double, int)         \
+#define dc__I32T(v)                                                          \
+  __typeof__(_Generic((v), DC__SHAPE(float, int, float, int)                 \
+                               DC__SHAPE(double, int, double, int)           \
                                    default: *(int*)0))
 // dc__UT: the unsigned type of v's shape (floating types stay as they are).
-#define dc__UT(v)                                                           \
-  __typeof__(_Generic((v), DC__SHAPE(dc_char, uchar, char, uchar)          \
-                               DC__SHAPE(short, ushort, short, ushort)     \
-                                   DC__SHAPE(int, uint, int, uint)         \
-                                       DC__SHAPE(long, ulong, long, ulong) \
+#define dc__UT(v)                                                            \
+  __typeof__(_Generic((v), DC__SHAPE(dc_char, uchar, char, uchar)            \
+                               DC__SHAPE(short, ushort, short, ushort)       \
+                                   DC__SHAPE(int, uint, int, uint)           \
+                                       DC__SHAPE(long, ulong, long, ulong)   \
                                            default: (v)))
 
 // Lane loops. DC__LP declares p pointing at the first lane of variable v;
@@ -253,61 +256,66 @@ DC__VECTORS(long long, dc__llong)
 // not the result's.
 #define DC__LP(EP, v, p) __typeof__(*EP(v))* p = (void*)&(v)
 #define DC__LI(v, p) (sizeof(v) > sizeof(*(p)) ? dc__i : 0)
-#define DC__SAMEN(v, p, r, q)                                               \
-  _Static_assert(sizeof(v) == sizeof(*(p)) ||                               \
-                     sizeof(v) / sizeof(*(p)) == sizeof(r) / sizeof(*(q)),  \
+#define DC__SAMEN(v, p, r, q)                                                \
+  _Static_assert(sizeof(v) == sizeof(*(p)) ||                                \
+                     sizeof(v) / sizeof(*(p)) == sizeof(r) / sizeof(*(q)),   \
                  "dclua: the vector arguments of a built-in differ in width")
+// DC__SAMET: a vector operand must have the result's type dc__r.
+#define DC__SAMET(v, p)                                                      \
+  _Static_assert(sizeof(v) == sizeof(*(p)) ||                                \
+                     __builtin_types_compatible_p(__typeof__(v), __typeof__(dc__r)), \
+                 "dclua: the vector arguments of a built-in differ in type")
 #define DC__FOR(r, q) for (unsigned dc__i = 0; dc__i < sizeof(r) / sizeof(*(q)); dc__i++)
 
 // Floating maps: the result has type dc__FT of the shape argument S
 // (dc__a, dc__b or dc__c for the first, second or third argument), every
 // operand lane is converted to its element type, and OP(N, lanes...)
 // computes one lane of function N.
-#define DC__FMAP1(OP, N, x)                                                    \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    dc__FT(dc__a) dc__r = dc__a;                                            \
-    DC__LP(dc__FEP, dc__r, dc__pr);                                         \
-    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = OP(N, dc__pr[dc__i]);            \
-    dc__r;                                                                  \
+#define DC__FMAP1(OP, N, x)                                                  \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    dc__FT(dc__a) dc__r = dc__a;                                             \
+    DC__LP(dc__FEP, dc__r, dc__pr);                                          \
+    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = OP(N, dc__pr[dc__i]);             \
+    dc__r;                                                                   \
   })
-#define DC__FMAP2(OP, N, S, x, y)                                              \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__b = (y);                                                \
-    dc__FT(S) dc__r;                                                        \
-    DC__LP(dc__FEP, dc__r, dc__pr);                                         \
-    DC__LP(dc__FEP, dc__a, dc__pa);                                         \
-    DC__LP(dc__FEP, dc__b, dc__pb);                                         \
-    DC__SAMEN(dc__a, dc__pa, dc__r, dc__pr);                                \
-    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                \
-    DC__FOR(dc__r, dc__pr) {                                                \
-      __typeof__(*dc__pr) dc__u = dc__pa[DC__LI(dc__a, dc__pa)],            \
-                          dc__v = dc__pb[DC__LI(dc__b, dc__pb)];            \
-      dc__pr[dc__i] = OP(N, dc__u, dc__v);                                  \
-    }                                                                       \
-    dc__r;                                                                  \
+#define DC__FMAP2(OP, N, S, x, y)                                            \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__b = (y);                                                 \
+    dc__FT(S) dc__r;                                                         \
+    DC__LP(dc__FEP, dc__r, dc__pr);                                          \
+    DC__LP(dc__FEP, dc__a, dc__pa);                                          \
+    DC__LP(dc__FEP, dc__b, dc__pb);                                          \
+    DC__SAMET(dc__a, dc__pa);                                                \
+    DC__SAMET(dc__b, dc__pb);                                                \
+    DC__FOR(dc__r, dc__pr) {                                                 \
+      __typeof__(*dc__pr) dc__u = dc__pa[DC__LI(dc__a, dc__pa)],             \
+                          dc__v = dc__pb[DC__LI(dc__b, dc__pb)];             \
+      dc__pr[dc__i] = OP(N, dc__u, dc__v);                                   \
+    }                                                                        \
+    dc__r;                                                                   \
   })
-#define DC__FMAP3(OP, N, S, x, y, z)                                           \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__b = (y);                                                \
-    __auto_type dc__c = (z);                                                \
-    dc__FT(S) dc__r;                                                        \
-    DC__LP(dc__FEP, dc__r, dc__pr);                                         \
-    DC__LP(dc__FEP, dc__a, dc__pa);                                         \
-    DC__LP(dc__FEP, dc__b, dc__pb);                                         \
-    DC__LP(dc__FEP, dc__c, dc__pc);                                         \
-    DC__SAMEN(dc__a, dc__pa, dc__r, dc__pr);                                \
-    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                \
-    DC__SAMEN(dc__c, dc__pc, dc__r, dc__pr);                                \
-    DC__FOR(dc__r, dc__pr) {                                                \
-      __typeof__(*dc__pr) dc__u = dc__pa[DC__LI(dc__a, dc__pa)],            \
-                          dc__v = dc__pb[DC__LI(dc__b, dc__pb)],            \
-                          dc__w = dc__pc[DC__LI(dc__c, dc__pc)];            \
-      dc__pr[dc__i] = OP(N, dc__u, dc__v, dc__w);                           \
-    }                                                                       \
-    dc__r;                                                                  \
+#define DC__FMAP3(OP, N, S, x, y, z)                                         \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__b = (y);                                                 \
+    __auto_type dc__c = (z);                                                 \
+    dc__FT(S) dc__r;                                                         \
+    DC__LP(dc__FEP, dc__r, dc__pr);                                          \
+    DC__LP(dc__FEP, dc__a, dc__pa);                                          \
+    DC__LP(dc__FEP, dc__b, dc__pb);                                          \
+    DC__LP(dc__FEP, dc__c, dc__pc);                                          \
+    DC__SAMET(dc__a, dc__pa);                                                \
+    DC__SAMET(dc__b, dc__pb);                                                \
+    DC__SAMET(dc__c, dc__pc);                                                \
+    DC__FOR(dc__r, dc__pr) {                                                 \
+      __typeof__(*dc__pr) dc__u = dc__pa[DC__LI(dc__a, dc__pa)],             \
+                          dc__v = dc__pb[DC__LI(dc__b, dc__pb)],             \
+                          dc__w = dc__pc[DC__LI(dc__c, dc__pc)];             \
+      dc__pr[dc__i] = OP(N, dc__u, dc__v, dc__w);                            \
+    }                                                                        \
+    dc__r;                                                                   \
   })
 
 // Generic maps: dc__a, the first argument, gives the shape; dc__E is its
@@ -315,115 +323,118 @@ DC__VECTORS(long long, dc__llong)
 // converted to it; the result has type RT and lanes of type RE (both may
 // name dc__a and dc__E). Other vector arguments must have dc__a's type.
 #define DC__GMAP_HEAD(EP, RT, RE, x)                                         \
-  __auto_type dc__a = (x);                                                  \
-  typedef __typeof__(*EP(dc__a)) dc__E;                                     \
-  RT dc__r;                                                                 \
-  dc__E* dc__pa = (void*)&dc__a;                                            \
+  __auto_type dc__a = (x);                                                   \
+  typedef __typeof__(*EP(dc__a)) dc__E;                                      \
+  RT dc__r;                                                                  \
+  dc__E* dc__pa = (void*)&dc__a;                                             \
   RE* dc__pr = (void*)&dc__r
-#define DC__GARG(v, p, y)                                                   \
-  __auto_type v = (y);                                                      \
-  __typeof__(*DC__SEP(v, dc__E))* p = (void*)&v;                            \
-  _Static_assert(sizeof(v) == sizeof(*p) ||                                 \
+#define DC__GARG(v, p, y)                                                    \
+  __auto_type v = (y);                                                       \
+  __typeof__(*DC__SEP(v, dc__E))* p = (void*)&v;                             \
+  _Static_assert(sizeof(v) == sizeof(*p) ||                                  \
                      __builtin_types_compatible_p(__typeof__(v), __typeof__(dc__a)), \
                  "dclua: the vector arguments of a built-in differ in type")
-#define DC__GMAP1(EP, RT, RE, OP, x)                                        \
-  ({                                                                        \
-    DC__GMAP_HEAD(EP, RT, RE, x);                                           \
-    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = OP(dc__pa[dc__i]);               \
-    dc__r;                                                                  \
+#define DC__GMAP1(EP, RT, RE, OP, x)                                         \
+  ({                                                                         \
+    DC__GMAP_HEAD(EP, RT, RE, x);                                            \
+    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = OP(dc__pa[dc__i]);                \
+    dc__r;                                                                   \
   })
-#define DC__GMAP2(EP, RT, RE, OP, x, y)                                     \
-  ({                                                                        \
-    DC__GMAP_HEAD(EP, RT, RE, x);                                           \
-    DC__GARG(dc__b, dc__pb, y);                                             \
-    DC__FOR(dc__r, dc__pr) {                                                \
-      dc__E dc__u = dc__pa[dc__i], dc__v = dc__pb[DC__LI(dc__b, dc__pb)];   \
-      dc__pr[dc__i] = OP(dc__u, dc__v);                                     \
-    }                                                                       \
-    dc__r;                                                                  \
+#define DC__GMAP2(EP, RT, RE, OP, x, y)                                      \
+  ({                                                                         \
+    DC__GMAP_HEAD(EP, RT, RE, x);                                            \
+    DC__GARG(dc__b, dc__pb, y);                                              \
+    DC__FOR(dc__r, dc__pr) {                                                 \
+      dc__E dc__u = dc__pa[dc__i], dc__v = dc__pb[DC__LI(dc__b, dc__pb)];    \
+      dc__pr[dc__i] = OP(dc__u, dc__v);                                      \
+    }                                                                        \
+    dc__r;                                                                   \
   })
-#define DC__GMAP3(EP, RT, RE, OP, x, y, z)                                  \
-  ({                                                                        \
-    DC__GMAP_HEAD(EP, RT, RE, x);                                           \
-    DC__GARG(dc__b, dc__pb, y);                                             \
-    DC__GARG(dc__c, dc__pc, z);                                             \
-    DC__FOR(dc__r, dc__pr) {                                                \
-      dc__E dc__u = dc__pa[dc__i], dc__v = dc__pb[DC__LI(dc__b, dc__pb)],   \
-            dc__w = dc__pc[DC__LI(dc__c, dc__pc)];                          \
-      dc__pr[dc__i] = OP(dc__u, dc__v, dc__w);                              \
-    }                                                                       \
-    dc__r;                                                                  \
+#define DC__GMAP3(EP, RT, RE, OP, x, y, z)                                   \
+  ({                                                                         \
+    DC__GMAP_HEAD(EP, RT, RE, x);                                            \
+    DC__GARG(dc__b, dc__pb, y);                                              \
+    DC__GARG(dc__c, dc__pc, z);                                              \
+    DC__FOR(dc__r, dc__pr) {                                                 \
+      dc__E dc__u = dc__pa[dc__i], dc__v = dc__pb[DC__LI(dc__b, dc__pb)],    \
+            dc__w = dc__pc[DC__LI(dc__c, dc__pc)];                           \
+      dc__pr[dc__i] = OP(dc__u, dc__v, dc__w);                               \
+    }                                                                        \
+    dc__r;                                                                   \
   })
 
-// Whole-vector maps, for the functions that are a few operators: loops
-// cost gcc about 2 ms of -O3 time per call, straight vector code a tenth
-// of that. Scalars become vectors of one lane, so comparisons give lane
-// masks (-1/0) for scalars and vectors alike. The head binds dc__a (the
+// Whole-vector maps, for the functions that are a few operators. Scalars
+// become vectors of one lane, so comparisons give lane masks (-1/0) for
+// scalars and vectors alike. The head binds dc__a (the
 // first argument, which gives the shape), dc__E (its element type), dc__V
 // (its type as a vector), dc__I and dc__U (signed and unsigned integer
 // vectors with lanes as wide as dc__E) and dc__va (dc__a as a dc__V);
 // DC__VARG adds an argument as a dc__V, broadcasting a scalar; DC__VRET
 // copies the dc__V value e into the result type RT.
-#define DC__SINT(n)                                                         \
-  __typeof__(__builtin_choose_expr(                                         \
-      n == 1, (dc_char)0,                                                   \
+#define DC__SINT(n)                                                          \
+  __typeof__(__builtin_choose_expr(                                          \
+      n == 1, (dc_char)0,                                                    \
       __builtin_choose_expr(n == 2, (short)0, __builtin_choose_expr(n == 4, 0, 0L))))
-#define DC__UINT(n)                                                         \
-  __typeof__(__builtin_choose_expr(                                         \
-      n == 1, (uchar)0,                                                     \
+#define DC__UINT(n)                                                          \
+  __typeof__(__builtin_choose_expr(                                          \
+      n == 1, (uchar)0,                                                      \
       __builtin_choose_expr(n == 2, (ushort)0, __builtin_choose_expr(n == 4, 0u, 0ul))))
-#define DC__VTYPES                                                          \
-  typedef dc__E dc__V __attribute__((vector_size(sizeof(dc__a))));          \
+#define DC__VTYPES                                                           \
+  typedef dc__E dc__V __attribute__((vector_size(sizeof(dc__a))));           \
   typedef DC__SINT(sizeof(dc__E)) dc__I __attribute__((vector_size(sizeof(dc__a)), unused)); \
   typedef DC__UINT(sizeof(dc__E)) dc__U __attribute__((vector_size(sizeof(dc__a)), unused)); \
-  dc__V dc__va;                                                             \
+  dc__V dc__va;                                                              \
   __builtin_memcpy(&dc__va, &dc__a, sizeof dc__va)
 // Head for any element type (EP finds it), and for floating functions
 // (an integer first argument computes in double).
-#define DC__VHEAD(EP, x)                                                    \
-  __auto_type dc__a = (x);                                                  \
-  typedef __typeof__(*EP(dc__a)) dc__E;                                     \
+#define DC__VHEAD(EP, x)                                                     \
+  __auto_type dc__a = (x);                                                   \
+  typedef __typeof__(*EP(dc__a)) dc__E;                                      \
   DC__VTYPES
-#define DC__VHEADF(EP, x)                                                   \
-  __auto_type dc__a0 = (x);                                                 \
-  dc__FT(dc__a0) dc__a = dc__a0;                                            \
-  typedef __typeof__(*dc__FEP(dc__a)) dc__E;                                \
+#define DC__VHEADF(EP, x)                                                    \
+  __auto_type dc__a0 = (x);                                                  \
+  dc__FT(dc__a0) dc__a = dc__a0;                                             \
+  typedef __typeof__(*dc__FEP(dc__a)) dc__E;                                 \
   DC__VTYPES
-#define DC__VARG(v, p, vv, y)                                               \
-  DC__GARG(v, p, y);                                                        \
-  dc__V vv;                                                                 \
-  if (sizeof(v) > sizeof(*p)) __builtin_memcpy(&vv, &v, sizeof vv);         \
+#define DC__VARG(v, p, vv, y)                                                \
+  DC__GARG(v, p, y);                                                         \
+  dc__V vv;                                                                  \
+  if (sizeof(v) > sizeof(*p)) __builtin_memcpy(&vv, &v, sizeof vv);          \
   else vv = (dc__E)*p - (dc__V){0}
-#define DC__VRET(RT, e)                                                     \
-  RT dc__r;                                                                 \
-  dc__V dc__vr = (e);                                                       \
-  __builtin_memcpy(&dc__r, &dc__vr, sizeof dc__r);                          \
+#define DC__VRET(RT, e)                                                      \
+  RT dc__r;                                                                  \
+  dc__V dc__vr = (e);                                                        \
+  __builtin_memcpy(&dc__r, &dc__vr, sizeof dc__r);                           \
   dc__r
 #define DC__VMAP1(HEAD, EP, RT, BODY, x) ({ HEAD(EP, x); DC__VRET(RT, BODY); })
-#define DC__VMAP2(HEAD, EP, RT, BODY, x, y)                                 \
-  ({                                                                        \
-    HEAD(EP, x);                                                            \
-    DC__VARG(dc__b, dc__pb, dc__vb, y);                                     \
-    DC__VRET(RT, BODY);                                                     \
+#define DC__VMAP2(HEAD, EP, RT, BODY, x, y)                                  \
+  ({                                                                         \
+    HEAD(EP, x);                                                             \
+    DC__VARG(dc__b, dc__pb, dc__vb, y);                                      \
+    DC__VRET(RT, BODY);                                                      \
   })
-#define DC__VMAP3(HEAD, EP, RT, BODY, x, y, z)                              \
-  ({                                                                        \
-    HEAD(EP, x);                                                            \
-    DC__VARG(dc__b, dc__pb, dc__vb, y);                                     \
-    DC__VARG(dc__c, dc__pc, dc__vc, z);                                     \
-    DC__VRET(RT, BODY);                                                     \
+#define DC__VMAP3(HEAD, EP, RT, BODY, x, y, z)                               \
+  ({                                                                         \
+    HEAD(EP, x);                                                             \
+    DC__VARG(dc__b, dc__pb, dc__vb, y);                                      \
+    DC__VARG(dc__c, dc__pc, dc__vc, z);                                      \
+    DC__VRET(RT, BODY);                                                      \
   })
 // Lane masks and selection: DC__SEL(m, x, y) takes x where m is -1, y
 // where it is 0; DC__LT(x, y) is the mask of x < y; DC__SIGNBITS the
 // sign bit of every lane.
-#define DC__SEL(m, x, y) ((dc__V)(((dc__I)(x) & (m)) | ((dc__I)(y) & ~(m))))
+#define DC__SEL(m, x, y)                                                     \
+  ({                                                                         \
+    dc__I dc__sy = (dc__I)(y);                                               \
+    (dc__V)(dc__sy ^ (((dc__I)(x) ^ dc__sy) & (m)));                         \
+  })
 #define DC__LT(x, y) ((dc__I)((x) < (y)))
 #define DC__NAN(x) ((dc__I)((x) != (x)))
 #define DC__SIGNBITS (((dc__I){0} + 1) << (8 * sizeof(dc__E) - 1))
 // Whether dc__E is a signed integer type, as a mask for every lane.
-#define DC__SIGNED                                                          \
+#define DC__SIGNED                                                           \
   ((dc__I){0} - _Generic((dc__E)0, dc_char: 1, short: 1, int: 1, long: 1, long long: 1, default: 0))
-#define DC__ISFLOAT(e) _Generic((dc__E)0, float: 1, double: 1, default: 0)
+#define DC__ISFLOAT _Generic((dc__E)0, float: 1, double: 1, default: 0)
 
 // Per-lane dispatch of a floating operation to its float or double form.
 #define DC__F1(ff, df, u) _Generic((u), float: ff((float)(u)), default: df(u))
@@ -454,10 +465,10 @@ typedef struct dc__wi_t {
 // evaluated once; inlined, a constant dimension folds the range check.
 // Dimensions 0..2 read the launch record, which holds size 1, offset 0 and
 // id 0 for the unused ones; others give OpenCL's 0 (ids) or 1 (sizes).
-#define DC__WI_FN(name, expr, other)                                        \
-  static inline __attribute__((always_inline)) size_t dc__##name(           \
-      const dc__wi_t* w, uint d) {                                          \
-    return d < 3 ? (size_t)(expr) : (size_t)(other);                        \
+#define DC__WI_FN(name, expr, other)                                         \
+  static inline __attribute__((always_inline)) size_t dc__##name(            \
+      const dc__wi_t* w, uint d) {                                           \
+    return d < 3 ? (size_t)(expr) : (size_t)(other);                         \
   }
 DC__WI_FN(global_id, w->launch->global_offset[d] +
                          w->group[d] * w->launch->local_size[d] + w->local[d],
@@ -490,10 +501,10 @@ DC__WI_FN(global_offset, w->launch->global_offset[d], 0)
 
 //===-- Vector construction and components ----------------------------------===//
 
-// (float4)(a, b, c, d) and (float4)(x). Neither is a constant expression
-// for gcc at file scope when it involves DC_SPLAT; DC_VEC with constant
-// lanes is. DC_SPLAT subtracts a zero vector (rather than adding one) so
-// that a -0.0 survives.
+// (float4)(a, b, c, d) and (float4)(x), in expressions. gcc accepts
+// neither (no vector compound literal) as the initializer of a variable
+// with static storage: there a plain {a, b, c, d} is needed. DC_SPLAT
+// subtracts a zero vector (rather than adding one) so that -0.0 survives.
 #define DC_VEC(T, ...) ((T){__VA_ARGS__})
 #define DC_SPLAT(T, x) ((__typeof__(((T){0})[0]))(x) - (T){0})
 
@@ -506,24 +517,24 @@ DC__WI_FN(global_offset, w->launch->global_offset[d], 0)
 #define DC__CAT_(a, b) a##b
 #define DC_SWIZZLE(x, ...) DC__CAT(DC__SWIZZLE, DC__MANY(__VA_ARGS__))(x, __VA_ARGS__)
 #define DC__SWIZZLE1(x, i) ((x)[i])
-#define DC__SWIZZLEM(x, ...)                                                \
-  ({                                                                        \
-    __auto_type dc__sw = (x);                                               \
-    __builtin_shufflevector(dc__sw, dc__sw, __VA_ARGS__);                   \
+#define DC__SWIZZLEM(x, ...)                                                 \
+  ({                                                                         \
+    __auto_type dc__sw = (x);                                                \
+    __builtin_shufflevector(dc__sw, dc__sw, __VA_ARGS__);                    \
   })
 
 // v.lo, v.hi, v.even, v.odd: half the lanes (a scalar for a 2-lane v).
-#define DC__HALF(x, first, step)                                            \
-  ({                                                                        \
-    __auto_type dc__h = (x);                                                \
-    typedef __typeof__(dc__h[0]) dc__E;                                     \
-    typedef dc__E dc__V __attribute__((vector_size(sizeof(dc__h) / 2)));    \
-    dc__V dc__hr;                                                           \
-    for (unsigned dc__i = 0; dc__i < sizeof(dc__h) / sizeof(dc__E) / 2;     \
-         dc__i++)                                                           \
-      dc__hr[dc__i] = dc__h[(first) + (step) * dc__i];                      \
-    __builtin_choose_expr(sizeof(dc__h) == 2 * sizeof(dc__E), dc__hr[0],    \
-                          dc__hr);                                          \
+#define DC__HALF(x, first, step)                                             \
+  ({                                                                         \
+    __auto_type dc__h = (x);                                                 \
+    typedef __typeof__(dc__h[0]) dc__E;                                      \
+    typedef dc__E dc__V __attribute__((vector_size(sizeof(dc__h) / 2)));     \
+    dc__V dc__hr;                                                            \
+    for (unsigned dc__i = 0; dc__i < sizeof(dc__h) / sizeof(dc__E) / 2;      \
+         dc__i++)                                                            \
+      dc__hr[dc__i] = dc__h[(first) + (step) * dc__i];                       \
+    __builtin_choose_expr(sizeof(dc__h) == 2 * sizeof(dc__E), dc__hr[0],     \
+                          dc__hr);                                           \
   })
 #define DC_LO(x) DC__HALF(x, 0, 1)
 #define DC_HI(x) DC__HALF(x, sizeof(dc__h) / sizeof(dc__E) / 2, 1)
@@ -630,13 +641,13 @@ static inline double dc__nan_d(ulong code) {
   return f;
 }
 // fract rounds in its own type, or x - floor(x) could round up to 1.
-#define DC__FRACT_FN(T, name, one_less)                                     \
-  static inline T name(T x, T* fl) {                                        \
-    *fl = __builtin_floor(x);                                               \
-    if (x != x) return x;                                                   \
-    if (__builtin_isinf(x)) return __builtin_copysign((T)0, x);             \
-    T r = x - *fl;                                                          \
-    return r < (one_less) ? r : (one_less);                                 \
+#define DC__FRACT_FN(T, name, one_less)                                      \
+  static inline T name(T x, T* fl) {                                         \
+    *fl = __builtin_floor(x);                                                \
+    if (x != x) return x;                                                    \
+    if (__builtin_isinf(x)) return __builtin_copysign((T)0, x);              \
+    T r = x - *fl;                                                           \
+    return r < (one_less) ? r : (one_less);                                  \
   }
 DC__FRACT_FN(float, dc__fract_f, 0x1.fffffep-1f)
 DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
@@ -652,7 +663,7 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define DC__FN_acospi(u) DC__PI1(__builtin_acos, u)
 #define DC__FN_asinpi(u) DC__PI1(__builtin_asin, u)
 #define DC__FN_atanpi(u) DC__PI1(__builtin_atan, u)
-#define DC__FN_atan2pi(u, v)                                                \
+#define DC__FN_atan2pi(u, v)                                                 \
   _Generic((u), float: (float)(__builtin_atan2((double)(u), (double)(v)) * M_1_PI), \
            default: __builtin_atan2(u, v) / M_PI)
 #define DC__FN_sinpi(u) ((__typeof__(u))dc__sinpi(u))
@@ -660,8 +671,6 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define DC__FN_tanpi(u) ((__typeof__(u))dc__tanpi(u))
 #define DC__FN_exp10(u) DC__F2(__builtin_powf, __builtin_pow, (__typeof__(u))10, u)
 #define DC__FN_rsqrt(u) ((__typeof__(u))1 / DC__BF1(sqrt, u))
-#define DC__FN_recip(u) ((__typeof__(u))1 / (u))
-#define DC__FN_divide(u, v) ((u) / (v))
 #define DC__FN_fma(u, v, w) _Generic((u), float: __builtin_fmaf(u, v, w), default: __builtin_fma(u, v, w))
 #define DC__FN_maxmag(u, v) ((__typeof__(u))dc__maxmag(u, v))
 #define DC__FN_minmag(u, v) ((__typeof__(u))dc__minmag(u, v))
@@ -669,7 +678,7 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define DC__FN_pown(u, n) ((__typeof__(u))__builtin_pow(u, (double)(n)))
 #define DC__FN_rootn(u, n) ((__typeof__(u))dc__rootn(u, n))
 #define DC__FN_ldexp(u, n) DC__F2(__builtin_ldexpf, __builtin_ldexp, u, n)
-#define DC__FN_sign(u)                                                      \
+#define DC__FN_sign(u)                                                       \
   ((u) > 0 ? (__typeof__(u))1 : (u) < 0 ? (__typeof__(u))-1 : (u) == (u) ? (u) : (__typeof__(u))0)
 
 // The functions C has, under their own names.
@@ -717,7 +726,7 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define DC__VF2(BODY, x, y) DC__VMAP2(DC__VHEADF, _, __typeof__(dc__a), BODY, x, y)
 #define DC__VF3(BODY, x, y, z) DC__VMAP3(DC__VHEADF, _, __typeof__(dc__a), BODY, x, y, z)
 #define fabs(x) DC__VF1((dc__V)((dc__I)dc__va & ~DC__SIGNBITS), x)
-#define copysign(x, y)                                                      \
+#define copysign(x, y)                                                       \
   DC__VF2((dc__V)(((dc__I)dc__va & ~DC__SIGNBITS) | ((dc__I)dc__vb & DC__SIGNBITS)), x, y)
 // fmax/fmin: a NaN operand gives the other one.
 #define fmax(x, y) DC__VF2(DC__SEL(DC__LT(dc__va, dc__vb) | DC__NAN(dc__va), dc__vb, dc__va), x, y)
@@ -740,29 +749,29 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define powr(x, y) DC__FMAP2(DC__FN, powr, dc__a, x, y)
 
 // Functions with an int (or intN) operand or result.
-#define DC__FMAP2I(N, x, n)                                                 \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__b = (n);                                                \
-    dc__FT(dc__a) dc__r = dc__a;                                            \
-    DC__LP(dc__FEP, dc__r, dc__pr);                                         \
-    DC__LP(dc__IEP, dc__b, dc__pb);                                         \
-    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                \
-    DC__FOR(dc__r, dc__pr) {                                                \
-      int dc__v = (int)dc__pb[DC__LI(dc__b, dc__pb)];                       \
-      dc__pr[dc__i] = DC__FN_##N(dc__pr[dc__i], dc__v);                     \
-    }                                                                       \
-    dc__r;                                                                  \
+#define DC__FMAP2I(N, x, n)                                                  \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__b = (n);                                                 \
+    dc__FT(dc__a) dc__r = dc__a;                                             \
+    DC__LP(dc__FEP, dc__r, dc__pr);                                          \
+    DC__LP(dc__IEP, dc__b, dc__pb);                                          \
+    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                 \
+    DC__FOR(dc__r, dc__pr) {                                                 \
+      int dc__v = (int)dc__pb[DC__LI(dc__b, dc__pb)];                        \
+      dc__pr[dc__i] = DC__FN_##N(dc__pr[dc__i], dc__v);                      \
+    }                                                                        \
+    dc__r;                                                                   \
   })
 #define ldexp(x, n) DC__FMAP2I(ldexp, x, n)
 #define pown(x, n) DC__FMAP2I(pown, x, n)
 #define rootn(x, n) DC__FMAP2I(rootn, x, n)
 #define ilogb(x) DC__GMAP1(dc__FEP, dc__I32T(dc__a), int, dc__ilogb, x)
 // nan(uint[N]) is float[N]; nan(ulong[N]) is double[N].
-#define dc__NANT(v)                                                         \
-  __typeof__(_Generic((v), DC__SHAPE(uint, float, uint, float)             \
-                               DC__SHAPE(int, float, int, float)           \
-                                   DC__SHAPE(ulong, double, ulong, double) \
+#define dc__NANT(v)                                                          \
+  __typeof__(_Generic((v), DC__SHAPE(uint, float, uint, float)               \
+                               DC__SHAPE(int, float, int, float)             \
+                                   DC__SHAPE(ulong, double, ulong, double)   \
                                        DC__SHAPE(long, double, long, double) \
                                            default: *(float*)0))
 #define DC__NAN1(u) _Generic((u), ulong: dc__nan_d(u), long: dc__nan_d(u), default: dc__nan_f(u))
@@ -771,49 +780,49 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 // Functions that also store through a pointer: the result has x's
 // floating type, the pointer's target the type OT, of the same shape.
 // LANE computes lane dc__i from dc__pr[dc__i] into dc__pr and dc__po.
-#define DC__FOUT(x, p, OT, LANE)                                            \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__op = (p);                                               \
-    dc__FT(dc__a) dc__r = dc__a;                                            \
-    OT dc__o;                                                               \
-    DC__LP(dc__FEP, dc__r, dc__pr);                                         \
-    DC__LP(dc__EP, dc__o, dc__po);                                          \
-    DC__FOR(dc__r, dc__pr) { LANE; }                                        \
-    *dc__op = dc__o;                                                        \
-    dc__r;                                                                  \
+#define DC__FOUT(x, p, OT, LANE)                                             \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__op = (p);                                                \
+    dc__FT(dc__a) dc__r = dc__a;                                             \
+    OT dc__o;                                                                \
+    DC__LP(dc__FEP, dc__r, dc__pr);                                          \
+    DC__LP(dc__EP, dc__o, dc__po);                                           \
+    DC__FOR(dc__r, dc__pr) { LANE; }                                         \
+    *dc__op = dc__o;                                                         \
+    dc__r;                                                                   \
   })
-#define fract(x, iptr)                                                      \
-  DC__FOUT(x, iptr, dc__FT(dc__a),                                          \
-           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                          \
+#define fract(x, iptr)                                                       \
+  DC__FOUT(x, iptr, dc__FT(dc__a),                                           \
+           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                           \
                float: dc__fract_f((float)dc__pr[dc__i], (float*)&dc__po[dc__i]), \
                default: dc__fract_d(dc__pr[dc__i], (double*)&dc__po[dc__i])))
-#define modf(x, iptr)                                                       \
-  DC__FOUT(x, iptr, dc__FT(dc__a),                                          \
-           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                          \
+#define modf(x, iptr)                                                        \
+  DC__FOUT(x, iptr, dc__FT(dc__a),                                           \
+           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                           \
                float: __builtin_modff((float)dc__pr[dc__i], (float*)&dc__po[dc__i]), \
                default: __builtin_modf(dc__pr[dc__i], (double*)&dc__po[dc__i])))
-#define sincos(x, cosval)                                                   \
-  DC__FOUT(x, cosval, dc__FT(dc__a),                                        \
-           dc__po[dc__i] = DC__BF1(cos, dc__pr[dc__i]);                     \
+#define sincos(x, cosval)                                                    \
+  DC__FOUT(x, cosval, dc__FT(dc__a),                                         \
+           dc__po[dc__i] = DC__BF1(cos, dc__pr[dc__i]);                      \
            dc__pr[dc__i] = DC__BF1(sin, dc__pr[dc__i]))
-#define frexp(x, e)                                                         \
-  DC__FOUT(x, e, dc__I32T(dc__a),                                           \
-           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                          \
+#define frexp(x, e)                                                          \
+  DC__FOUT(x, e, dc__I32T(dc__a),                                            \
+           dc__pr[dc__i] = _Generic(dc__pr[dc__i],                           \
                float: __builtin_frexpf((float)dc__pr[dc__i], &dc__po[dc__i]), \
                default: __builtin_frexp(dc__pr[dc__i], &dc__po[dc__i])))
-#define lgamma_r(x, signp)                                                  \
-  DC__FOUT(x, signp, dc__I32T(dc__a),                                       \
-           dc__po[dc__i] = dc__lgamma_sign(dc__pr[dc__i]);                  \
+#define lgamma_r(x, signp)                                                   \
+  DC__FOUT(x, signp, dc__I32T(dc__a),                                        \
+           dc__po[dc__i] = dc__lgamma_sign(dc__pr[dc__i]);                   \
            dc__pr[dc__i] = DC__BF1(lgamma, dc__pr[dc__i]))
-#define remquo(x, y, quo)                                                   \
-  ({                                                                        \
-    __auto_type dc__qb = (y);                                               \
-    DC__LP(dc__FEP, dc__qb, dc__qpb);                                       \
-    DC__FOUT(x, quo, dc__I32T(dc__a),                                       \
-             DC__SAMEN(dc__qb, dc__qpb, dc__r, dc__pr);                     \
-             __typeof__(*dc__pr) dc__v = dc__qpb[DC__LI(dc__qb, dc__qpb)];  \
-             dc__pr[dc__i] = _Generic(dc__pr[dc__i],                        \
+#define remquo(x, y, quo)                                                    \
+  ({                                                                         \
+    __auto_type dc__qb = (y);                                                \
+    DC__LP(dc__FEP, dc__qb, dc__qpb);                                        \
+    DC__FOUT(x, quo, dc__I32T(dc__a),                                        \
+             DC__SAMET(dc__qb, dc__qpb);                                     \
+             __typeof__(*dc__pr) dc__v = dc__qpb[DC__LI(dc__qb, dc__qpb)];   \
+             dc__pr[dc__i] = _Generic(dc__pr[dc__i],                         \
                  float: __builtin_remquof((float)dc__pr[dc__i], (float)dc__v, &dc__po[dc__i]), \
                  default: __builtin_remquo(dc__pr[dc__i], dc__v, &dc__po[dc__i]))); \
   })
@@ -823,22 +832,22 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 // the shape (their edges may be scalars), so it binds first.
 #define degrees(x) DC__VF1(dc__va * (dc__E)57.295779513082320876798154814105, x)
 #define radians(x) DC__VF1(dc__va * (dc__E)0.017453292519943295769236907684886, x)
-#define step(edge, x)                                                       \
+#define step(edge, x)                                                        \
   DC__VF2(DC__SEL(DC__LT(dc__va, dc__vb), (dc__V){0}, (dc__E)1 - (dc__V){0}), x, edge)
 #define mix(x, y, a) DC__VF3(dc__va + (dc__vb - dc__va) * dc__vc, x, y, a)
-#define smoothstep(e0, e1, x)                                               \
-  DC__VF3(({                                                                \
-            dc__V dc__t = (dc__va - dc__vb) / (dc__vc - dc__vb);            \
-            dc__t = DC__SEL(DC__LT(dc__t, (dc__V){0}), (dc__V){0}, dc__t);  \
+#define smoothstep(e0, e1, x)                                                \
+  DC__VF3(({                                                                 \
+            dc__V dc__t = (dc__va - dc__vb) / (dc__vc - dc__vb);             \
+            dc__t = DC__SEL(DC__LT(dc__t, (dc__V){0}), (dc__V){0}, dc__t);   \
             dc__t = DC__SEL(DC__LT((dc__E)1 - (dc__V){0}, dc__t), (dc__E)1 - (dc__V){0}, dc__t); \
-            dc__t * dc__t * (3 - 2 * dc__t);                                \
-          }),                                                               \
+            dc__t * dc__t * (3 - 2 * dc__t);                                 \
+          }),                                                                \
           x, e0, e1)
 #define sign(x) DC__FMAP1(DC__FN, sign, x)
 
 // native_* and half_*: the same functions at full precision.
 #define native_cos(x) cos(x)
-#define native_divide(x, y) DC__FMAP2(DC__FN, divide, dc__a, x, y)
+#define native_divide(x, y) DC__VF2(dc__va / dc__vb, x, y)
 #define native_exp(x) exp(x)
 #define native_exp2(x) exp2(x)
 #define native_exp10(x) exp10(x)
@@ -846,7 +855,7 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define native_log2(x) log2(x)
 #define native_log10(x) log10(x)
 #define native_powr(x, y) powr(x, y)
-#define native_recip(x) DC__FMAP1(DC__FN, recip, x)
+#define native_recip(x) DC__VF1((dc__E)1 / dc__va, x)
 #define native_rsqrt(x) rsqrt(x)
 #define native_sin(x) sin(x)
 #define native_sqrt(x) sqrt(x)
@@ -870,10 +879,12 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 
 //===-- Integer functions (DC_NEED_INTEGER) ------------------------------------===//
 
-// Lanes go to one small function per element type (generated below): 8
-// types times a dozen operations stay cheap to parse, while the vector
-// forms are all the same lane loop. Signed and unsigned types get separate
-// bodies so that neither compares an unsigned value with 0.
+// The functions that are a few operators work on whole vectors (hadd,
+// rhadd, abs_diff, add_sat, sub_sat, min, max, clamp, abs, further below).
+// The others go lane by lane to one small function per element type
+// (generated here: 8 types times 6 operations stay cheap to parse). Signed
+// and unsigned types get separate bodies so that neither compares an
+// unsigned value with 0.
 #ifdef DC_NEED_INTEGER
 
 // gcc 12 at -O3 with AVX-512 VPOPCNTDQ/BITALG vectorizes short popcount
@@ -885,74 +896,47 @@ DC__FRACT_FN(double, dc__fract_d, 0x1.fffffffffffffp-1)
 #define DC__NO_VECTORIZE(v) (void)0
 #endif
 
-#define DC__INT_COMMON(T, U, B)                                             \
-  static inline U dc__abs_diff_##T(T x, T y) {                              \
-    return x > y ? (U)((U)x - (U)y) : (U)((U)y - (U)x);                     \
-  }                                                                         \
-  static inline T dc__hadd_##T(T x, T y) {                                  \
-    return (T)((x >> 1) + (y >> 1) + (x & y & 1));                          \
-  }                                                                         \
-  static inline T dc__rhadd_##T(T x, T y) {                                 \
-    return (T)((x >> 1) + (y >> 1) + ((x | y) & 1));                        \
-  }                                                                         \
-  static inline T dc__rotate_##T(T v, T n) {                                \
-    U x = (U)v;                                                             \
-    unsigned s = (unsigned)((U)n & (B - 1));                                \
-    return (T)(U)((x << s) | (x >> ((B - s) & (B - 1))));                   \
-  }                                                                         \
-  static inline T dc__clz_##T(T x) {                                        \
+#define DC__INT_COMMON(T, U, B)                                              \
+  static inline T dc__rotate_##T(T v, T n) {                                 \
+    U x = (U)v;                                                              \
+    unsigned s = (unsigned)((U)n & (B - 1));                                 \
+    return (T)(U)((x << s) | (x >> ((B - s) & (B - 1))));                    \
+  }                                                                          \
+  static inline T dc__clz_##T(T x) {                                         \
     return (T)(x ? __builtin_clzll((unsigned long long)(U)x) - (64 - B) : B); \
-  }                                                                         \
-  static inline T dc__popcount_##T(T x) {                                   \
-    int n = __builtin_popcountll((unsigned long long)(U)x);                 \
-    DC__NO_VECTORIZE(n);                                                    \
-    return (T)n;                                                            \
-  }                                                                         \
-  static inline T dc__mad_hi_##T(T x, T y, T z) {                           \
-    return (T)((U)dc__mul_hi_##T(x, y) + (U)z);                             \
+  }                                                                          \
+  static inline T dc__popcount_##T(T x) {                                    \
+    int n = __builtin_popcountll((unsigned long long)(U)x);                  \
+    DC__NO_VECTORIZE(n);                                                     \
+    return (T)n;                                                             \
+  }                                                                          \
+  static inline T dc__mad_hi_##T(T x, T y, T z) {                            \
+    return (T)((U)dc__mul_hi_##T(x, y) + (U)z);                              \
   }
-#define DC__INT_SIGNED(T, U, B, MIN, MAX)                                   \
-  static inline U dc__abs_##T(T x) { return x < 0 ? (U)((U)0 - (U)x) : (U)x; } \
-  static inline T dc__mul_hi_##T(T x, T y) {                                \
-    return (T)(((__int128)x * (__int128)y) >> B);                           \
-  }                                                                         \
-  static inline T dc__add_sat_##T(T x, T y) {                               \
-    T r;                                                                    \
-    return __builtin_add_overflow(x, y, &r) ? (x < 0 ? MIN : MAX) : r;      \
-  }                                                                         \
-  static inline T dc__sub_sat_##T(T x, T y) {                               \
-    T r;                                                                    \
-    return __builtin_sub_overflow(x, y, &r) ? (x < 0 ? MIN : MAX) : r;      \
-  }                                                                         \
-  static inline T dc__mad_sat_##T(T x, T y, T z) {                          \
-    __int128 p = (__int128)x * y + z;                                       \
-    return p < MIN ? MIN : p > MAX ? MAX : (T)p;                            \
-  }                                                                         \
+#define DC__INT_SIGNED(T, U, B, MIN, MAX)                                    \
+  static inline T dc__mul_hi_##T(T x, T y) {                                 \
+    return (T)(((__int128)x * (__int128)y) >> B);                            \
+  }                                                                          \
+  static inline T dc__mad_sat_##T(T x, T y, T z) {                           \
+    __int128 p = (__int128)x * y + z;                                        \
+    return p < MIN ? MIN : p > MAX ? MAX : (T)p;                             \
+  }                                                                          \
   DC__INT_COMMON(T, U, B)
-#define DC__INT_UNSIGNED(T, B, MAX)                                         \
-  static inline T dc__abs_##T(T x) { return x; }                            \
-  static inline T dc__mul_hi_##T(T x, T y) {                                \
-    return (T)(((unsigned __int128)x * y) >> B);                            \
-  }                                                                         \
-  static inline T dc__add_sat_##T(T x, T y) {                               \
-    T r;                                                                    \
-    return __builtin_add_overflow(x, y, &r) ? MAX : r;                      \
-  }                                                                         \
-  static inline T dc__sub_sat_##T(T x, T y) {                               \
-    T r;                                                                    \
-    return __builtin_sub_overflow(x, y, &r) ? 0 : r;                        \
-  }                                                                         \
-  static inline T dc__mad_sat_##T(T x, T y, T z) {                          \
-    unsigned __int128 p = (unsigned __int128)x * y;                         \
-    if (p > MAX) return MAX;                                                \
-    p += z;                                                                 \
-    return p > MAX ? MAX : (T)p;                                            \
-  }                                                                         \
+#define DC__INT_UNSIGNED(T, B, MAX)                                          \
+  static inline T dc__mul_hi_##T(T x, T y) {                                 \
+    return (T)(((unsigned __int128)x * y) >> B);                             \
+  }                                                                          \
+  static inline T dc__mad_sat_##T(T x, T y, T z) {                           \
+    unsigned __int128 p = (unsigned __int128)x * y;                          \
+    if (p > MAX) return MAX;                                                 \
+    p += z;                                                                  \
+    return p > MAX ? MAX : (T)p;                                             \
+  }                                                                          \
   DC__INT_COMMON(T, T, B)
 // upsample(hi, lo) = hi << bits(lo) | lo, in the type twice as wide.
-#define DC__UPSAMPLE(T, U, W, WU, B)                                        \
-  static inline W dc__upsample_##T(T hi, U lo) {                            \
-    return (W)(WU)(((WU)(U)hi << B) | lo);                                  \
+#define DC__UPSAMPLE(T, U, W, WU, B)                                         \
+  static inline W dc__upsample_##T(T hi, U lo) {                             \
+    return (W)(WU)(((WU)(U)hi << B) | lo);                                   \
   }
 DC__INT_SIGNED(dc_char, uchar, 8, SCHAR_MIN, SCHAR_MAX)
 DC__INT_UNSIGNED(uchar, 8, UCHAR_MAX)
@@ -975,11 +959,11 @@ static inline int dc__mad24_int(int x, int y, int z) { return (int)((uint)x * (u
 static inline uint dc__mad24_uint(uint x, uint y, uint z) { return x * y + z; }
 
 // The function for one integer lane u (long long lanes use long's).
-#define DC__IFN(name, u)                                                    \
-  _Generic((u), dc_char: dc__##name##_dc_char, uchar: dc__##name##_uchar,   \
-           short: dc__##name##_short, ushort: dc__##name##_ushort,          \
-           int: dc__##name##_int, uint: dc__##name##_uint,                  \
-           long: dc__##name##_long, ulong: dc__##name##_ulong,              \
+#define DC__IFN(name, u)                                                     \
+  _Generic((u), dc_char: dc__##name##_dc_char, uchar: dc__##name##_uchar,    \
+           short: dc__##name##_short, ushort: dc__##name##_ushort,           \
+           int: dc__##name##_int, uint: dc__##name##_uint,                   \
+           long: dc__##name##_long, ulong: dc__##name##_ulong,               \
            long long: dc__##name##_long)
 #define DC__L_rotate(u, v) DC__IFN(rotate, u)(u, v)
 #define DC__L_mul_hi(u, v) DC__IFN(mul_hi, u)(u, v)
@@ -989,17 +973,17 @@ static inline uint dc__mad24_uint(uint x, uint y, uint z) { return x * y + z; }
 #define DC__L_popcount(u) DC__IFN(popcount, u)(u)
 #define DC__L_mul24(u, v) _Generic((u), int: dc__mul24_int, uint: dc__mul24_uint)(u, v)
 #define DC__L_mad24(u, v, w) _Generic((u), int: dc__mad24_int, uint: dc__mad24_uint)(u, v, w)
-#define DC__L_upsample(u, v)                                                \
-  _Generic((u), dc_char: dc__upsample_dc_char, uchar: dc__upsample_uchar,   \
-           short: dc__upsample_short, ushort: dc__upsample_ushort,          \
+#define DC__L_upsample(u, v)                                                 \
+  _Generic((u), dc_char: dc__upsample_dc_char, uchar: dc__upsample_uchar,    \
+           short: dc__upsample_short, ushort: dc__upsample_ushort,           \
            int: dc__upsample_int, uint: dc__upsample_uint)(u, v)
 // upsample's result: the type with lanes twice as wide.
-#define dc__UPT(v)                                                          \
-  __typeof__(_Generic((v), DC__SHAPE(dc_char, short, char, short)          \
-                               DC__SHAPE(uchar, ushort, uchar, ushort)     \
-                                   DC__SHAPE(short, int, short, int)       \
+#define dc__UPT(v)                                                           \
+  __typeof__(_Generic((v), DC__SHAPE(dc_char, short, char, short)            \
+                               DC__SHAPE(uchar, ushort, uchar, ushort)       \
+                                   DC__SHAPE(short, int, short, int)         \
                                        DC__SHAPE(ushort, uint, ushort, uint) \
-                                           DC__SHAPE(int, long, int, long) \
+                                           DC__SHAPE(int, long, int, long)   \
                                                DC__SHAPE(uint, ulong, uint, ulong) \
                                                    default: (void)0))
 
@@ -1013,18 +997,18 @@ static inline uint dc__mad24_uint(uint x, uint y, uint z) { return x * y + z; }
 #define mul24(x, y) DC__GMAP2(dc__IEP, DC__ISAME, dc__E, DC__L_mul24, x, y)
 #define mad24(a, b, c) DC__GMAP3(dc__IEP, DC__ISAME, dc__E, DC__L_mad24, a, b, c)
 // upsample's lo keeps its own (unsigned) lanes.
-#define upsample(hi, lo)                                                    \
-  ({                                                                        \
-    __auto_type dc__a = (hi);                                               \
-    __auto_type dc__b = (lo);                                               \
-    dc__UPT(dc__a) dc__r;                                                   \
-    DC__LP(dc__IEP, dc__a, dc__pa);                                         \
-    DC__LP(dc__IEP, dc__b, dc__pb);                                         \
-    DC__LP(dc__IEP, dc__r, dc__pr);                                         \
-    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                \
-    DC__FOR(dc__r, dc__pr)                                                  \
+#define upsample(hi, lo)                                                     \
+  ({                                                                         \
+    __auto_type dc__a = (hi);                                                \
+    __auto_type dc__b = (lo);                                                \
+    dc__UPT(dc__a) dc__r;                                                    \
+    DC__LP(dc__IEP, dc__a, dc__pa);                                          \
+    DC__LP(dc__IEP, dc__b, dc__pb);                                          \
+    DC__LP(dc__IEP, dc__r, dc__pr);                                          \
+    DC__SAMEN(dc__b, dc__pb, dc__r, dc__pr);                                 \
+    DC__FOR(dc__r, dc__pr)                                                   \
     dc__pr[dc__i] = DC__L_upsample(dc__pa[dc__i], dc__pb[DC__LI(dc__b, dc__pb)]); \
-    dc__r;                                                                  \
+    dc__r;                                                                   \
   })
 
 // Whole-vector integer functions (see DC__VMAP1).
@@ -1032,28 +1016,28 @@ static inline uint dc__mad24_uint(uint x, uint y, uint z) { return x * y + z; }
 #define DC__HALVES (dc__va >> 1) + (dc__vb >> 1)
 #define hadd(x, y) DC__VI2(DC__HALVES + (dc__va & dc__vb & 1), x, y)
 #define rhadd(x, y) DC__VI2(DC__HALVES + ((dc__va | dc__vb) & 1), x, y)
-#define abs_diff(x, y)                                                      \
-  DC__VMAP2(DC__VHEAD, dc__IEP, dc__UT(dc__a),                              \
+#define abs_diff(x, y)                                                       \
+  DC__VMAP2(DC__VHEAD, dc__IEP, dc__UT(dc__a),                               \
             DC__SEL(DC__LT(dc__vb, dc__va), (dc__V)((dc__U)dc__va - (dc__U)dc__vb), \
-                    (dc__V)((dc__U)dc__vb - (dc__U)dc__va)),                \
+                    (dc__V)((dc__U)dc__vb - (dc__U)dc__va)),                 \
             x, y)
 // Saturation: signed lanes overflow when the result's sign differs from
 // what the operands' signs imply, and then go to MIN or MAX by a's sign;
 // unsigned lanes carry or borrow.
 #define DC__SAT_TO ((dc__I)dc__va >> (8 * sizeof(dc__E) - 1) ^ ~DC__SIGNBITS)
 #define DC__SAT(OVF_S, OVF_U, SAT_U, OP)                                     \
-  ({                                                                        \
-    dc__V dc__s = (dc__V)((dc__U)dc__va OP (dc__U)dc__vb);                  \
-    dc__I dc__o = ((OVF_S) & DC__SIGNED) | ((OVF_U) & ~DC__SIGNED);         \
-    DC__SEL(dc__o, DC__SEL(DC__SIGNED, DC__SAT_TO, SAT_U), dc__s);          \
+  ({                                                                         \
+    dc__V dc__s = (dc__V)((dc__U)dc__va OP (dc__U)dc__vb);                   \
+    dc__I dc__o = ((OVF_S) & DC__SIGNED) | ((OVF_U) & ~DC__SIGNED);          \
+    DC__SEL(dc__o, DC__SEL(DC__SIGNED, DC__SAT_TO, SAT_U), dc__s);           \
   })
-#define add_sat(x, y)                                                       \
+#define add_sat(x, y)                                                        \
   DC__VI2(DC__SAT((((dc__I)dc__va ^ (dc__I)dc__s) & ((dc__I)dc__vb ^ (dc__I)dc__s)) < 0, \
-                  DC__LT(dc__s, dc__va), (dc__I){0} - 1, +),                \
+                  DC__LT(dc__s, dc__va), (dc__I){0} - 1, +),                 \
           x, y)
-#define sub_sat(x, y)                                                       \
+#define sub_sat(x, y)                                                        \
   DC__VI2(DC__SAT((((dc__I)dc__va ^ (dc__I)dc__vb) & ((dc__I)dc__va ^ (dc__I)dc__s)) < 0, \
-                  DC__LT(dc__va, dc__vb), (dc__I){0}, -),                   \
+                  DC__LT(dc__va, dc__vb), (dc__I){0}, -),                    \
           x, y)
 
 // min, max, clamp and abs take integer and floating types alike. min and
@@ -1063,16 +1047,16 @@ static inline uint dc__mad24_uint(uint x, uint y, uint z) { return x * y + z; }
 #define DC__VG2(BODY, x, y) DC__VMAP2(DC__VHEAD, dc__EP, __typeof__(dc__a), BODY, x, y)
 #define min(x, y) DC__VG2(DC__SEL(DC__LT(dc__vb, dc__va), dc__vb, dc__va), x, y)
 #define max(x, y) DC__VG2(DC__SEL(DC__LT(dc__va, dc__vb), dc__vb, dc__va), x, y)
-#define clamp(x, lo, hi)                                                    \
-  DC__VMAP3(DC__VHEAD, dc__EP, __typeof__(dc__a),                           \
-            ({                                                              \
+#define clamp(x, lo, hi)                                                     \
+  DC__VMAP3(DC__VHEAD, dc__EP, __typeof__(dc__a),                            \
+            ({                                                               \
               dc__V dc__t = DC__SEL(DC__LT(dc__va, dc__vb) | DC__NAN(dc__va), dc__vb, dc__va); \
               DC__SEL(DC__LT(dc__vc, dc__t) | DC__NAN(dc__t), dc__vc, dc__t); \
-            }),                                                             \
+            }),                                                              \
             x, lo, hi)
-#define abs(x)                                                              \
-  DC__VMAP1(DC__VHEAD, dc__EP, dc__UT(dc__a),                               \
-            __builtin_choose_expr(DC__ISFLOAT(0), (dc__V)((dc__I)dc__va & ~DC__SIGNBITS), \
+#define abs(x)                                                               \
+  DC__VMAP1(DC__VHEAD, dc__EP, dc__UT(dc__a),                                \
+            __builtin_choose_expr(DC__ISFLOAT, (dc__V)((dc__I)dc__va & ~DC__SIGNBITS), \
                                   DC__SEL(DC__LT(dc__va, (dc__V){0}) & DC__SIGNED, \
                                           (dc__V)((dc__U){0} - (dc__U)dc__va), dc__va)), \
             x)
@@ -1112,69 +1096,69 @@ static inline double dc__length_d(const double* p, unsigned n) {
 }
 // normalize: zero vectors come back unchanged; if components are
 // infinite, those become +-1 and the others +-0 before normalizing.
-#define DC__NORMALIZE_FN(T, name, len)                                      \
-  static inline void name(T* p, unsigned n) {                               \
-    int inf = 0;                                                            \
-    for (unsigned i = 0; i < n; i++) inf |= __builtin_isinf(p[i]);          \
-    if (inf) {                                                              \
-      for (unsigned i = 0; i < n; i++)                                      \
+#define DC__NORMALIZE_FN(T, name, len)                                       \
+  static inline void name(T* p, unsigned n) {                                \
+    int inf = 0;                                                             \
+    for (unsigned i = 0; i < n; i++) inf |= __builtin_isinf(p[i]);           \
+    if (inf) {                                                               \
+      for (unsigned i = 0; i < n; i++)                                       \
         p[i] = __builtin_copysign(__builtin_isinf(p[i]) ? (T)1 : (T)0, p[i]); \
-    }                                                                       \
-    double l = len(p, n);                                                   \
-    if (l == 0) return;                                                     \
-    for (unsigned i = 0; i < n; i++) p[i] = (T)(p[i] / l);                  \
+    }                                                                        \
+    double l = len(p, n);                                                    \
+    if (l == 0) return;                                                      \
+    for (unsigned i = 0; i < n; i++) p[i] = (T)(p[i] / l);                   \
   }
 DC__NORMALIZE_FN(float, dc__normalize_f, dc__length_f)
 DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
 
 // dc__GEO(x, BODY): BODY sees dc__g (x as its floating type), dc__gp (its
 // lanes) and dc__gn (how many).
-#define DC__GEO(x, BODY)                                                    \
-  ({                                                                        \
-    __auto_type dc__g0 = (x);                                               \
-    dc__FT(dc__g0) dc__g = dc__g0;                                          \
-    DC__LP(dc__FEP, dc__g, dc__gp);                                         \
-    const unsigned dc__gn = sizeof(dc__g) / sizeof(*dc__gp);                \
-    (void)dc__gn;                                                           \
-    BODY;                                                                   \
+#define DC__GEO(x, BODY)                                                     \
+  ({                                                                         \
+    __auto_type dc__g0 = (x);                                                \
+    dc__FT(dc__g0) dc__g = dc__g0;                                           \
+    DC__LP(dc__FEP, dc__g, dc__gp);                                          \
+    const unsigned dc__gn = sizeof(dc__g) / sizeof(*dc__gp);                 \
+    (void)dc__gn;                                                            \
+    BODY;                                                                    \
   })
-#define DC__LEN(p, n)                                                       \
-  _Generic(*(p), float: (float)dc__length_f((const float*)(p), n),          \
+#define DC__LEN(p, n)                                                        \
+  _Generic(*(p), float: (float)dc__length_f((const float*)(p), n),           \
            default: dc__length_d((const double*)(p), n))
-#define DC__DOT(x, y)                                                       \
-  ({                                                                        \
-    __auto_type dc__da = (x);                                               \
-    __typeof__(dc__da) dc__db = (y);                                        \
-    DC__LP(dc__FEP, dc__da, dc__dpa);                                       \
-    DC__LP(dc__FEP, dc__db, dc__dpb);                                       \
-    __typeof__(*dc__dpa) dc__s = 0;                                         \
+#define DC__DOT(x, y)                                                        \
+  ({                                                                         \
+    __auto_type dc__da = (x);                                                \
+    __typeof__(dc__da) dc__db = (y);                                         \
+    DC__LP(dc__FEP, dc__da, dc__dpa);                                        \
+    DC__LP(dc__FEP, dc__db, dc__dpb);                                        \
+    __typeof__(*dc__dpa) dc__s = 0;                                          \
     for (unsigned dc__i = 0; dc__i < sizeof(dc__da) / sizeof(*dc__dpa); dc__i++) \
-      dc__s += dc__dpa[dc__i] * dc__dpb[dc__i];                             \
-    dc__s;                                                                  \
+      dc__s += dc__dpa[dc__i] * dc__dpb[dc__i];                              \
+    dc__s;                                                                   \
   })
 #define dot(x, y) DC__GEO(x, DC__DOT(dc__g, y))
 #define length(x) DC__GEO(x, DC__LEN(dc__gp, dc__gn))
 #define distance(x, y) DC__GEO(x, dc__g -= (y); DC__LEN(dc__gp, dc__gn))
-#define normalize(x)                                                        \
+#define normalize(x)                                                         \
   DC__GEO(x, _Generic(*dc__gp, float: dc__normalize_f((float*)dc__gp, dc__gn), \
-                      default: dc__normalize_d((double*)dc__gp, dc__gn));   \
+                      default: dc__normalize_d((double*)dc__gp, dc__gn));    \
           dc__g)
 #define fast_length(x) DC__GEO(x, DC__L_gsqrt(DC__DOT(dc__g, dc__g)))
 #define fast_distance(x, y) DC__GEO(x, dc__g -= (y); DC__L_gsqrt(DC__DOT(dc__g, dc__g)))
-#define fast_normalize(x)                                                   \
-  DC__GEO(x, __typeof__(*dc__gp) dc__d2 = DC__DOT(dc__g, dc__g);            \
+#define fast_normalize(x)                                                    \
+  DC__GEO(x, __typeof__(*dc__gp) dc__d2 = DC__DOT(dc__g, dc__g);             \
           if (dc__d2 > 0) dc__g = dc__g * (1 / DC__L_gsqrt(dc__d2)); dc__g)
 #define DC__L_gsqrt(u) DC__F1(__builtin_sqrtf, __builtin_sqrt, u)
 // cross of 4-lane vectors; the fourth lane of the result is 0.
-#define cross(x, y)                                                         \
-  ({                                                                        \
-    __auto_type dc__ca = (x);                                               \
-    __typeof__(dc__ca) dc__cb = (y);                                        \
-    _Static_assert(sizeof(dc__ca) == 4 * sizeof(dc__ca[0]),                 \
-                   "dclua: cross takes 4-component vectors");               \
-    (__typeof__(dc__ca)){dc__ca[1] * dc__cb[2] - dc__ca[2] * dc__cb[1],     \
-                         dc__ca[2] * dc__cb[0] - dc__ca[0] * dc__cb[2],     \
-                         dc__ca[0] * dc__cb[1] - dc__ca[1] * dc__cb[0], 0}; \
+#define cross(x, y)                                                          \
+  ({                                                                         \
+    __auto_type dc__ca = (x);                                                \
+    __typeof__(dc__ca) dc__cb = (y);                                         \
+    _Static_assert(sizeof(dc__ca) == 4 * sizeof(dc__ca[0]),                  \
+                   "dclua: cross takes 4-component vectors");                \
+    (__typeof__(dc__ca)){dc__ca[1] * dc__cb[2] - dc__ca[2] * dc__cb[1],      \
+                         dc__ca[2] * dc__cb[0] - dc__ca[0] * dc__cb[2],      \
+                         dc__ca[0] * dc__cb[1] - dc__ca[1] * dc__cb[0], 0};  \
   })
 
 #endif  // DC_NEED_GEOMETRIC
@@ -1187,11 +1171,11 @@ DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
 // under -ffast-math too.
 #ifdef DC_NEED_RELATIONAL
 
-#define DC__CMP(x, y, EXPR)                                                 \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__b = (y);                                                \
-    (dc__RT(dc__a))(EXPR);                                                  \
+#define DC__CMP(x, y, EXPR)                                                  \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__b = (y);                                                 \
+    (dc__RT(dc__a))(EXPR);                                                   \
   })
 #define isequal(x, y) DC__CMP(x, y, dc__a == dc__b)
 #define isnotequal(x, y) DC__CMP(x, y, dc__a != dc__b)
@@ -1204,88 +1188,90 @@ DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
 // DC__CLASS1/2 bind the bits of x (converted to its floating type) as
 // dc__xb, and of y as dc__yb, with dc__ex the exponent mask and dc__ab the
 // mask of everything but the sign, typed as a lane of dc__xb.
-#define DC__BITS(v, f, b)                                                   \
-  dc__FT(v) f = v;                                                          \
-  dc__BT(f) b;                                                              \
+#define DC__BITS(v, f, b)                                                    \
+  dc__FT(v) f = v;                                                           \
+  dc__BT(f) b;                                                               \
   __builtin_memcpy(&b, &f, sizeof b)
-#define DC__MASKS                                                           \
+#define DC__MASKS                                                            \
   typedef __typeof__(_Generic(*dc__FEP(dc__xf), float: 0, default: 0L)) dc__BE; \
   const dc__BE dc__ex = (dc__BE)(sizeof(dc__BE) == 4 ? 0x7f800000 : 0x7ff0000000000000LL), \
                dc__ab = (dc__BE)(sizeof(dc__BE) == 4 ? 0x7fffffff : 0x7fffffffffffffffLL); \
   (void)dc__ex, (void)dc__ab
-#define DC__CLASS1(x, EXPR)                                                 \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    DC__BITS(dc__a, dc__xf, dc__xb);                                        \
-    DC__MASKS;                                                              \
-    (dc__RT(dc__xf))(EXPR);                                                 \
+#define DC__CLASS1(x, EXPR)                                                  \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    DC__BITS(dc__a, dc__xf, dc__xb);                                         \
+    DC__MASKS;                                                               \
+    (dc__RT(dc__xf))(EXPR);                                                  \
   })
-#define DC__CLASS2(x, y, EXPR)                                              \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __auto_type dc__b = (y);                                                \
-    DC__BITS(dc__a, dc__xf, dc__xb);                                        \
-    DC__BITS(dc__b, dc__yf, dc__yb);                                        \
-    DC__MASKS;                                                              \
-    (dc__RT(dc__xf))(EXPR);                                                 \
+#define DC__CLASS2(x, y, EXPR)                                               \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __auto_type dc__b = (y);                                                 \
+    DC__BITS(dc__a, dc__xf, dc__xb);                                         \
+    DC__BITS(dc__b, dc__yf, dc__yb);                                         \
+    DC__MASKS;                                                               \
+    (dc__RT(dc__xf))(EXPR);                                                  \
   })
 #define isfinite(x) DC__CLASS1(x, (dc__xb & dc__ex) != dc__ex)
 #define isinf(x) DC__CLASS1(x, (dc__xb & dc__ab) == dc__ex)
 #define isnan(x) DC__CLASS1(x, (dc__xb & dc__ab) > dc__ex)
-#define isnormal(x)                                                         \
+#define isnormal(x)                                                          \
   DC__CLASS1(x, ((dc__xb & dc__ex) != 0) & ((dc__xb & dc__ex) != dc__ex))
 #define signbit(x) DC__CLASS1(x, dc__xb < 0)
-#define isordered(x, y)                                                     \
+#define isordered(x, y)                                                      \
   DC__CLASS2(x, y, ((dc__xb & dc__ab) <= dc__ex) & ((dc__yb & dc__ab) <= dc__ex))
-#define isunordered(x, y)                                                   \
+#define isunordered(x, y)                                                    \
   DC__CLASS2(x, y, ((dc__xb & dc__ab) > dc__ex) | ((dc__yb & dc__ab) > dc__ex))
 
 // any/all: the most significant bit of any / every lane.
 #define DC__MSB(u) (((u) >> (sizeof(u) * 8 - 1)) & 1)
-#define DC__ANYALL(x, INIT, OP)                                             \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    DC__LP(dc__IEP, dc__a, dc__pa);                                         \
-    int dc__r = INIT;                                                       \
+#define DC__ANYALL(x, INIT, OP)                                              \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    DC__LP(dc__IEP, dc__a, dc__pa);                                          \
+    int dc__r = INIT;                                                        \
     for (unsigned dc__i = 0; dc__i < sizeof(dc__a) / sizeof(*dc__pa); dc__i++) \
-      dc__r OP (int)DC__MSB(dc__pa[dc__i]);                                 \
-    dc__r;                                                                  \
+      dc__r OP (int)DC__MSB(dc__pa[dc__i]);                                  \
+    dc__r;                                                                   \
   })
 #define any(x) DC__ANYALL(x, 0, |=)
 #define all(x) DC__ANYALL(x, 1, &=)
 
 // bitselect(a, b, c): each bit from b where c has a 1, else from a.
-#define bitselect(x, y, z)                                                  \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    __typeof__(dc__a) dc__b = (y), dc__c = (z);                             \
-    dc__BT(dc__a) dc__ia, dc__ib, dc__ic;                                   \
-    __builtin_memcpy(&dc__ia, &dc__a, sizeof dc__a);                        \
-    __builtin_memcpy(&dc__ib, &dc__b, sizeof dc__a);                        \
-    __builtin_memcpy(&dc__ic, &dc__c, sizeof dc__a);                        \
-    dc__ia = (dc__ia & ~dc__ic) | (dc__ib & dc__ic);                        \
-    __builtin_memcpy(&dc__a, &dc__ia, sizeof dc__a);                        \
-    dc__a;                                                                  \
+#define bitselect(x, y, z)                                                   \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    __typeof__(dc__a) dc__b = (y), dc__c = (z);                              \
+    dc__BT(dc__a) dc__ia, dc__ib, dc__ic;                                    \
+    __builtin_memcpy(&dc__ia, &dc__a, sizeof dc__a);                         \
+    __builtin_memcpy(&dc__ib, &dc__b, sizeof dc__a);                         \
+    __builtin_memcpy(&dc__ic, &dc__c, sizeof dc__a);                         \
+    dc__ia = (dc__ia & ~dc__ic) | (dc__ib & dc__ic);                         \
+    __builtin_memcpy(&dc__a, &dc__ia, sizeof dc__a);                         \
+    dc__a;                                                                   \
   })
 // select(a, b, c): scalars c ? b : a; vectors per lane by c's MSB, c's
 // lanes being integers as wide as a's (their signedness does not matter).
-#define select(x, y, z)                                                     \
-  ({                                                                        \
-    DC__VHEAD(dc__EP, x);                                                   \
-    __typeof__(dc__a) dc__b = (y);                                          \
-    __auto_type dc__c = (z);                                                \
-    dc__V dc__vb;                                                           \
-    dc__I dc__m;                                                            \
-    __builtin_memcpy(&dc__vb, &dc__b, sizeof dc__vb);                       \
+#define select(x, y, z)                                                      \
+  ({                                                                         \
+    DC__VHEAD(dc__EP, x);                                                    \
+    __typeof__(dc__a) dc__b = (y);                                           \
+    __auto_type dc__c = (z);                                                 \
+    dc__V dc__vb;                                                            \
+    dc__I dc__m;                                                             \
+    __builtin_memcpy(&dc__vb, &dc__b, sizeof dc__vb);                        \
     _Static_assert(sizeof(dc__c) == sizeof(dc__a) || sizeof(dc__a) == sizeof(dc__E), \
-                   "dclua: select needs a mask as wide as its operands");   \
-    if (sizeof(dc__a) == sizeof(dc__E)) {                                   \
-      dc__m = (dc__I){0} - (DC__SINT(sizeof(dc__E)))(*(DC__SINT(sizeof(dc__c))*)(void*)&dc__c != 0); \
-    } else {                                                                \
-      __builtin_memcpy(&dc__m, &dc__c, sizeof dc__m);                       \
-      dc__m = (dc__I)(dc__m < 0);                                           \
-    }                                                                       \
-    DC__VRET(__typeof__(dc__a), DC__SEL(dc__m, dc__vb, dc__va));            \
+                   "dclua: select needs a mask as wide as its operands");    \
+    if (sizeof(dc__a) == sizeof(dc__E)) {                                    \
+      DC__SINT(sizeof(dc__c)) dc__cs;                                        \
+      __builtin_memcpy(&dc__cs, &dc__c, sizeof dc__cs);                      \
+      dc__m = (dc__I){0} - (DC__SINT(sizeof(dc__E)))(dc__cs != 0);           \
+    } else {                                                                 \
+      __builtin_memcpy(&dc__m, &dc__c, sizeof dc__m);                        \
+      dc__m = (dc__I)(dc__m < 0);                                            \
+    }                                                                        \
+    DC__VRET(__typeof__(dc__a), DC__SEL(dc__m, dc__vb, dc__va));             \
   })
 
 #endif  // DC_NEED_RELATIONAL
@@ -1301,8 +1287,8 @@ DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
 // giving 0, when saturating), dc__sati_<E> (clamp an integer held in
 // __int128, which holds every source value), dc__f2f_<E> and dc__i2f_<E>
 // (round to nearest, then step one ulp if the mode wants the other
-// neighbour of the exact value; long double holds every 64-bit integer
-// exactly). Rounding modes: 0 default, 1 rte, 2 rtz, 3 rtp, 4 rtn.
+// neighbour of the exact value, held in a double, or for 64-bit integers
+// in a long double, which holds them exactly). Rounding modes: 0 default, 1 rte, 2 rtz, 3 rtp, 4 rtn.
 #ifdef DC_NEED_CONVERT
 
 static inline double dc__round_mode(double v, int mode) {
@@ -1315,15 +1301,15 @@ static inline double dc__round_mode(double v, int mode) {
 }
 // Integer destinations. hi_f is the smallest double above the range.
 #define DC__CVT_INT_FN(E, MIN, MAX, hi_f)                                    \
-  static inline E dc__f2i_##E(double v, int mode, int sat) {                 \
-    v = dc__round_mode(v, mode);                                            \
-    if (!sat) return (E)v;                                                  \
-    if (v != v) return 0;                                                   \
-    if (v <= (double)(MIN)) return MIN;                                     \
-    return v >= (hi_f) ? MAX : (E)v;                                        \
-  }                                                                         \
-  static inline E dc__sati_##E(__int128 v) {                                \
-    return v < (MIN) ? (E)(MIN) : v > (MAX) ? (E)(MAX) : (E)v;              \
+    static inline E dc__f2i_##E(double v, int mode, int sat) {               \
+    v = dc__round_mode(v, mode);                                             \
+    if (!sat) return (E)v;                                                   \
+    v = v == v ? v : 0;                                                      \
+    v = v < (double)(MIN) ? (double)(MIN) : v;                               \
+    return v >= (hi_f) ? (E)(MAX) : (E)v;                                    \
+  }                                                                          \
+  static inline E dc__sati_##E(__int128 v) {                                 \
+    return v < (MIN) ? (E)(MIN) : v > (MAX) ? (E)(MAX) : (E)v;               \
   }
 DC__CVT_INT_FN(dc_char, SCHAR_MIN, SCHAR_MAX, 128.0)
 DC__CVT_INT_FN(uchar, 0, UCHAR_MAX, 256.0)
@@ -1333,57 +1319,69 @@ DC__CVT_INT_FN(int, INT_MIN, INT_MAX, 0x1p31)
 DC__CVT_INT_FN(uint, 0, UINT_MAX, 0x1p32)
 DC__CVT_INT_FN(long, LONG_MIN, LONG_MAX, 0x1p63)
 DC__CVT_INT_FN(ulong, 0, ULONG_MAX, 0x1p64)
-// Floating destinations.
-#define DC__CVT_FP_FN(T, next)                                              \
-  static inline T dc__fadj_##T(T r, int above, int below, int mode) {       \
-    if (above && (mode == 4 || (mode == 2 && r > 0))) return next(r, -(T)__builtin_huge_val()); \
-    if (below && (mode == 3 || (mode == 2 && r < 0))) return next(r, (T)__builtin_huge_val()); \
-    return r;                                                               \
-  }                                                                         \
-  static inline T dc__i2f_##T(long double exact, int mode) {                \
-    T r = (T)exact;                                                         \
-    return mode <= 1 ? r : dc__fadj_##T(r, r > exact, r < exact, mode);     \
-  }                                                                         \
-  static inline T dc__f2f_##T(double exact, int mode) {                     \
-    T r = (T)exact;                                                         \
-    return mode <= 1 ? r : dc__fadj_##T(r, r > exact, r < exact, mode);     \
+// Floating destinations. dc__step_<T> moves r (not a NaN) one ulp up or
+// down by its bits: away from zero is +1 on the magnitude. Explicit
+// rounding toward a float type is rare, so the adjustment is out of line:
+// inlined into every lane it costs gcc several ms per call.
+#define DC__CVT_FP_FN(T, B, SIGN)                                            \
+  static inline T dc__step_##T(T r, int up) {                                \
+    B b;                                                                     \
+    __builtin_memcpy(&b, &r, sizeof b);                                      \
+    if ((b & ~(SIGN)) == 0) b = up ? 1 : (SIGN) | 1;                         \
+    else b += (!(b & (SIGN)) == !!up) ? 1 : (B)-1;                           \
+    __builtin_memcpy(&r, &b, sizeof b);                                      \
+    return r;                                                                \
+  }                                                                          \
+  static __attribute__((noinline, unused)) T dc__fadj_##T(T r, int above, int below, int mode) { \
+    int down = above && (mode == 4 || (mode == 2 && r > 0));                 \
+    int up = below && (mode == 3 || (mode == 2 && r < 0));                   \
+    return down || up ? dc__step_##T(r, up) : r;                             \
+  }                                                                          \
+  static inline T dc__i2f_##T(long double exact, int mode) {                 \
+    T r = (T)exact;                                                          \
+    return mode <= 1 ? r : dc__fadj_##T(r, r > exact, r < exact, mode);      \
+  }                                                                          \
+  static inline T dc__f2f_##T(double exact, int mode) {                      \
+    T r = (T)exact;                                                          \
+    return mode <= 1 ? r : dc__fadj_##T(r, r > exact, r < exact, mode);      \
   }
-DC__CVT_FP_FN(float, __builtin_nextafterf)
-DC__CVT_FP_FN(double, __builtin_nextafter)
+DC__CVT_FP_FN(float, uint, 0x80000000u)
+DC__CVT_FP_FN(double, ulong, 0x8000000000000000ul)
 
 // One lane s (any scalar) to element type E: integer (DC__CVI) or
 // floating (DC__CVF).
 #define DC__ISFP(s) _Generic((s), float: 1, double: 1, default: 0)
-#define DC__CVI(E, SAT, MODE, s)                                            \
-  (DC__ISFP(s) ? dc__f2i_##E((double)(s), MODE, SAT)                        \
-               : SAT ? dc__sati_##E((__int128)(s)) : (E)(s))
-#define DC__CVF(E, SAT, MODE, s)                                            \
-  (DC__ISFP(s) ? dc__f2f_##E((double)(s), MODE) : dc__i2f_##E((long double)(s), MODE))
+#define DC__CVI(E, SAT, MODE, s)                                             \
+  __builtin_choose_expr(DC__ISFP(s), dc__f2i_##E((double)(s), MODE, SAT),    \
+                        __builtin_choose_expr(SAT, dc__sati_##E((__int128)(s)), (E)(s)))
+#define DC__CVF(E, SAT, MODE, s)                                             \
+  __builtin_choose_expr(DC__ISFP(s) || sizeof(s) <= 4, dc__f2f_##E((double)(s), MODE), \
+                        dc__i2f_##E((long double)(s), MODE))
 
 // Scalar and vector forms; E is T's element type, K is DC__CVI or DC__CVF.
-#define DC__CVS(E, K, SAT, MODE, x)                                         \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    (E)K(E, SAT, MODE, dc__a);                                              \
+#define DC__CVS(E, K, SAT, MODE, x)                                          \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    (E)K(E, SAT, MODE, dc__a);                                               \
   })
-#define DC__CVV(T, E, K, SAT, MODE, x)                                      \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    T dc__r;                                                                \
-    E* dc__pr = (void*)&dc__r;                                              \
-    DC__LP(dc__EP, dc__a, dc__pa);                                          \
+#define DC__CVV(T, E, K, SAT, MODE, x)                                       \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    T dc__r;                                                                 \
+    E* dc__pr = (void*)&dc__r;                                               \
+    DC__LP(dc__EP, dc__a, dc__pa);                                           \
     _Static_assert(sizeof(dc__a) / sizeof(*dc__pa) == sizeof(T) / sizeof(E), \
-                   "dclua: convert_" #T " needs a " #T "-wide operand");   \
-    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = K(E, SAT, MODE, dc__pa[dc__i]);  \
-    dc__r;                                                                  \
+                   "dclua: convert_" #T " needs a " #T "-wide operand");     \
+    DC__FOR(dc__r, dc__pr) dc__pr[dc__i] = K(E, SAT, MODE, dc__pa[dc__i]);   \
+    dc__r;                                                                   \
   })
-#define DC__AS(T, x)                                                        \
-  ({                                                                        \
-    __auto_type dc__a = (x);                                                \
-    T dc__r;                                                                \
+#define DC__AS(T, x)                                                         \
+  ({                                                                         \
+    __auto_type dc__a = (x);                                                 \
+    T dc__r;                                                                 \
     _Static_assert(sizeof(dc__a) == sizeof(T), "dclua: as_" #T " needs an operand of the same size"); \
-    __builtin_memcpy(&dc__r, &dc__a, sizeof dc__r);                         \
-    dc__r;                                                                  \
+    __builtin_memcpy(&dc__r, &dc__a, sizeof dc__r);                          \
+    dc__r;                                                                   \
   })
 
 // The names, one per destination type and modifier.
@@ -1895,25 +1893,25 @@ DC__CVT_FP_FN(double, __builtin_nextafter)
 // the pointer's element type with its qualifiers dropped.
 #ifdef DC_NEED_VLOAD
 
-#define DC__VLOAD(N, off, p)                                                \
-  ({                                                                        \
-    __auto_type dc__vp = (p);                                               \
-    typedef __typeof__(((void)0, *dc__vp)) dc__E;                           \
-    typedef dc__E dc__V __attribute__((vector_size(N * sizeof(dc__E))));    \
-    dc__V dc__r;                                                            \
-    __builtin_memcpy(&dc__r, dc__vp + (size_t)(off) * N, sizeof dc__r);     \
-    dc__r;                                                                  \
+#define DC__VLOAD(N, off, p)                                                 \
+  ({                                                                         \
+    __auto_type dc__vp = (p);                                                \
+    typedef __typeof__(((void)0, *dc__vp)) dc__E;                            \
+    typedef dc__E dc__V __attribute__((vector_size(N * sizeof(dc__E))));     \
+    dc__V dc__r;                                                             \
+    __builtin_memcpy(&dc__r, dc__vp + (size_t)(off) * N, sizeof dc__r);      \
+    dc__r;                                                                   \
   })
-#define DC__VSTORE(N, data, off, p)                                         \
-  ({                                                                        \
-    __auto_type dc__vd = (data);                                            \
-    __auto_type dc__vp = (p);                                               \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(dc__vd[0]),      \
-                                                __typeof__(*dc__vp)) &&     \
-                       sizeof(dc__vd) == N * sizeof(*dc__vp),               \
+#define DC__VSTORE(N, data, off, p)                                          \
+  ({                                                                         \
+    __auto_type dc__vd = (data);                                             \
+    __auto_type dc__vp = (p);                                                \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(dc__vd[0]),       \
+                                                __typeof__(*dc__vp)) &&      \
+                       sizeof(dc__vd) == N * sizeof(*dc__vp),                \
                    "dclua: vstore" #N " needs " #N " lanes of the pointer's type"); \
-    __builtin_memcpy(dc__vp + (size_t)(off) * N, &dc__vd, sizeof dc__vd);   \
-    (void)0;                                                                \
+    __builtin_memcpy(dc__vp + (size_t)(off) * N, &dc__vd, sizeof dc__vd);    \
+    (void)0;                                                                 \
   })
 #define vload2(off, p) DC__VLOAD(2, off, p)
 #define vload4(off, p) DC__VLOAD(4, off, p)
@@ -1943,28 +1941,28 @@ DC__CVT_FP_FN(double, __builtin_nextafter)
 #define atomic_and(p, v) __atomic_fetch_and((p), (v), DC__RLX)
 #define atomic_or(p, v) __atomic_fetch_or((p), (v), DC__RLX)
 #define atomic_xor(p, v) __atomic_fetch_xor((p), (v), DC__RLX)
-#define atomic_xchg(p, v)                                                   \
-  ({                                                                        \
-    __auto_type dc__xp = (p);                                               \
-    __typeof__(+*dc__xp) dc__xv = (v), dc__xo;                              \
-    __atomic_exchange(dc__xp, &dc__xv, &dc__xo, DC__RLX);                   \
-    dc__xo;                                                                 \
+#define atomic_xchg(p, v)                                                    \
+  ({                                                                         \
+    __auto_type dc__xp = (p);                                                \
+    __typeof__(+*dc__xp) dc__xv = (v), dc__xo;                               \
+    __atomic_exchange(dc__xp, &dc__xv, &dc__xo, DC__RLX);                    \
+    dc__xo;                                                                  \
   })
-#define atomic_cmpxchg(p, cmp, v)                                           \
-  ({                                                                        \
-    __auto_type dc__cp = (p);                                               \
-    __typeof__(+*dc__cp) dc__ce = (cmp);                                    \
-    __atomic_compare_exchange_n(dc__cp, &dc__ce, (v), 0, DC__RLX, DC__RLX); \
-    dc__ce;                                                                 \
+#define atomic_cmpxchg(p, cmp, v)                                            \
+  ({                                                                         \
+    __auto_type dc__cp = (p);                                                \
+    __typeof__(+*dc__cp) dc__ce = (cmp);                                     \
+    __atomic_compare_exchange_n(dc__cp, &dc__ce, (v), 0, DC__RLX, DC__RLX);  \
+    dc__ce;                                                                  \
   })
-#define DC__ATOMIC_MINMAX(p, v, CMP)                                        \
-  ({                                                                        \
-    __auto_type dc__mp = (p);                                               \
+#define DC__ATOMIC_MINMAX(p, v, CMP)                                         \
+  ({                                                                         \
+    __auto_type dc__mp = (p);                                                \
     __typeof__(+*dc__mp) dc__mv = (v), dc__mo = __atomic_load_n(dc__mp, DC__RLX); \
-    while (dc__mv CMP dc__mo &&                                             \
+    while (dc__mv CMP dc__mo &&                                              \
            !__atomic_compare_exchange_n(dc__mp, &dc__mo, dc__mv, 1, DC__RLX, DC__RLX)) { \
-    }                                                                       \
-    dc__mo;                                                                 \
+    }                                                                        \
+    dc__mo;                                                                  \
   })
 #define atomic_min(p, v) DC__ATOMIC_MINMAX(p, v, <)
 #define atomic_max(p, v) DC__ATOMIC_MINMAX(p, v, >)
