@@ -6,23 +6,37 @@
 #
 # The harness options pass through the environment: BENCH_REPS (batches per
 # case, default 31), BENCH_BATCH_MS (least time per batch, default 1),
-# BENCH_IDLE_REPS and BENCH_IDLE_MS (bench_idle). BENCH_NO_BUILD=1 skips the
-# build and runs what BUILD_DIR holds. The raw results (tab-separated, see
-# bench/harness.h) are kept in BUILD_DIR/bench-results.tsv.
+# BENCH_IDLE_REPS and BENCH_IDLE_MS (bench_idle), BENCH_SLOW_REPS
+# (bench_kernels' slow rows). BENCH_NO_BUILD=1 skips the build and runs what
+# BUILD_DIR holds. The raw results (tab-separated, see bench/harness.h) are
+# kept in BUILD_DIR/bench-results.tsv.
+#
+# Before building, scripts/install-bench-deps.sh installs what the kernel
+# benchmark compares with (pocl, the OpenCL loader, OpenBLAS); when it
+# cannot, bench_kernels runs without those baselines and says so.
 # SPDX-License-Identifier: MIT
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build-bench"}
-benches="bench_memory_pool bench_parallel_for bench_idle"
+benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels"
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # The OpenMP baseline runs with OpenMP's own defaults, whatever the caller's
 # shell says; see docs/benchmarks.md.
 unset OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES OMP_DYNAMIC \
   OMP_NUM_THREADS OMP_SCHEDULE 2>/dev/null || true
+# pocl and OpenBLAS likewise run with their defaults (every core); the
+# kernel benchmark sets pocl's cache variables itself, to private
+# directories.
+unset POCL_MAX_PTHREAD_COUNT POCL_CPU_MAX_CU_COUNT POCL_AFFINITY \
+  POCL_WORK_GROUP_METHOD POCL_DEBUG POCL_DEVICES POCL_KERNEL_CACHE \
+  POCL_CACHE_DIR OPENBLAS_NUM_THREADS 2>/dev/null || true
 
 if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+  if ! sh "$root/scripts/install-bench-deps.sh"; then
+    echo "run.sh: going on without the missing baselines" >&2
+  fi
   mkdir -p "$build"
   log="$build/bench-build.log"
   # A fresh tree builds the core and the benchmarks only; an existing tree
@@ -106,6 +120,10 @@ function add(c1, c2, c3, c4, c5, c6, c7) {
   cell[n, 1] = c1; cell[n, 2] = c2; cell[n, 3] = c3; cell[n, 4] = c4
   cell[n, 5] = c5; cell[n, 6] = c6; cell[n, 7] = c7
 }
+function fmt_med(key) {
+  return fmt_ns(median[key]) (key in rate ? " (" rate[key] ")" : "")
+}
+$1 == "rate" { rate[$2 SUBSEP $3] = sprintf("%.3g %s", $4, $5) }
 $1 == "row" {
   key = $2 SUBSEP $3
   median[key] = $4; lo[key] = $5; hi[key] = $6
@@ -117,7 +135,7 @@ $1 == "ratio" {
   g = met($6, $5, median[c])
   if (g == "yes") goals_met++
   if (g != "-") goals++
-  add($2, $3 " vs " $4, fmt_ns(median[c]), fmt_ns(median[b]),
+  add($2, $3 " vs " $4, fmt_med(c), fmt_med(b),
       fmt_ratio($5), fmt_goal($6), g)
 }
 $1 == "note" { notes[++nnotes] = $2 ": " $3 }
@@ -125,7 +143,7 @@ END {
   for (i = 1; i <= nrows; i++) {
     if (!(rows[i] in used)) {
       split(rows[i], parts, SUBSEP)
-      add(parts[1], parts[2], fmt_ns(median[rows[i]]), "-", "-", "-", "-")
+      add(parts[1], parts[2], fmt_med(rows[i]), "-", "-", "-", "-")
     }
   }
   split("benchmark|variant|median|baseline median|ratio|goal|met?", h, "|")
@@ -149,11 +167,12 @@ END {
     }
   }
   printf "\ngoals met: %d of %d\n", goals_met, goals
-  print "\nall rows (per operation; idle rows: CPU time per idle period):"
+  print "\nall rows (per operation; idle rows: CPU time per idle period;"
+  print "GB/s and GFLOP/s are computed from the median):"
   for (i = 1; i <= nrows; i++) {
     split(rows[i], parts, SUBSEP)
     printf "  %s | %s | median %s | min %s | max %s\n", parts[1], parts[2],
-      fmt_ns(median[rows[i]]), fmt_ns(lo[rows[i]]), fmt_ns(hi[rows[i]])
+      fmt_med(rows[i]), fmt_ns(lo[rows[i]]), fmt_ns(hi[rows[i]])
   }
   print "\nnotes:"
   for (i = 1; i <= nnotes; i++) print "  " notes[i]
