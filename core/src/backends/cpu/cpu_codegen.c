@@ -179,7 +179,7 @@ static const char* keyword_spelling(const dc__token_t* t, bool* drop) {
 // the bounds check of buffer indexing.
 static const char kModuleSupport[] =
     // Work-item functions read variables that every kernel and helper
-    // declares (DC_WI_VARS in kernels, DC_WI_FROM in helpers), so inside a
+    // declares (DC_WI_FROM), so inside a
     // region loop they are plain registers the compiler can vectorise.
     // The prelude defines them for host-side use; these replace them.
     "\n#undef get_work_dim\n#undef get_local_id\n#undef get_group_id"
@@ -198,10 +198,16 @@ static const char kModuleSupport[] =
     "\n#define get_global_offset(d) ((size_t)DC__PICK(d, _go0, _go1, _go2, 0))"
     "\n#define get_global_id(d) (get_global_offset(d) + get_group_id(d) *"
     " get_local_size(d) + get_local_id(d))"
-    "\n#define DC_WI_FROM(wi) const dc__launch_t* _launch = (wi)->launch;"
+    // The group size comes from the launch, or is a constant for a kernel
+    // with reqd_work_group_size (DC_WI_FROM_SIZED), which gives the
+    // work-item loops known trip counts.
+    "\n#define DC_WI_FROM(wi) DC_WI_FROM_SIZED(wi, (wi)->launch->local_size[0],"
+    " (wi)->launch->local_size[1], (wi)->launch->local_size[2])"
+    "\n#define DC_WI_FROM_SIZED(wi, l0, l1, l2)"
+    " const dc__launch_t* _launch = (wi)->launch;"
     " const unsigned _dims = _launch->work_dim;"
-    " const size_t _ls0 = _launch->local_size[0], _ls1 = _launch->local_size[1],"
-    " _ls2 = _launch->local_size[2], _gs0 = _launch->global_size[0],"
+    " const size_t _ls0 = (l0), _ls1 = (l1),"
+    " _ls2 = (l2), _gs0 = _launch->global_size[0],"
     " _gs1 = _launch->global_size[1], _gs2 = _launch->global_size[2],"
     " _ng0 = _launch->num_groups[0], _ng1 = _launch->num_groups[1],"
     " _ng2 = _launch->num_groups[2], _go0 = _launch->global_offset[0],"

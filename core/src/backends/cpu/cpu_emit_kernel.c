@@ -188,11 +188,17 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                     "char* _scratch, dc__fault_t* dc_fault) {",
                     (int)name->length, name->text);
   dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
+  puts_out(e, "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
+              "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"
+              "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;");
+  const uint32_t* req = fn->required_group_size;
+  if (req[0] != 0) {  // dispatch checks that the launch has this size
+    dc__strbuf_printf(e->out, "\n  DC_WI_FROM_SIZED(_wi, %u, %u, %u)", req[0],
+                      req[1] ? req[1] : 1, req[2] ? req[2] : 1);
+  } else {
+    puts_out(e, "\n  DC_WI_FROM(_wi)");
+  }
   dc__strbuf_printf(e->out,
-                    "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
-                    "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"
-                    "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;"
-                    "\n  DC_WI_FROM(_wi)"
                     "\n  const size_t _wg = _ls0 * _ls1 * _ls2; (void)_wg;"
                     "\n  const int _lx = 0, _ly = 0, _lz = 0, _w = 0;"
                     " (void)_lx; (void)_ly; (void)_lz; (void)_w;");
