@@ -44,6 +44,7 @@ struct dc__cpu_module_t {
 typedef struct cpu_kernel_t {
   dc__kernel_run_fn run;
   dc__kernel_size_fn scratch_size;
+  dc__exec_mode_t mode;
 } cpu_kernel_t;
 
 static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m);
@@ -383,6 +384,7 @@ static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
                    k->info.name);
   }
   uint8_t mode = m->modes[index];
+  ck->mode = (dc__exec_mode_t)mode;
   k->info.static_local_size = local_size();
   k->info.execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0];
   // The front end sees only the kernel's own barriers; one reached through
@@ -557,7 +559,13 @@ dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
   size_t memory_size;
   DC_RETURN_IF_ERROR(thread_blocks(device, kernel, job.per_thread, threads,
                                    &block, &job.memory, &memory_size));
-  size_t chunk = DC_MAX(groups / (threads * 4), (size_t)1);
+  // Kernels without barriers do the same work in every group: one
+  // contiguous range per thread, as a static OpenMP loop splits it, streams
+  // memory best. Barrier kernels keep smaller chunks to balance.
+  size_t chunks_per_thread = ck->mode == DC_EXEC_LOOP ? 1 : 4;
+  size_t chunk = DC_MAX((groups + threads * chunks_per_thread - 1) /
+                            (threads * chunks_per_thread),
+                        (size_t)1);
   dc_status_t st =
       dc_worker_pool_parallel_for(pool, 0, groups, chunk, run_groups, &job);
   dc_allocator_free(dc_context_allocator(device->context), block,
