@@ -1,5 +1,7 @@
 #!/bin/sh
-# install-deps.sh: installs what dclua needs to build and test on Debian 12.
+# install-deps.sh [bench]: installs what dclua needs to build and test on
+# Debian 12; with "bench", also the baselines the benchmarks compare with
+# (pocl with the OpenCL ICD loader and headers, OpenBLAS).
 #
 # Checks each dependency first and installs only what is missing, with
 # apt-get as root (or through sudo when that is available). When neither
@@ -14,6 +16,8 @@ want() { # want PACKAGE TEST...
 }
 have_file() { [ -e "$1" ]; }
 have_cmd() { command -v "$1"; }
+# shellcheck disable=SC2086  # $1 is a glob, expanded on purpose
+have_glob() { ls $1; }
 
 want make        have_cmd make
 want cmake       have_cmd cmake
@@ -23,7 +27,18 @@ want pkg-config  have_cmd pkg-config
 want check       have_file /usr/include/check.h
 want liblua5.4-dev have_file /usr/include/lua5.4/lua.h
 want lua5.4      have_cmd lua5.4
-want libgomp1    sh -c 'ls /usr/lib/*/libgomp.so.1'
+want libgomp1    have_glob '/usr/lib/*/libgomp.so.1'
+
+if [ "${1:-}" = bench ]; then
+  # OpenCL: the ICD loader to link with (-lOpenCL), its headers, and pocl,
+  # the CPU implementation the loader finds through its vendors file.
+  want ocl-icd-opencl-dev have_file /usr/include/CL/cl_icd.h
+  want opencl-headers     have_file /usr/include/CL/cl.h
+  want pocl-opencl-icd    have_file /etc/OpenCL/vendors/pocl.icd
+  # OpenBLAS: cblas.h and libopenblas.so for the direct baseline, and
+  # libopenblas.so.0, which dc_builtin_matmul loads as its fast path.
+  want libopenblas-dev    have_glob '/usr/lib/*/libopenblas.so'
+fi
 
 if [ -z "$need" ]; then
   exit 0
