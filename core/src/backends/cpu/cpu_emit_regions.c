@@ -212,6 +212,17 @@ static void emit_group_for(emitter_t* e, const dc__stmt_t* s) {
   pop_scope(e);
 }
 
+static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s);
+
+// Emits |s| as a C block of group-level code whose regions all close
+// inside it.
+static void emit_group_block(emitter_t* e, const dc__stmt_t* s) {
+  puts_out(e, " {");
+  emit_group_stmt(e, s);
+  close_region(e);
+  puts_out(e, " }");
+}
+
 // Emits a statement of a barrier kernel at group level: statements without
 // a barrier join the open region; those with one become control flow that
 // runs once per group.
@@ -243,15 +254,11 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       close_region(e);
       puts_out(e, " if (");
       emit_uniform(e, s->expr);
-      puts_out(e, ") {");
-      emit_group_stmt(e, s->body);
-      close_region(e);
-      puts_out(e, " }");
+      puts_out(e, ")");
+      emit_group_block(e, s->body);
       if (s->else_body) {
-        puts_out(e, " else {");
-        emit_group_stmt(e, s->else_body);
-        close_region(e);
-        puts_out(e, " }");
+        puts_out(e, " else");
+        emit_group_block(e, s->else_body);
       }
       break;
     case DC_STMT_FOR:
@@ -265,16 +272,14 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       puts_out(e, " for (;;) { if (!");
       emit_uniform(e, s->expr);
       puts_out(e, ") break;");
-      emit_group_stmt(e, s->body);
-      close_region(e);
+      emit_group_block(e, s->body);
       puts_out(e, " }");
       break;
     case DC_STMT_DO:
       close_region(e);
-      puts_out(e, " do {");
-      emit_group_stmt(e, s->body);
-      close_region(e);
-      puts_out(e, " } while (");
+      puts_out(e, " do");
+      emit_group_block(e, s->body);
+      puts_out(e, " while (");
       emit_uniform(e, s->expr);
       puts_out(e, ");");
       break;
