@@ -1124,6 +1124,21 @@ START_TEST(test_kernel_lang_reqd_work_group_size) {
   dispatch(k, 2, global, local, NULL, &arg, 1);
   for (size_t i = 0; i < 32 * 8; ++i) ck_assert_int_eq(o[i], 4084);
 
+  // The sizes are constant expressions, macros included.
+  dc_program_t* q = build(
+      "reqd_expr.cl",
+      "#define TILE 16\n"
+      "#define ROWS 4\n"
+      "__kernel __attribute__((reqd_work_group_size(TILE, TILE / ROWS,\n"
+      "                                             (1 << 1) - 1)))\n"
+      "void k(__global int* o) { o[get_global_id(0)] = 1; }\n",
+      "-dc-O3");
+  DC_CK_OK(dc_kernel_info(kernel_of(q, "k"), &info));
+  ck_assert_uint_eq(info.required_group_size[0], 16);
+  ck_assert_uint_eq(info.required_group_size[1], 4);
+  ck_assert_uint_eq(info.required_group_size[2], 1);
+  dc_program_release(q);
+
   k = kernel_of(p, "with_barrier");
   DC_CK_OK(dc_kernel_info(k, &info));
   ck_assert_uint_eq(info.required_group_size[0], 16);

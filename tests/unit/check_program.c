@@ -448,6 +448,31 @@ START_TEST(test_program_front_end_errors_point_at_the_source) {
                "}\n"
                "__kernel void j(__global notatype* o) {}\n",
                NULL, "4:26", "expected a type before 'notatype'");
+  expect_error("ifexpr.cl",
+               "#if 1 +\n"
+               "#endif\n"
+               "__kernel void k(__global int* o) {}\n",
+               NULL, "1:2", "missing operand in #if expression");
+  expect_error("ifdiv.cl",
+               "#if 4 / (2 - 2)\n"
+               "#endif\n"
+               "__kernel void k(__global int* o) {}\n",
+               NULL, "1:2", "division by zero in #if expression");
+  expect_error("reqd.cl",
+               "__kernel __attribute__((reqd_work_group_size(8, n, 1)))\n"
+               "void k(__global int* o) {}\n",
+               NULL, "1:49", "a name that is not a constant in "
+               "reqd_work_group_size expression");
+  expect_error("reqd0.cl",
+               "__kernel __attribute__((reqd_work_group_size(8, 4 - 4, 1)))\n"
+               "void k(__global int* o) {}\n",
+               NULL, "1:49", "reqd_work_group_size: dimension 1 is 0 (must "
+               "be 1 to 65536)");
+  expect_error("reqd2.cl",
+               "__kernel __attribute__((reqd_work_group_size(8, 4)))\n"
+               "void k(__global int* o) {}\n",
+               NULL, "1:50", "reqd_work_group_size takes three sizes (x, y, "
+               "z), found ')'");
   // Two bad characters: the first is reported and the second counted.
   dc_program_t* p = NULL;
   DC_CK_FAIL(try_build(cpu, "two.cl",

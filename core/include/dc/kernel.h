@@ -44,7 +44,7 @@ typedef struct dc_program_params_t {
   // Build options, separated by spaces: -D NAME[=VALUE], -cl-fast-relaxed-
   // math, -cl-mad-enable, -cl-finite-math-only, -cl-no-signed-zeros,
   // -cl-unsafe-math-optimizations, -cl-opt-disable, -cl-std=CL1.x, -w,
-  // -Werror, -dc-bounds-check. Unknown options are errors.
+  // -Werror, -dc-bounds-check, -dc-O3. Unknown options are errors.
   const char* options;
 } dc_program_params_t;
 

@@ -26,29 +26,49 @@ __kernel void sigmoid(__global const float* in, __global float* out,
   if (i < n) out[i] = 1.0f / (1.0f + exp(-in[i]));
 }
 
-// C (m x n) = A (m x k) * B (k x n), row-major. Each 16x16 work-group
-// computes a tile of C, staging 16x16 tiles of A and B in local memory.
-// The grid is (n, m) rounded up to multiples of 16. Indices are ints and
-// the edge guards use `&` rather than `&&`, so that the CPU compiler turns
-// the guarded loads into masked vector loads instead of branches.
+// C (m x n) = A (m x k) * B (k x n), row-major. Each 16x4 work-group
+// computes a 16x16 tile of C, staging 16x16 tiles of A and B in local
+// memory; each work-item keeps 4 rows of its column in registers, so one
+// load of B feeds 4 multiply-adds. The grid is (n, m / 4), both rounded
+// up to the group size. Indices are ints and the edge guards use `&`
+// rather than `&&`, so that the CPU compiler turns the guarded loads into
+// masked vector loads instead of branches.
 #define TILE 16
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+#define ROWS 4             // rows of C per work-item
+#define STRIDE (TILE / ROWS) // between a work-item's rows
+__kernel __attribute__((reqd_work_group_size(TILE, TILE / ROWS, 1)))
 void matmul(__global const float* A, __global const float* B,
             __global float* C, uint m, uint n, uint k) {
   __local float As[TILE][TILE];
   __local float Bs[TILE][TILE];
   int M = (int)m, N = (int)n, K = (int)k;
   int lx = get_local_id(0), ly = get_local_id(1);
-  int col = get_global_id(0), row = get_global_id(1);
-  float acc = 0.0f;
+  int col = get_global_id(0);
+  int row = get_group_id(1) * TILE + ly;  // then row + STRIDE, ...
+  float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
   for (int t = 0; t < K; t += TILE) {
-    As[ly][lx] = (row < M) & (t + lx < K) ? A[row * K + t + lx] : 0.0f;
-    Bs[ly][lx] = (t + ly < K) & (col < N) ? B[(t + ly) * N + col] : 0.0f;
+    for (int r = 0; r < ROWS; ++r) {
+      int y = ly + r * STRIDE;
+      As[y][lx] = (row + r * STRIDE < M) & (t + lx < K)
+                      ? A[(row + r * STRIDE) * K + t + lx] : 0.0f;
+      Bs[y][lx] = (t + y < K) & (col < N) ? B[(t + y) * N + col] : 0.0f;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int i = 0; i < TILE; ++i) acc += As[ly][i] * Bs[i][lx];
+    for (int i = 0; i < TILE; ++i) {
+      float b = Bs[i][lx];
+      acc0 += As[ly][i] * b;
+      acc1 += As[ly + STRIDE][i] * b;
+      acc2 += As[ly + 2 * STRIDE][i] * b;
+      acc3 += As[ly + 3 * STRIDE][i] * b;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if ((row < M) & (col < N)) C[row * N + col] = acc;
+  if (col < N) {
+    if (row < M) C[row * N + col] = acc0;
+    if (row + STRIDE < M) C[(row + STRIDE) * N + col] = acc1;
+    if (row + 2 * STRIDE < M) C[(row + 2 * STRIDE) * N + col] = acc2;
+    if (row + 3 * STRIDE < M) C[(row + 3 * STRIDE) * N + col] = acc3;
+  }
 }
 
 // Sums each work-group's slice of |in| (n elements) into partial[group],

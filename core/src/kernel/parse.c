@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ast.h"
+#include "const_expr.h"
 
 #define MAX_TYPEDEFS 256
 #define MAX_DEPTH 200
@@ -233,6 +234,34 @@ static dc__scalar_t make_unsigned(dc__scalar_t s) {
   }
 }
 
+// Reads reqd_work_group_size's three arguments, integer constant
+// expressions, from the '(' at the parser's position.
+static void parse_required_size(parser_t* p, specifiers_t* spec) {
+  const dc__token_t* open = cur(p);
+  ++p->pos;
+  for (int d = 0; d < 3; ++d) {
+    dc__range_t r = read_expr(p, ",", ")");
+    long long v = 0;
+    if (!dc__eval_const_expr(&p->toks[r.begin], r.end - r.begin, false,
+                             "reqd_work_group_size", open, p->diag, &v)) {
+      p->failed = true;
+      return;
+    }
+    if (v < 1 || v > 65536) {
+      error_tok(p, &p->toks[r.begin],
+                "reqd_work_group_size: dimension %d is %lld (must be 1 to "
+                "65536)", d, v);
+      return;
+    }
+    spec->reqd_group_size[d] = (uint32_t)v;
+    if (!accept(p, d < 2 ? "," : ")")) {
+      error_tok(p, cur(p), "reqd_work_group_size takes three sizes (x, y, "
+                "z), found '%s'", spell(p, cur(p)));
+      return;
+    }
+  }
+}
+
 // Reads __attribute__((...)); remembers reqd_work_group_size(x, y, z).
 static void parse_attribute(parser_t* p, specifiers_t* spec) {
   ++p->pos;
@@ -241,14 +270,17 @@ static void parse_attribute(parser_t* p, specifiers_t* spec) {
     error_tok(p, cur(p), "expected '((' after __attribute__");
     return;
   }
-  for (uint32_t i = start; i + 7 < p->pos; ++i) {
-    if (!dc__tok_is(&p->toks[i], "reqd_work_group_size")) continue;
-    for (int d = 0; d < 3; ++d) {
-      const dc__token_t* n = &p->toks[i + 2 + 2 * d];
-      spec->reqd_group_size[d] =
-          n->kind == DC_TOK_NUMBER ? (uint32_t)strtoul(n->text, NULL, 0) : 0;
+  uint32_t end = p->pos;
+  for (uint32_t i = start; i + 1 < end; ++i) {
+    if (!dc__tok_is(&p->toks[i], "reqd_work_group_size") ||
+        !dc__tok_is(&p->toks[i + 1], "(")) {
+      continue;
     }
+    p->pos = i + 1;
+    parse_required_size(p, spec);
+    break;
   }
+  p->pos = end;
 }
 
 static void apply_address_space(parser_t* p, specifiers_t* spec,

@@ -12,6 +12,7 @@
 // painted NO_EXPAND for good, which is how C stops recursion.
 // SPDX-License-Identifier: MIT
 #include "pp.h"
+#include "const_expr.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -423,130 +424,6 @@ static void process_token(pp_t* pp, const dc__token_t* tok, size_t floor,
 
 //===-- #if expressions -------------------------------------------------===//
 
-typedef struct expr_t {
-  pp_t* pp;
-  const dc__token_t* toks;
-  size_t count;
-  size_t pos;
-  const dc__token_t* at;  // the directive, for messages
-  bool error;
-} expr_t;
-
-static long long parse_ternary(expr_t* e);
-
-static const dc__token_t* expr_peek(const expr_t* e) {
-  return e->pos < e->count ? &e->toks[e->pos] : NULL;
-}
-
-static bool expr_accept(expr_t* e, const char* op) {
-  const dc__token_t* t = expr_peek(e);
-  if (t && t->kind == DC_TOK_PUNCT && dc__tok_is(t, op)) {
-    ++e->pos;
-    return true;
-  }
-  return false;
-}
-
-static void expr_fail(expr_t* e, const char* message) {
-  if (!e->error) {
-    const dc__token_t* t = expr_peek(e);
-    error_at(e->pp, t ? t : e->at, message, NULL);
-  }
-  e->error = true;
-}
-
-static long long number_value(expr_t* e, const dc__token_t* t) {
-  char buf[64];
-  if (t->length >= sizeof(buf)) {
-    expr_fail(e, "number too long in #if");
-    return 0;
-  }
-  memcpy(buf, t->text, t->length);
-  buf[t->length] = '\0';
-  size_t n = t->length;
-  while (n > 0 && strchr("uUlL", buf[n - 1])) buf[--n] = '\0';
-  char* end = NULL;
-  unsigned long long v = strtoull(buf, &end, 0);
-  if (*end != '\0') expr_fail(e, "invalid integer constant in #if");
-  return (long long)v;
-}
-
-static long long parse_primary(expr_t* e) {
-  const dc__token_t* t = expr_peek(e);
-  if (t == NULL) {
-    expr_fail(e, "#if expression ends too early");
-    return 0;
-  }
-  ++e->pos;
-  if (t->kind == DC_TOK_NUMBER) return number_value(e, t);
-  if (t->kind == DC_TOK_CHAR) return t->length >= 3 ? (unsigned char)t->text[1] : 0;
-  if (t->kind == DC_TOK_IDENT) return 0;  // undefined names are 0
-  if (dc__tok_is(t, "(")) {
-    long long v = parse_ternary(e);
-    if (!expr_accept(e, ")")) expr_fail(e, "expected ')' in #if expression");
-    return v;
-  }
-  if (dc__tok_is(t, "-")) return -parse_primary(e);
-  if (dc__tok_is(t, "+")) return parse_primary(e);
-  if (dc__tok_is(t, "!")) return !parse_primary(e);
-  if (dc__tok_is(t, "~")) return ~parse_primary(e);
-  --e->pos;
-  expr_fail(e, "unexpected token in #if expression");
-  return 0;
-}
-
-// Binary operators by precedence level, lowest first.
-static const char* const kLevels[][4] = {
-    {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="},
-    {"<", ">", "<=", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
-};
-#define LEVEL_COUNT (sizeof(kLevels) / sizeof(kLevels[0]))
-
-static long long apply(expr_t* e, const char* op, long long a, long long b) {
-  switch (op[0]) {
-    case '|': return op[1] ? (a || b) : (a | b);
-    case '&': return op[1] ? (a && b) : (a & b);
-    case '^': return a ^ b;
-    case '=': return a == b;
-    case '!': return a != b;
-    case '<': return op[1] == '<' ? (long long)((unsigned long long)a << (b & 63))
-                     : op[1] ? a <= b : a < b;
-    case '>': return op[1] == '>' ? a >> (b & 63) : op[1] ? a >= b : a > b;
-    case '+': return (long long)((unsigned long long)a + (unsigned long long)b);
-    case '-': return (long long)((unsigned long long)a - (unsigned long long)b);
-    case '*': return (long long)((unsigned long long)a * (unsigned long long)b);
-    default:
-      if (b == 0) {
-        expr_fail(e, "division by zero in #if expression");
-        return 0;
-      }
-      return op[0] == '/' ? a / b : a % b;
-  }
-}
-
-static long long parse_level(expr_t* e, size_t level) {
-  if (level == LEVEL_COUNT) return parse_primary(e);
-  long long value = parse_level(e, level + 1);
-  for (;;) {
-    const char* matched = NULL;
-    for (int i = 0; i < 4 && kLevels[level][i] && !matched; ++i) {
-      if (expr_accept(e, kLevels[level][i])) matched = kLevels[level][i];
-    }
-    if (matched == NULL) return value;
-    long long rhs = parse_level(e, level + 1);
-    value = apply(e, matched, value, rhs);
-  }
-}
-
-static long long parse_ternary(expr_t* e) {
-  long long cond = parse_level(e, 0);
-  if (!expr_accept(e, "?")) return cond;
-  long long a = parse_ternary(e);
-  if (!expr_accept(e, ":")) expr_fail(e, "expected ':' in #if expression");
-  long long b = parse_ternary(e);
-  return cond ? a : b;
-}
-
 // Replaces defined X / defined(X) with 0 or 1, before macro expansion.
 static void resolve_defined(pp_t* pp, const dc__token_t* line, size_t n,
                             dc__token_list_t* out) {
@@ -580,12 +457,13 @@ static bool eval_condition(pp_t* pp, const dc__token_t* directive,
   dc__token_list_t resolved = {0}, expanded = {0};
   resolve_defined(pp, line, n, &resolved);
   expand_isolated(pp, resolved.items, resolved.count, directive, &expanded);
-  expr_t e = {pp, expanded.items, expanded.count, 0, directive, false};
-  long long v = parse_ternary(&e);
-  if (!e.error && e.pos != e.count) {
-    expr_fail(&e, "unexpected token after #if expression");
+  long long v = 0;
+  if (!dc__eval_const_expr(expanded.items, expanded.count, true, "#if",
+                           directive, pp->diag, &v)) {
+    pp->failed = true;
+    return false;
   }
-  return !e.error && v != 0;
+  return v != 0;
 }
 
 //===-- Directives ------------------------------------------------------===//
@@ -855,6 +733,7 @@ dc_status_t dc__parse_build_options(dc__arena_t* arena, const char* options,
       {"-Werror", offsetof(dc__build_options_t, werror)},
       {"-w", offsetof(dc__build_options_t, no_warnings)},
       {"-dc-bounds-check", offsetof(dc__build_options_t, bounds_check)},
+      {"-dc-O3", offsetof(dc__build_options_t, opt_max)},
   };
   memset(out, 0, sizeof(*out));
   if (options == NULL) return DC_OK;

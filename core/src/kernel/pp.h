@@ -15,6 +15,7 @@ typedef struct dc__build_options_t {
   bool werror;            // -Werror
   bool no_warnings;       // -w
   bool bounds_check;      // -dc-bounds-check
+  bool opt_max;           // -dc-O3
   // -D definitions as "NAME" or "NAME=VALUE", in order.
   const char** defines;
   size_t define_count;

@@ -2,7 +2,8 @@
 // cache), loading, and running work-groups on the worker pool.
 //
 // A program's cache key is the SHA-256 of everything that decides the
-// shared object: the engine's kernel ABI and prelude, the compiler's
+// shared object: the engine's kernel ABI, prelude and code generator
+// (a fingerprint of its sources, taken at build time), the compiler's
 // identity, the CPU it targets (-march=native), the build options and the
 // source. Loaded objects are shared by every program with the same key
 // (the module list), so building the same source again in one process
@@ -29,6 +30,7 @@
 // The prelude and ABI text every generated module starts with (generated
 // into the build from cpu_abi.h and cpu_prelude.h).
 extern const char dc__cpu_prelude_text[];
+extern const char dc__generator_digest[];  // see source_digest.cmake
 
 // A loaded shared object, shared by the programs built from one key.
 struct dc__cpu_module_t {
@@ -108,8 +110,8 @@ static void compute_key(const dc__cpu_device_t* cpu,
            (int)b->bounds_check);
   dc__sha256_t h;
   dc__sha256_init(&h);
-  const char* parts[] = {abi, cpu->compiler_id, cpu->base.info.model,
-                         b->options_text};
+  const char* parts[] = {abi, dc__generator_digest, cpu->compiler_id,
+                         cpu->base.info.model, b->options_text};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
