@@ -14,7 +14,7 @@ size_t dc__buffer_object_size(void) { return sizeof(struct dc_buffer_t); }
 
 // Checks that |buffer| is a live buffer. A released one is still readable
 // memory (the context's object cache keeps it), so this is defined.
-static dc_status_t check_buffer(const dc_buffer_t* buffer, const char* fn,
+dc_status_t dc__buffer_check(const dc_buffer_t* buffer, const char* fn,
                                 const char* param) {
   if (buffer == NULL) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' must not be NULL", fn,
@@ -37,7 +37,7 @@ static bool is_live(const dc_buffer_t* buffer) {
 }
 
 // Checks that |count| elements from |offset| lie inside |buffer|.
-static dc_status_t check_range(const dc_buffer_t* buffer, size_t offset,
+dc_status_t dc__buffer_check_range(const dc_buffer_t* buffer, size_t offset,
                                size_t count, const char* fn,
                                const char* param) {
   if (count == 0) {
@@ -148,8 +148,8 @@ dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
   static const char* fn = "dc_buffer_create_view";
   DC_REQUIRE_ARG(out_view, fn);
   *out_view = NULL;
-  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
-  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   dc_buffer_t* root = buffer->root ? buffer->root : buffer;
   dc_buffer_t* v = new_buffer(buffer->device);
   if (v == NULL) {
@@ -220,9 +220,9 @@ bool dc_buffer_is_view(const dc_buffer_t* b, size_t* out_offset) {
 dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
                             const void* src, size_t count) {
   static const char* fn = "dc_buffer_write";
-  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(src, fn);
-  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   return d->vtable->write(d, buffer->memory,
@@ -233,9 +233,9 @@ dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
 dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
                            void* dst, size_t count) {
   static const char* fn = "dc_buffer_read";
-  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(dst, fn);
-  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   return d->vtable->read(d, buffer->memory,
@@ -246,9 +246,9 @@ dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
 dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
                            const void* value) {
   static const char* fn = "dc_buffer_fill";
-  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(value, fn);
-  DC_RETURN_IF_ERROR(check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   return d->vtable->fill(d, buffer->memory,
@@ -287,15 +287,15 @@ dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
                            const dc_buffer_t* src, size_t src_offset,
                            size_t count) {
   static const char* fn = "dc_buffer_copy";
-  DC_RETURN_IF_ERROR(check_buffer(dst, fn, "dst"));
-  DC_RETURN_IF_ERROR(check_buffer(src, fn, "src"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(dst, fn, "dst"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(src, fn, "src"));
   if (dst->dtype != src->dtype) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: dtypes differ (dst is %s, src is %s)", fn,
                    dc_dtype_name(dst->dtype), dc_dtype_name(src->dtype));
   }
-  DC_RETURN_IF_ERROR(check_range(dst, dst_offset, count, fn, "dst"));
-  DC_RETURN_IF_ERROR(check_range(src, src_offset, count, fn, "src"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(dst, dst_offset, count, fn, "dst"));
+  DC_RETURN_IF_ERROR(dc__buffer_check_range(src, src_offset, count, fn, "src"));
   size_t esize = dc_dtype_size(dst->dtype);
   size_t dst_byte = dst->byte_offset + dst_offset * esize;
   size_t src_byte = src->byte_offset + src_offset * esize;
@@ -311,7 +311,7 @@ dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
   static const char* fn = "dc_buffer_host_pointer";
   DC_REQUIRE_ARG(out_pointer, fn);
   *out_pointer = NULL;
-  DC_RETURN_IF_ERROR(check_buffer(buffer, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   dc_device_t* d = buffer->device;
   char* base = d->vtable->host_pointer(d, buffer->memory, buffer->storage);
   if (base == NULL) {

@@ -25,6 +25,15 @@ struct dc_buffer_t {
   char label[48];
 };
 
+// Fails unless |buffer| is a live buffer; messages name |fn| and |param|.
+DC_INTERNAL dc_status_t dc__buffer_check(const dc_buffer_t* buffer,
+                                         const char* fn, const char* param);
+// Fails unless |count| (> 0) elements from |offset| lie inside |buffer|.
+DC_INTERNAL dc_status_t dc__buffer_check_range(const dc_buffer_t* buffer,
+                                               size_t offset, size_t count,
+                                               const char* fn,
+                                               const char* param);
+
 // The size of struct dc_buffer_t, for the context's object cache.
 DC_INTERNAL size_t dc__buffer_object_size(void);
 

@@ -11,10 +11,15 @@
 #include "context_internal.h"
 #include "program_internal.h"
 #include "memory_pool_internal.h"
+#include "stream_internal.h"
+#include "telemetry_internal.h"
 #include "worker_pool_internal.h"
 
 // Released buffer structs stay recognisable for this many releases.
+// Released objects stay recognisable for this many releases (see
+// object_cache.h).
 #define BUFFER_QUARANTINE 256
+#define STREAM_QUARANTINE 64
 
 // Logical cores this process may run on (its affinity mask), which is what
 // a worker pool can use; containers often allow fewer than the machine has.
@@ -29,6 +34,8 @@ static uint32_t available_cores(void) {
 }
 
 static void destroy_context(dc_context_t* ctx) {
+  // Stream threads and pooled events refer to the devices: they go first.
+  dc__scheduler_destroy(ctx->scheduler);
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc__builtins_release(ctx->devices[i]);
   }
@@ -38,7 +45,9 @@ static void destroy_context(dc_context_t* ctx) {
     device->vtable->destroy(device);
   }
   dc__worker_pool_destroy(ctx->workers);
+  dc__telemetry_destroy(ctx->telemetry);
   dc__object_cache_deinit(&ctx->buffer_cache);
+  dc__object_cache_deinit(&ctx->stream_cache);
   pthread_mutex_destroy(&ctx->lock);
   dc_allocator_free(ctx->allocator, ctx, sizeof(*ctx));
 }
@@ -47,9 +56,11 @@ static dc_status_t init_context(dc_context_t* ctx) {
   if (ctx->params.thread_count == 0) {
     ctx->params.thread_count = available_cores();
   }
+  DC_RETURN_IF_ERROR(dc__telemetry_create(ctx->allocator, &ctx->telemetry));
   DC_RETURN_IF_ERROR(dc__worker_pool_create(
       ctx->allocator, ctx->params.thread_count, ctx->params.idle_policy,
       &ctx->workers));
+  DC_RETURN_IF_ERROR(dc__scheduler_create(ctx, &ctx->scheduler));
   return dc__backends_enumerate(ctx, ctx->params.backends);
 }
 
@@ -77,6 +88,8 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   ctx->live.prev = ctx->live.next = &ctx->live;
   dc__object_cache_init(&ctx->buffer_cache, ctx->allocator,
                         dc__buffer_object_size(), BUFFER_QUARANTINE);
+  dc__object_cache_init(&ctx->stream_cache, ctx->allocator,
+                        dc__stream_object_size(), STREAM_QUARANTINE);
 
   dc_status_t status = init_context(ctx);
   if (status != DC_OK) {
@@ -98,8 +111,11 @@ void dc_context_retain(dc_context_t* ctx) {
 
 void dc_context_release(dc_context_t* ctx) {
   if (ctx == NULL || atomic_fetch_sub(&ctx->host_refs, 1u) != 1u) return;
-  // The host is gone. Report what it left behind while the context is
-  // certainly alive, then let the last object (or this call) destroy it.
+  // The host is gone. Work in flight finishes first (unless this is a
+  // host callback of a stream, which cannot wait for itself). Then report
+  // what the host left behind while the context is certainly alive, and
+  // let the last object (or this call) destroy it.
+  if (dc__current_stream() == NULL) dc__scheduler_drain(ctx->scheduler);
   dc_context_report_leaks(ctx);
   pthread_mutex_lock(&ctx->lock);
   ctx->shut_down = true;
@@ -201,17 +217,27 @@ size_t dc_context_live_buffer_count(const dc_context_t* ctx) {
 size_t dc_context_report_leaks(dc_context_t* ctx) {
   if (ctx == NULL) return 0;
   pthread_mutex_lock(&ctx->lock);
-  size_t buffers = ctx->live_counts[DC_LIVE_BUFFER];
-  size_t programs = ctx->live_counts[DC_LIVE_PROGRAM];
-  size_t count = buffers + programs;
+  const size_t* n = ctx->live_counts;
+  size_t count = 0;
+  for (int kind = 0; kind < DC_LIVE_KIND_COUNT; ++kind) count += n[kind];
   if (count > 0) {
-    DC_LOG(ctx, DC_LOG_WARN, "leaks",
-           "%zu buffer(s) still alive, %zu program(s) still alive:", buffers,
-           programs);
+    // "2 buffer(s), 1 stream(s) still alive:", naming only what leaked.
+    static const char* const kNames[DC_LIVE_KIND_COUNT] = {
+        "buffer", "program", "stream", "event"};
+    char summary[160] = "";
+    size_t used = 0;
+    for (int kind = 0; kind < DC_LIVE_KIND_COUNT; ++kind) {
+      if (n[kind] == 0 || used >= sizeof(summary)) continue;
+      int w = snprintf(summary + used, sizeof(summary) - used, "%s%zu %s(s)",
+                       used ? ", " : "", n[kind], kNames[kind]);
+      if (w > 0) used += (size_t)w;
+    }
+    DC_LOG(ctx, DC_LOG_WARN, "leaks", "%s still alive:", summary);
   }
-  for (dc__live_node_t* n = ctx->live.next; n != &ctx->live; n = n->next) {
+  for (dc__live_node_t* node = ctx->live.next; node != &ctx->live;
+       node = node->next) {
     char line[256];
-    n->describe(n, line, sizeof(line));
+    node->describe(node, line, sizeof(line));
     DC_LOG(ctx, DC_LOG_WARN, "leaks", "  %s", line);
   }
   pthread_mutex_unlock(&ctx->lock);

@@ -16,6 +16,8 @@
 typedef enum dc__live_kind_e {
   DC_LIVE_BUFFER = 0,
   DC_LIVE_PROGRAM,
+  DC_LIVE_STREAM,
+  DC_LIVE_EVENT,
   DC_LIVE_KIND_COUNT,
 } dc__live_kind_t;
 
@@ -54,9 +56,12 @@ struct dc_context_t {
   size_t live_counts[DC_LIVE_KIND_COUNT];  // guarded by lock
 
   dc_worker_pool_t* workers;
+  struct dc__telemetry_t* telemetry;    // telemetry.c
+  struct dc__scheduler_t* scheduler;    // stream threads, on first stream
   dc_device_t* devices[DC_MAX_DEVICES];
   size_t device_count;
   dc__object_cache_t buffer_cache;  // recycles buffer structs
+  dc__object_cache_t stream_cache;  // and stream structs
 };
 
 // Logs through the context's sink if |level| is enabled.

@@ -5,6 +5,7 @@
 
 #include "context_internal.h"
 #include "memory_pool_internal.h"
+#include "stream_internal.h"
 
 const dc_device_info_t* dc_device_info(const dc_device_t* device) {
   return device ? &device->info : NULL;
@@ -42,6 +43,7 @@ dc_status_t dc_device_initialize(dc_device_t* device,
   device->info = *info;
   device->pool = NULL;
   device->builtins = NULL;
+  if (device->info.stream_count == 0) device->info.stream_count = 2;
   return DC_OK;
 }
 
@@ -76,6 +78,7 @@ dc_status_t dc_context_add_device(dc_context_t* ctx, dc_device_t* device) {
   if (cache_limit == 0) cache_limit = default_cache_limit(&device->info);
   DC_RETURN_IF_ERROR(dc__memory_pool_create(
       device, cache_limit, ctx->params.device_memory_budget, &device->pool));
+  dc__scheduler_add_device(ctx->scheduler, ctx->device_count, device);
   ctx->devices[ctx->device_count++] = device;
   DC_LOG(ctx, DC_LOG_DEBUG, "device", "added %s (%s)", device->info.name,
          device->info.model);

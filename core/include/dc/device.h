@@ -62,6 +62,9 @@ typedef struct dc_device_info_t {
   // True when host and device share one address space, so host-visible
   // buffers need no copies.
   bool unified_memory;
+  // Streams a stream group gets by default: enough to keep the device busy
+  // while some streams wait (CPU: the worker threads, 2 to 8).
+  uint32_t stream_count;
 } dc_device_info_t;
 
 // Returns the device's capabilities (borrowed, valid while the context

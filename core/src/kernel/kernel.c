@@ -6,8 +6,7 @@
 
 #include "buffer_internal.h"
 #include "program_internal.h"
-
-static const char* kDispatch = "dc_kernel_dispatch";
+#include "telemetry_internal.h"
 
 static bool is_kernel(const dc_kernel_t* k) {
   return k != NULL && k->program != NULL &&
@@ -85,67 +84,67 @@ static const char* kind_name(dc_arg_kind_t kind) {
   return "an unknown kind of argument";
 }
 
-static dc_status_t arg_error(const dc_kernel_t* k, size_t i,
+static dc_status_t arg_error(const char* fn, const dc_kernel_t* k, size_t i,
                              const char* detail) {
   return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                 "%s: kernel '%s': argument %zu '%s' (%s): %s", kDispatch,
+                 "%s: kernel '%s': argument %zu '%s' (%s): %s", fn,
                  k->info.name, i, k->args[i].name, k->args[i].type_name,
                  detail);
 }
 
-static dc_status_t check_buffer_arg(const dc_kernel_t* k, size_t i,
-                                    const dc_arg_t* a) {
+static dc_status_t check_buffer_arg(const char* fn, const dc_kernel_t* k,
+                                    size_t i, const dc_arg_t* a) {
   const dc_kernel_arg_info_t* info = &k->args[i];
   char detail[200];
   if (a->buffer == NULL || dc_buffer_device(a->buffer) == NULL) {
-    return arg_error(k, i, "the buffer is NULL or released");
+    return arg_error(fn, k, i, "the buffer is NULL or released");
   }
   if (a->buffer->device != k->program->device) {
     snprintf(detail, sizeof(detail),
              "the buffer lives on %s, the kernel on %s; copy it first",
              a->buffer->device->info.name, k->program->device->info.name);
-    return arg_error(k, i, detail);
+    return arg_error(fn, k, i, detail);
   }
   if (info->dtype != 0 && info->dtype != a->buffer->dtype) {
     snprintf(detail, sizeof(detail), "the buffer holds %s, the kernel "
              "expects %s", dc_dtype_name(a->buffer->dtype),
              dc_dtype_name(info->dtype));
-    return arg_error(k, i, detail);
+    return arg_error(fn, k, i, detail);
   }
   if (info->vector_width > 1 && a->buffer->length % info->vector_width != 0) {
     snprintf(detail, sizeof(detail), "the buffer's %zu elements are not "
              "whole %sx%u vectors", a->buffer->length,
              dc_dtype_name(info->dtype), info->vector_width);
-    return arg_error(k, i, detail);
+    return arg_error(fn, k, i, detail);
   }
   return DC_OK;
 }
 
-static dc_status_t check_arg(const dc_kernel_t* k, size_t i,
-                             const dc_arg_t* a) {
+dc_status_t dc__kernel_check_arg(const char* fn, const dc_kernel_t* k,
+                                 size_t i, const dc_arg_t* a) {
   const dc_kernel_arg_info_t* info = &k->args[i];
   char detail[200];
   if (a->kind != info->kind) {
     snprintf(detail, sizeof(detail), "expected %s, got %s",
              kind_name(info->kind), kind_name(a->kind));
-    return arg_error(k, i, detail);
+    return arg_error(fn, k, i, detail);
   }
   switch (a->kind) {
     case DC_ARG_BUFFER:
-      return check_buffer_arg(k, i, a);
+      return check_buffer_arg(fn, k, i, a);
     case DC_ARG_LOCAL:
-      if (a->local_size == 0) return arg_error(k, i, "the __local size is 0");
+      if (a->local_size == 0) return arg_error(fn, k, i, "the __local size is 0");
       return DC_OK;
     case DC_ARG_SCALAR:
       if (a->dtype != info->dtype || a->vector_width != info->vector_width) {
         snprintf(detail, sizeof(detail), "got a value of %s%s%.0u",
                  dc_dtype_name(a->dtype), a->vector_width > 1 ? "x" : "",
                  a->vector_width > 1 ? a->vector_width : 0);
-        return arg_error(k, i, detail);
+        return arg_error(fn, k, i, detail);
       }
       return DC_OK;
   }
-  return arg_error(k, i, "unknown argument kind");
+  return arg_error(fn, k, i, "unknown argument kind");
 }
 
 //===-- Geometry --------------------------------------------------------===//
@@ -189,13 +188,13 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
   }
 }
 
-static dc_status_t check_grid(const dc_kernel_t* k, const dc_dispatch_t* g,
-                              dc_launch_t* l) {
+static dc_status_t check_grid(const char* fn, const dc_kernel_t* k,
+                              const dc_dispatch_t* g, dc_launch_t* l) {
   const char* name = k->info.name;
   if (g->dims < 1 || g->dims > 3) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s': dims is %u (must be 1, 2 or 3)",
-                   kDispatch, name, g->dims);
+                   fn, name, g->dims);
   }
   bool local_given = false;
   for (uint32_t d = 0; d < g->dims; ++d) local_given |= g->local[d] != 0;
@@ -212,19 +211,20 @@ static dc_status_t check_grid(const dc_kernel_t* k, const dc_dispatch_t* g,
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                      "%s: kernel '%s': the grid is empty (global size of "
                      "dimension %u is 0)",
-                     kDispatch, name, d);
+                     fn, name, d);
     }
     if (used && (local_given || required) && l->local[d] == 0) {
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                      "%s: kernel '%s': work-group size of dimension %u is 0 "
                      "(give every dimension, or none)",
-                     kDispatch, name, d);
+                     fn, name, d);
     }
   }
   return DC_OK;
 }
 
-static dc_status_t check_group(const dc_kernel_t* k, dc_launch_t* l) {
+static dc_status_t check_group(const char* fn, const dc_kernel_t* k,
+                               dc_launch_t* l) {
   const char* name = k->info.name;
   const dc_device_info_t* dev = &k->program->device->info;
   const uint32_t* req = k->info.required_group_size;
@@ -234,13 +234,13 @@ static dc_status_t check_group(const dc_kernel_t* k, dc_launch_t* l) {
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                      "%s: kernel '%s': global size %zu of dimension %u is "
                      "not a multiple of the work-group size %zu",
-                     kDispatch, name, l->global[d], d, l->local[d]);
+                     fn, name, l->global[d], d, l->local[d]);
     }
     if (req[0] != 0 && l->local[d] != req[d]) {
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                      "%s: kernel '%s' requires work-groups of %ux%ux%u "
                      "(reqd_work_group_size)",
-                     kDispatch, name, req[0], req[1], req[2]);
+                     fn, name, req[0], req[1], req[2]);
     }
     l->groups[d] = l->global[d] / l->local[d];
     size *= l->local[d];
@@ -249,17 +249,39 @@ static dc_status_t check_group(const dc_kernel_t* k, dc_launch_t* l) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s': a work-group of %zu work-items is more "
                    "than %s allows (%u)",
-                   kDispatch, name, size, dev->name, dev->max_work_group_size);
+                   fn, name, size, dev->name, dev->max_work_group_size);
   }
   return DC_OK;
 }
 
 //===-- Dispatch --------------------------------------------------------===//
 
-// Lays out __local arguments after the kernel's own __local variables and
-// fills the backend's argument table.
-static dc_status_t pack_args(const dc_kernel_t* k, const dc_arg_t* args,
-                             dc_launch_t* l, void** values, size_t* lengths) {
+// Sums the kernel's own __local variables and its __local arguments, each
+// 64-byte aligned, into |l|->local_memory and checks it against the device.
+static dc_status_t size_local_memory(const char* fn, const dc_kernel_t* k,
+                                     const dc_arg_t* args, dc_launch_t* l) {
+  size_t local = DC_ALIGN_UP(k->info.static_local_size, 64);
+  for (size_t i = 0; i < k->info.arg_count; ++i) {
+    if (args[i].kind == DC_ARG_LOCAL) {
+      local += DC_ALIGN_UP(args[i].local_size, 64);
+    }
+  }
+  const dc_device_info_t* dev = &k->program->device->info;
+  l->local_memory = local;
+  if (local > dev->local_memory_size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' needs %zu bytes of __local memory per "
+                   "work-group; %s has %zu",
+                   fn, k->info.name, local, dev->name,
+                   dev->local_memory_size);
+  }
+  return DC_OK;
+}
+
+// Fills the backend's argument table; __local arguments are placed after
+// the kernel's own __local variables, as size_local_memory() counted them.
+static void pack_args(const dc_kernel_t* k, const dc_arg_t* args,
+                      void** values, size_t* lengths) {
   size_t local = DC_ALIGN_UP(k->info.static_local_size, 64);
   for (size_t i = 0; i < k->info.arg_count; ++i) {
     const dc_arg_t* a = &args[i];
@@ -274,59 +296,78 @@ static dc_status_t pack_args(const dc_kernel_t* k, const dc_arg_t* args,
       values[i] = (void*)a->value;
     }
   }
-  const dc_device_info_t* dev = &k->program->device->info;
-  l->local_memory = local;
-  if (local > dev->local_memory_size) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: kernel '%s' needs %zu bytes of __local memory per "
-                   "work-group; %s has %zu",
-                   kDispatch, k->info.name, local, dev->name,
-                   dev->local_memory_size);
-  }
-  return DC_OK;
 }
 
-dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
-                               const dc_arg_t* args, size_t arg_count) {
-  DC_REQUIRE_ARG(dispatch, kDispatch);
+bool dc__kernel_valid(const dc_kernel_t* k) { return is_kernel(k); }
+
+dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
+                               const dc_dispatch_t* dispatch,
+                               const dc_arg_t* args, size_t arg_count,
+                               dc__prepared_t* out) {
+  DC_REQUIRE_ARG(dispatch, fn);
   if (!is_kernel(k)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'kernel' is NULL or its program was released",
-                   kDispatch);
+                   "%s: 'kernel' is NULL or its program was released", fn);
   }
   if (arg_count != k->info.arg_count || (arg_count > 0 && args == NULL)) {
     char names[256];
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s' expects %zu argument(s) (%s), got %zu",
-                   kDispatch, k->info.name, k->info.arg_count,
+                   fn, k->info.name, k->info.arg_count,
                    arg_names(k, names, sizeof(names)),
                    args == NULL ? 0 : arg_count);
   }
   for (size_t i = 0; i < arg_count; ++i) {
-    DC_RETURN_IF_ERROR(check_arg(k, i, &args[i]));
+    DC_RETURN_IF_ERROR(dc__kernel_check_arg(fn, k, i, &args[i]));
   }
-  dc_launch_t launch;
-  DC_RETURN_IF_ERROR(check_grid(k, dispatch, &launch));
-  dc_device_t* device = k->program->device;
-  int tuning = -1;
-  if (launch.local[0] == 0) {
+  dc_launch_t* launch = &out->launch;
+  DC_RETURN_IF_ERROR(check_grid(fn, k, dispatch, launch));
+  out->tuning = -1;
+  if (launch->local[0] == 0) {
     dc_context_params_t params;
-    dc_context_params(device->context, &params);
+    dc_context_params(k->program->device->context, &params);
     if (params.autotune) {
-      tuning = dc__autotune_pick(k, &launch);
+      out->tuning = dc__autotune_pick(k, launch);
     } else {
-      dc__choose_local(k, &launch, 0);
+      dc__choose_local(k, launch, 0);
     }
   }
-  DC_RETURN_IF_ERROR(check_group(k, &launch));
+  DC_RETURN_IF_ERROR(check_group(fn, k, launch));
+  return size_local_memory(fn, k, args, launch);
+}
+
+dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
+                           const dc_arg_t* args, uint64_t* out_start_ns,
+                           uint64_t* out_end_ns) {
   void* values[DC_MAX_KERNEL_ARGS];
   size_t lengths[DC_MAX_KERNEL_ARGS];
-  DC_RETURN_IF_ERROR(pack_args(k, args, &launch, values, lengths));
-  uint64_t start = tuning >= 0 ? dc__now_ns() : 0;
-  dc_status_t st = device->vtable->dispatch(device, k, &launch, values,
-                                            lengths);
-  if (tuning >= 0 && st == DC_OK) {
-    dc__autotune_record(k, &launch, tuning, dc__now_ns() - start);
+  pack_args(k, args, values, lengths);
+  dc_device_t* device = k->program->device;
+  uint64_t start = dc__now_ns();
+  dc_status_t st = device->vtable->dispatch(device, k, &prepared->launch,
+                                            values, lengths);
+  uint64_t end = dc__now_ns();
+  if (prepared->tuning >= 0 && st == DC_OK) {
+    dc__autotune_record(k, &prepared->launch, prepared->tuning, end - start);
   }
+  *out_start_ns = start;
+  *out_end_ns = end;
+  return st;
+}
+
+dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
+                               const dc_arg_t* args, size_t arg_count) {
+  static const char* fn = "dc_kernel_dispatch";
+  dc__prepared_t prepared;
+  DC_RETURN_IF_ERROR(
+      dc__kernel_prepare(fn, k, dispatch, args, arg_count, &prepared));
+  uint64_t start, end;
+  dc_status_t st = dc__kernel_run(k, &prepared, args, &start, &end);
+  dc_context_t* ctx = k->program->device->context;
+  dc__span_t span = {.kind = DC_SPAN_KERNEL, .status = st,
+                     .name = k->info.name, .start_ns = start,
+                     .end_ns = end, .kernel = k};
+  if (st != DC_OK) dc__telemetry_error(ctx, st, dc_last_error());
+  dc__telemetry_span(ctx, &span);
   return st;
 }

@@ -28,6 +28,8 @@ struct dc_kernel_t {
   void* native_user_data;
   struct dc__tune_entry_t* tune;    // autotuned grids, guarded by the
                                     // program's lock
+  _Atomic(void*) timing;  // telemetry's histogram for this kernel, once
+                          // it has run (telemetry.c)
 };
 
 struct dc_program_t {
@@ -71,6 +73,39 @@ DC_INTERNAL void dc__program_make_internal(dc_program_t* program);
 // aiming at about |want| work-items per group (kernel.c).
 DC_INTERNAL void dc__choose_local(const dc_kernel_t* kernel,
                                   dc_launch_t* launch, size_t want);
+
+// A dispatch that passed every check, with its geometry completed.
+typedef struct dc__prepared_t {
+  dc_launch_t launch;
+  int tuning;  // the autotune slot being timed, or -1
+} dc__prepared_t;
+
+// Whether |kernel| is a live kernel (its program not released).
+DC_INTERNAL bool dc__kernel_valid(const dc_kernel_t* kernel);
+
+// Checks argument |index| against the kernel's reflection; messages start
+// with |fn|, the public function the caller is in.
+DC_INTERNAL dc_status_t dc__kernel_check_arg(const char* fn,
+                                             const dc_kernel_t* kernel,
+                                             size_t index, const dc_arg_t* arg);
+
+// Runs every check of dc_kernel_dispatch() (arguments, grid, group, local
+// memory) and chooses the group size when none is given.
+DC_INTERNAL dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* kernel,
+                                           const dc_dispatch_t* dispatch,
+                                           const dc_arg_t* args,
+                                           size_t arg_count,
+                                           dc__prepared_t* out_prepared);
+
+// Runs a prepared dispatch on the kernel's device and returns when it has
+// finished, with its start and end times (dc__now_ns). |args| must still
+// be the arguments it was prepared with (their buffers alive). Reports
+// nothing to telemetry: the caller does.
+DC_INTERNAL dc_status_t dc__kernel_run(dc_kernel_t* kernel,
+                                       const dc__prepared_t* prepared,
+                                       const dc_arg_t* args,
+                                       uint64_t* out_start_ns,
+                                       uint64_t* out_end_ns);
 
 // Autotuning (autotune.c): sets |launch|'s group size from the kernel's
 // table for its grid and returns the candidate slot being timed, or -1 when

@@ -141,4 +141,7 @@ void dc__cpu_read_info(uint32_t worker_threads, dc_device_info_t* info) {
   info->max_work_group_size = 1024;
   info->local_memory_size = DC_MAX(info->cache_l2_size, (size_t)32 << 10);
   info->unified_memory = true;
+  // Kernels already use every worker; extra streams let copies, host
+  // callbacks and waits overlap with them.
+  info->stream_count = DC_MIN(DC_MAX(worker_threads, 2u), 8u);
 }

@@ -1,0 +1,353 @@
+// event.c: events and the per-device pools that recycle them.
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "stream_internal.h"
+#include "telemetry_internal.h"
+
+static bool is_event(const dc_event_t* ev) {
+  return ev != NULL && ev->magic == DC_MAGIC_EVENT;
+}
+
+static dc_status_t check_flags(const char* fn, uint32_t flags) {
+  if ((flags & ~(uint32_t)DC_EVENT_TIMING) != 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: unknown event flags 0x%x (only DC_EVENT_TIMING)", fn,
+                   flags & ~(uint32_t)DC_EVENT_TIMING);
+  }
+  return DC_OK;
+}
+
+//===-- The pool --------------------------------------------------------===//
+
+static void update_peak(dc__event_pool_t* p) {
+  if (p->stats.in_use > p->stats.peak_in_use) {
+    p->stats.peak_in_use = p->stats.in_use;
+  }
+}
+
+static void describe_event(const dc__live_node_t* node, char* buf,
+                           size_t size) {
+  const dc_event_t* ev =
+      (const dc_event_t*)((const char*)node - offsetof(dc_event_t, live));
+  snprintf(buf, size, "event %p (%s) on %s, recorded %llu time(s)",
+           (const void*)ev, (ev->flags & DC_EVENT_TIMING) ? "timing" : "sync",
+           ev->device->info.name, (unsigned long long)ev->recorded);
+}
+
+static dc_event_t* new_event(dc__event_pool_t* p) {
+  dc_allocator_t a = p->device->context->allocator;
+  dc_event_t* ev = dc_allocator_calloc(a, 1, sizeof(*ev));
+  if (ev != NULL) {
+    ev->device = p->device;
+    ev->pool = p;
+    ev->flags = p->flags;
+    ev->live.kind = DC_LIVE_EVENT;
+    ev->live.describe = describe_event;
+  }
+  return ev;
+}
+
+dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
+                            dc_event_t** out_event) {
+  static const char* fn = "dc_event_create";
+  DC_REQUIRE_ARG(out_event, fn);
+  *out_event = NULL;
+  DC_REQUIRE_ARG(device, fn);
+  DC_RETURN_IF_ERROR(check_flags(fn, flags));
+  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
+  if (p == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the device is not part of its context", fn);
+  }
+  pthread_mutex_lock(&p->lock);
+  dc_event_t* ev = p->free_list;
+  if (ev != NULL) {
+    p->free_list = ev->pool_next;
+    --p->stats.cached;
+    ++p->stats.reused;
+  } else {
+    ev = new_event(p);
+    if (ev != NULL) ++p->stats.created;
+  }
+  if (ev != NULL) {
+    ++p->stats.in_use;
+    update_peak(p);
+  }
+  pthread_mutex_unlock(&p->lock);
+  if (ev == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate an event", fn);
+  }
+  // A pooled event keeps nothing from its last use.
+  ev->pool_next = NULL;
+  ev->recorded = ev->completed = 0;
+  ev->status = DC_OK;
+  ev->time_ns = 0;
+  ev->waiters = NULL;
+  ev->callback_count = 0;
+  ev->message[0] = '\0';
+  atomic_store(&ev->refs, 1u);
+  ev->magic = DC_MAGIC_EVENT;
+  dc__context_track(device->context, &ev->live);
+  *out_event = ev;
+  return DC_OK;
+}
+
+void dc_event_retain(dc_event_t* ev) {
+  if (is_event(ev)) atomic_fetch_add(&ev->refs, 1u);
+}
+
+void dc_event_release(dc_event_t* ev) {
+  if (!is_event(ev) || atomic_fetch_sub(&ev->refs, 1u) != 1u) return;
+  dc__event_pool_t* p = ev->pool;
+  dc_context_t* ctx = p->device->context;
+  ev->magic = 0;
+  dc__context_untrack(ctx, &ev->live);
+  pthread_mutex_lock(&p->lock);
+  ev->pool_next = p->free_list;
+  p->free_list = ev;
+  ++p->stats.cached;
+  --p->stats.in_use;
+  pthread_mutex_unlock(&p->lock);
+  dc__context_unref(ctx);
+}
+
+dc_device_t* dc_event_device(const dc_event_t* ev) {
+  return is_event(ev) ? ev->device : NULL;
+}
+
+static void fill_stats(const dc__event_pool_t* p,
+                       dc_event_pool_stats_t* out) {
+  *out = p->stats;
+  uint64_t total = out->created + out->reused;
+  out->reuse_ratio = total ? (double)out->reused / (double)total : 0.0;
+}
+
+dc_status_t dc_event_pool_stats(dc_device_t* device, uint32_t flags,
+                                dc_event_pool_stats_t* out_stats) {
+  static const char* fn = "dc_event_pool_stats";
+  DC_REQUIRE_ARG(device, fn);
+  DC_REQUIRE_ARG(out_stats, fn);
+  DC_RETURN_IF_ERROR(check_flags(fn, flags));
+  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
+  if (p == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the device is not part of its context", fn);
+  }
+  pthread_mutex_lock(&p->lock);
+  fill_stats(p, out_stats);
+  pthread_mutex_unlock(&p->lock);
+  return DC_OK;
+}
+
+dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
+                                  size_t count) {
+  static const char* fn = "dc_event_pool_reserve";
+  DC_REQUIRE_ARG(device, fn);
+  DC_RETURN_IF_ERROR(check_flags(fn, flags));
+  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
+  if (p == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the device is not part of its context", fn);
+  }
+  dc_status_t st = DC_OK;
+  pthread_mutex_lock(&p->lock);
+  while (p->stats.cached < count) {
+    dc_event_t* ev = new_event(p);
+    if (ev == NULL) {
+      st = DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                   "%s: cannot allocate event %zu of %zu", fn,
+                   p->stats.cached + 1, count);
+      break;
+    }
+    ev->pool_next = p->free_list;
+    p->free_list = ev;
+    ++p->stats.cached;
+    ++p->stats.created;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return st;
+}
+
+// Frees cached events of |p| beyond |keep| (lock held); returns how many.
+static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
+  size_t freed = 0;
+  while (p->stats.cached > keep) {
+    dc_event_t* ev = p->free_list;
+    p->free_list = ev->pool_next;
+    dc_allocator_free(p->device->context->allocator, ev, sizeof(*ev));
+    --p->stats.cached;
+    ++p->stats.destroyed;
+    ++freed;
+  }
+  return freed;
+}
+
+size_t dc_event_pool_trim(dc_device_t* device, size_t keep) {
+  if (device == NULL) return 0;
+  size_t freed = 0;
+  for (int timing = 0; timing < 2; ++timing) {
+    dc__event_pool_t* p = dc__event_pool_of(device, timing);
+    if (p == NULL) return 0;
+    pthread_mutex_lock(&p->lock);
+    freed += trim_pool(p, keep);
+    pthread_mutex_unlock(&p->lock);
+  }
+  return freed;
+}
+
+void dc__event_pool_deinit(dc__event_pool_t* p) {
+  if (p->device != NULL) trim_pool(p, 0);
+  pthread_mutex_destroy(&p->lock);
+}
+
+//===-- Waiting ---------------------------------------------------------===//
+
+static dc__scheduler_t* sched_of(const dc_event_t* ev) {
+  return ev->device->context->scheduler;
+}
+
+// The outcome of a completed event (lock held): DC_OK, or its error with
+// the message put into the caller's dc_last_error().
+static dc_status_t outcome_locked(const dc_event_t* ev) {
+  if (ev->status == DC_OK) return DC_OK;
+  return dc_set_error(ev->status, "%s", ev->message);
+}
+
+dc_status_t dc_event_query(const dc_event_t* ev) {
+  if (!is_event(ev)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_event_query: 'event' is NULL or released");
+  }
+  dc__scheduler_t* s = sched_of(ev);
+  pthread_mutex_lock(&s->lock);
+  dc_status_t st = ev->completed < ev->recorded ? DC_ERR_UNAVAILABLE
+                                                : outcome_locked(ev);
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+// Fills |ts| with the CLOCK_MONOTONIC time |timeout_ns| from now.
+static void deadline_after(uint64_t timeout_ns, struct timespec* ts) {
+  uint64_t at = dc__now_ns() + timeout_ns;
+  ts->tv_sec = (time_t)(at / 1000000000u);
+  ts->tv_nsec = (long)(at % 1000000000u);
+}
+
+dc_status_t dc__wait_locked(dc__scheduler_t* s, bool (*done)(void* arg),
+                            void* arg, uint64_t timeout_ns) {
+  if (done(arg)) return DC_OK;
+  if (timeout_ns == 0) return DC_ERR_DEADLINE_EXCEEDED;
+  bool infinite = timeout_ns == DC_TIMEOUT_INFINITE ||
+                  timeout_ns > UINT64_MAX / 4;
+  struct timespec ts;
+  if (!infinite) deadline_after(timeout_ns, &ts);
+  ++s->host_waiters;
+  int err = 0;
+  while (!done(arg) && err != ETIMEDOUT) {
+    err = infinite ? pthread_cond_wait(&s->done_cv, &s->lock)
+                   : pthread_cond_timedwait(&s->done_cv, &s->lock, &ts);
+  }
+  --s->host_waiters;
+  return done(arg) ? DC_OK : DC_ERR_DEADLINE_EXCEEDED;
+}
+
+typedef struct event_target_t {
+  const dc_event_t* event;
+  uint64_t generation;
+} event_target_t;
+
+static bool target_done(void* arg) {
+  const event_target_t* t = arg;
+  return t->event->completed >= t->generation;
+}
+
+dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
+  static const char* fn = "dc_event_wait";
+  if (!is_event(ev)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'event' is NULL or released",
+                   fn);
+  }
+  dc__scheduler_t* s = sched_of(ev);
+  dc__telemetry_host_wait(ev->device->context);
+  pthread_mutex_lock(&s->lock);
+  event_target_t target = {ev, ev->recorded};
+  dc_status_t st = dc__wait_locked(s, target_done, &target, timeout_ns);
+  if (st == DC_OK) {
+    st = outcome_locked(ev);
+  } else {
+    dc_set_error(st, "%s: the event did not complete within %llu ns", fn,
+                 (unsigned long long)timeout_ns);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+dc_status_t dc_event_elapsed_ns(const dc_event_t* start, const dc_event_t* end,
+                                int64_t* out_ns) {
+  static const char* fn = "dc_event_elapsed_ns";
+  DC_REQUIRE_ARG(out_ns, fn);
+  *out_ns = 0;
+  if (!is_event(start) || !is_event(end)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: '%s' is NULL or released", fn,
+                   is_event(start) ? "end" : "start");
+  }
+  if (!(start->flags & DC_EVENT_TIMING) || !(end->flags & DC_EVENT_TIMING)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: '%s' is not a timing event (create it with "
+                   "DC_EVENT_TIMING)", fn,
+                   (start->flags & DC_EVENT_TIMING) ? "end" : "start");
+  }
+  if (start->device->context != end->device->context) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the events belong to different contexts", fn);
+  }
+  dc__scheduler_t* s = sched_of(start);
+  pthread_mutex_lock(&s->lock);
+  dc_status_t st = DC_OK;
+  const dc_event_t* evs[2] = {start, end};
+  for (int i = 0; i < 2 && st == DC_OK; ++i) {
+    if (evs[i]->recorded == 0 || evs[i]->completed < evs[i]->recorded) {
+      st = DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "%s: '%s' is %s", fn, i ? "end" : "start",
+                   evs[i]->recorded == 0 ? "not recorded" : "still pending");
+    } else {
+      st = outcome_locked(evs[i]);
+    }
+  }
+  if (st == DC_OK) *out_ns = (int64_t)(end->time_ns - start->time_ns);
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+dc_status_t dc_event_on_complete(dc_event_t* ev, dc_event_callback_t callback,
+                                 void* user_data) {
+  static const char* fn = "dc_event_on_complete";
+  DC_REQUIRE_ARG(callback, fn);
+  if (!is_event(ev)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'event' is NULL or released",
+                   fn);
+  }
+  dc__scheduler_t* s = sched_of(ev);
+  pthread_mutex_lock(&s->lock);
+  if (ev->completed >= ev->recorded) {
+    dc_status_t status = ev->status;
+    pthread_mutex_unlock(&s->lock);
+    callback(ev, status, user_data);
+    return DC_OK;
+  }
+  if (ev->callback_count == DC_EVENT_CALLBACKS) {
+    pthread_mutex_unlock(&s->lock);
+    return DC_FAIL(DC_ERR_RESOURCE_EXHAUSTED,
+                   "%s: the event already has %d callbacks pending", fn,
+                   DC_EVENT_CALLBACKS);
+  }
+  ev->callbacks[ev->callback_count++] =
+      (dc__event_callback_t){callback, user_data, ev->recorded};
+  pthread_mutex_unlock(&s->lock);
+  return DC_OK;
+}

@@ -1,0 +1,666 @@
+// scheduler.c: the stream threads: which stream runs next, running its
+// head command, and what follows a command (events, failures, wake-ups).
+// See stream_internal.h for the locking rules.
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "buffer_internal.h"
+#include "stream_internal.h"
+#include "telemetry_internal.h"
+
+// An idle stream thread polls for new work this long before it sleeps, so
+// that commands queued back to back do not each pay a wake-up.
+#define SPIN_NS 50000u
+// Commands kept for reuse per scheduler.
+#define FREE_CMD_LIMIT 256
+
+// Set on a stream thread whose scheduler was destroyed under it (the last
+// object of the context went away on that thread): it must exit at once.
+static _Thread_local bool tls_orphaned;
+// The stream whose command this thread is running, if any.
+static _Thread_local dc_stream_t* tls_current_stream;
+
+static const char kNoMessage[] = "\x01(no message)";
+
+// Schedulers that cancel tokens search (tokens are not tied to one
+// context).
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static dc__scheduler_t* registry;
+
+static int rank_of(dc_priority_t p) {
+  return p == DC_PRIORITY_HIGH ? 0 : p == DC_PRIORITY_LOW ? 2 : 1;
+}
+
+//===-- Ready lists -----------------------------------------------------===//
+
+static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
+  if (st->ready || st->running || st->blocked || st->head == NULL) return;
+  int r = rank_of(st->priority);
+  st->ready = true;
+  st->ready_next = NULL;
+  if (s->ready_tail[r]) {
+    s->ready_tail[r]->ready_next = st;
+  } else {
+    s->ready_head[r] = st;
+  }
+  s->ready_tail[r] = st;
+  atomic_fetch_add_explicit(&s->ready_count, 1u, memory_order_release);
+  if (s->sleeping > 0) pthread_cond_signal(&s->work_cv);
+}
+
+// The first stream of the highest non-empty rank; equal ranks take turns
+// because a stream goes to the back of its list after each command.
+static dc_stream_t* pop_ready(dc__scheduler_t* s) {
+  for (int r = 0; r < 3; ++r) {
+    dc_stream_t* st = s->ready_head[r];
+    if (st == NULL) continue;
+    s->ready_head[r] = st->ready_next;
+    if (s->ready_head[r] == NULL) s->ready_tail[r] = NULL;
+    st->ready = false;
+    atomic_fetch_sub_explicit(&s->ready_count, 1u, memory_order_relaxed);
+    return st;
+  }
+  return NULL;
+}
+
+static void wake_host_waiters(dc__scheduler_t* s) {
+  if (s->host_waiters > 0) pthread_cond_broadcast(&s->done_cv);
+}
+
+//===-- Commands --------------------------------------------------------===//
+
+dc__cmd_t* dc__cmd_new(dc__scheduler_t* s) {
+  dc__cmd_t* cmd = s->free_cmds;
+  if (cmd != NULL) {
+    s->free_cmds = cmd->next;
+    --s->free_cmd_count;
+  } else {
+    cmd = dc_allocator_malloc(s->ctx->allocator, sizeof(*cmd));
+    if (cmd == NULL) return NULL;
+  }
+  // The inline argument storage is written only when used.
+  memset(cmd, 0, offsetof(dc__cmd_t, inline_args));
+  return cmd;
+}
+
+void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
+  dc_allocator_t a = s->ctx->allocator;
+  switch (cmd->kind) {
+    case DC_CMD_DISPATCH:
+      for (size_t i = 0; i < cmd->u.dispatch.arg_count; ++i) {
+        if (cmd->u.dispatch.args[i].kind == DC_ARG_BUFFER) {
+          dc_buffer_release(cmd->u.dispatch.args[i].buffer);
+        }
+      }
+      if (cmd->u.dispatch.args != cmd->inline_args) {
+        dc_allocator_free(a, cmd->u.dispatch.args,
+                          cmd->u.dispatch.arg_count * sizeof(dc_arg_t));
+      }
+      dc_kernel_release(cmd->u.dispatch.kernel);
+      break;
+    case DC_CMD_COPY:
+    case DC_CMD_WRITE:
+    case DC_CMD_READ:
+    case DC_CMD_FILL:
+      dc_buffer_release(cmd->u.transfer.dst);
+      dc_buffer_release(cmd->u.transfer.src);
+      break;
+    case DC_CMD_RECORD:
+    case DC_CMD_WAIT:
+      dc_event_release(cmd->u.event.event);
+      break;
+    case DC_CMD_HOST:
+      break;
+  }
+  dc_cancel_token_release(cmd->token);
+  if (s->free_cmd_count < FREE_CMD_LIMIT) {
+    cmd->next = s->free_cmds;
+    s->free_cmds = cmd;
+    ++s->free_cmd_count;
+  } else {
+    dc_allocator_free(a, cmd, sizeof(*cmd));
+  }
+}
+
+void dc__stream_push(dc_stream_t* st, dc__cmd_t* cmd) {
+  cmd->sequence = ++st->next_sequence;
+  if (st->token != NULL && cmd->token == NULL) {
+    cmd->token = st->token;
+    atomic_fetch_add(&cmd->token->refs, 1u);
+  }
+  cmd->next = NULL;
+  if (st->tail) {
+    st->tail->next = cmd;
+  } else {
+    st->head = cmd;
+  }
+  st->tail = cmd;
+  ++st->queued;
+  ++st->sched->queued;
+  ++st->stats.submitted;
+  make_ready(st->sched, st);
+}
+
+static const char* cmd_name(const dc__cmd_t* cmd) {
+  switch (cmd->kind) {
+    case DC_CMD_DISPATCH: return dc_kernel_name(cmd->u.dispatch.kernel);
+    case DC_CMD_COPY: return "copy";
+    case DC_CMD_WRITE: return "write";
+    case DC_CMD_READ: return "read";
+    case DC_CMD_FILL: return "fill";
+    case DC_CMD_HOST: return "host callback";
+    case DC_CMD_RECORD: return "record event";
+    case DC_CMD_WAIT: return "wait for event";
+  }
+  return "command";
+}
+
+static dc__span_kind_t span_kind(dc__cmd_kind_t kind) {
+  switch (kind) {
+    case DC_CMD_DISPATCH: return DC_SPAN_KERNEL;
+    case DC_CMD_FILL: return DC_SPAN_FILL;
+    case DC_CMD_HOST: return DC_SPAN_HOST;
+    case DC_CMD_RECORD: return DC_SPAN_RECORD;
+    case DC_CMD_WAIT: return DC_SPAN_WAIT;
+    default: return DC_SPAN_COPY;
+  }
+}
+
+static uint64_t transfer_bytes(const dc__cmd_t* cmd) {
+  const dc_buffer_t* b =
+      cmd->u.transfer.dst ? cmd->u.transfer.dst : cmd->u.transfer.src;
+  return (uint64_t)cmd->u.transfer.count * dc_dtype_size(dc_buffer_dtype(b));
+}
+
+static void report(dc_stream_t* st, const dc__cmd_t* cmd,
+                   dc__span_outcome_t outcome, dc_status_t status,
+                   uint64_t start, uint64_t end) {
+  dc__span_t span = {
+      .kind = span_kind(cmd->kind),
+      .outcome = outcome,
+      .status = status,
+      .name = cmd_name(cmd),
+      .stream_id = st->id,
+      .stream_label = st->label,
+      .start_ns = start,
+      .end_ns = end,
+      .kernel = cmd->kind == DC_CMD_DISPATCH ? cmd->u.dispatch.kernel : NULL,
+  };
+  if (cmd->kind >= DC_CMD_COPY && cmd->kind <= DC_CMD_FILL &&
+      outcome == DC_SPAN_RAN) {
+    span.bytes = transfer_bytes(cmd);
+  }
+  dc__telemetry_span(st->sched->ctx, &span);
+}
+
+// Runs a command that does real work, without the lock.
+static dc_status_t execute(dc__cmd_t* cmd) {
+  switch (cmd->kind) {
+    case DC_CMD_DISPATCH: {
+      uint64_t start, end;
+      return dc__kernel_run(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
+                            cmd->u.dispatch.args, &start, &end);
+    }
+    case DC_CMD_COPY:
+      return dc_buffer_copy(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+                            cmd->u.transfer.src, cmd->u.transfer.src_offset,
+                            cmd->u.transfer.count);
+    case DC_CMD_WRITE:
+      return dc_buffer_write(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+                             cmd->u.transfer.host, cmd->u.transfer.count);
+    case DC_CMD_READ:
+      return dc_buffer_read(cmd->u.transfer.src, cmd->u.transfer.src_offset,
+                            cmd->u.transfer.host, cmd->u.transfer.count);
+    case DC_CMD_FILL:
+      return dc_buffer_fill(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+                            cmd->u.transfer.count, cmd->u.transfer.value);
+    case DC_CMD_HOST: {
+      // A callback that fails without a message of its own still gets one.
+      dc_set_error(DC_ERR_UNKNOWN, "%s", kNoMessage);
+      dc_status_t st = cmd->u.host.fn(cmd->u.host.user_data);
+      if (st != DC_OK && strcmp(dc_last_error(), kNoMessage) == 0) {
+        dc_set_error(st, "a host callback failed with %s (it gave no "
+                     "message)", dc_status_name(st));
+      }
+      return st;
+    }
+    default:
+      break;
+  }
+  return DC_OK;
+}
+
+//===-- Finishing commands ----------------------------------------------===//
+
+// Takes the head command off |st| (lock held) and counts it.
+static dc__cmd_t* pop_head(dc_stream_t* st) {
+  dc__cmd_t* cmd = st->head;
+  st->head = cmd->next;
+  if (st->head == NULL) st->tail = NULL;
+  --st->queued;
+  --st->sched->queued;
+  cmd->next = NULL;
+  return cmd;
+}
+
+// Fails |st| with |status| and |message| (lock held). Only the first
+// failure sticks; it is counted and logged once, where it happened.
+static void fail_stream(dc_stream_t* st, dc_status_t status,
+                        const char* message) {
+  if (st->error != DC_OK) return;
+  st->error = status;
+  dc__strlcpy(st->message, message, sizeof(st->message));
+}
+
+// After a command left the head of |st| (lock held): the stream goes back
+// on its ready list, or, when it is drained and released, is handed back
+// for freeing.
+static bool after_command(dc__scheduler_t* s, dc_stream_t* st) {
+  st->running = false;
+  wake_host_waiters(s);
+  if (st->head != NULL) {
+    make_ready(s, st);
+    return false;
+  }
+  return st->released;
+}
+
+// Completes the record |cmd| (lock held) with |status|. Due callbacks are
+// returned to run after unlocking.
+static size_t complete_record(dc__cmd_t* cmd, dc_status_t status,
+                              const char* message,
+                              dc__event_callback_t* due) {
+  return dc__event_complete_locked(cmd->u.event.event, cmd->u.event.generation,
+                                   status, message, due);
+}
+
+// What a stream thread does with the head command of its stream.
+typedef enum settle_e {
+  SETTLED,  // finished without a thread (a record, a wait, or not run)
+  PARKED,   // waits for an event: the stream leaves the thread
+  RUN,      // real work: the thread runs it
+} settle_t;
+
+// Deals with the head command of |st| as far as it can without running it
+// (lock held): cancelled or skipped commands, records and waits. Records
+// move the callbacks they make due into |due|.
+static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
+                            size_t* due_count) {
+  dc__cmd_t* cmd = st->head;
+  uint64_t now = dc__now_ns();
+  if (cmd->token != NULL && atomic_load(&cmd->token->cancelled)) {
+    if (cmd->kind == DC_CMD_RECORD) {
+      *due_count = complete_record(cmd, DC_ERR_CANCELLED,
+                                   "cancelled by its cancel token", due);
+    }
+    ++st->stats.cancelled;
+    report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
+    return SETTLED;
+  }
+  if (st->error != DC_OK) {
+    if (cmd->kind == DC_CMD_RECORD) {
+      *due_count = complete_record(cmd, st->error, st->message, due);
+    }
+    ++st->stats.skipped;
+    report(st, cmd, DC_SPAN_SKIPPED, st->error, now, now);
+    return SETTLED;
+  }
+  if (cmd->kind == DC_CMD_RECORD) {
+    *due_count = complete_record(cmd, DC_OK, "", due);
+    ++st->stats.completed;
+    report(st, cmd, DC_SPAN_RAN, DC_OK, now, now);
+    return SETTLED;
+  }
+  if (cmd->kind != DC_CMD_WAIT) return RUN;
+  dc_event_t* ev = cmd->u.event.event;
+  if (!dc__event_done_locked(ev, cmd->u.event.generation)) {
+    st->blocked = true;
+    st->blocked_since_ns = now;
+    st->wait_next = ev->waiters;
+    ev->waiters = st;
+    return PARKED;
+  }
+  uint64_t start = st->blocked_since_ns ? st->blocked_since_ns : now;
+  st->blocked_since_ns = 0;
+  if (ev->status != DC_OK) {
+    // The error travels on with its original status and message. It was
+    // counted where it happened; here the wait counts as skipped work.
+    fail_stream(st, ev->status, ev->message);
+    ++st->stats.skipped;
+    report(st, cmd, DC_SPAN_SKIPPED, ev->status, start, now);
+  } else {
+    ++st->stats.completed;
+    report(st, cmd, DC_SPAN_RAN, DC_OK, start, now);
+  }
+  return SETTLED;
+}
+
+// Runs the head command of |st|, which the calling thread has claimed
+// (st->running keeps it at the head). Enters and leaves with the lock.
+static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
+  dc__cmd_t* cmd = st->head;
+  pthread_mutex_unlock(&s->lock);
+  tls_current_stream = st;
+  uint64_t start = dc__now_ns();
+  dc_status_t status = execute(cmd);
+  uint64_t end = dc__now_ns();
+  tls_current_stream = NULL;
+  if (status != DC_OK) {
+    dc__telemetry_error(s->ctx, status, dc_last_error());
+    DC_LOG(s->ctx, DC_LOG_ERROR, "stream", "stream %u '%s': %s failed: %s",
+           st->id, st->label, cmd_name(cmd), dc_last_error());
+  }
+  report(st, cmd, DC_SPAN_RAN, status, start, end);
+  pthread_mutex_lock(&s->lock);
+  st->stats.busy_ns += end - start;
+  if (status != DC_OK) {
+    fail_stream(st, status, dc_last_error());
+    ++st->stats.failed;
+  } else {
+    ++st->stats.completed;
+  }
+}
+
+//===-- Stream threads --------------------------------------------------===//
+
+// Waits for a ready stream (lock held on entry and exit). Returns NULL when
+// the scheduler stops.
+static dc_stream_t* next_stream(dc__scheduler_t* s) {
+  for (;;) {
+    if (s->stopping) return NULL;
+    dc_stream_t* st = pop_ready(s);
+    if (st != NULL) return st;
+    // Poll a while without the lock before sleeping.
+    pthread_mutex_unlock(&s->lock);
+    uint64_t until = dc__now_ns() + SPIN_NS;
+    while (atomic_load_explicit(&s->ready_count, memory_order_acquire) ==
+               0u &&
+           dc__now_ns() < until) {
+    }
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping || atomic_load(&s->ready_count) != 0u) continue;
+    ++s->sleeping;
+    pthread_cond_wait(&s->work_cv, &s->lock);
+    --s->sleeping;
+  }
+}
+
+static void* stream_thread(void* arg) {
+  dc__scheduler_t* s = arg;
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    dc_stream_t* st = next_stream(s);
+    if (st == NULL) break;
+    dc__event_callback_t due[DC_EVENT_CALLBACKS];
+    size_t due_count = 0;
+    st->running = true;
+    settle_t what = settle_head(st, due, &due_count);
+    if (what == PARKED) {
+      st->running = false;
+      continue;
+    }
+    if (what == RUN) run_head(s, st);
+    if (due_count > 0) {  // the record stays at the head until they ran
+      dc_event_t* ev = st->head->u.event.event;
+      pthread_mutex_unlock(&s->lock);
+      dc__event_run_callbacks(ev, due, due_count);
+      pthread_mutex_lock(&s->lock);
+    }
+    // The command lets go of its objects before anyone learns that it has
+    // finished, so that a host thread returning from a wait may count on
+    // them being released.
+    dc__cmd_free_locked(s, pop_head(st));
+    if (after_command(s, st)) {
+      pthread_mutex_unlock(&s->lock);
+      dc__stream_free(st);
+      if (tls_orphaned) return NULL;  // the context went away with it
+      pthread_mutex_lock(&s->lock);
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+dc_status_t dc__scheduler_grow(dc__scheduler_t* s) {
+  uint32_t want = (uint32_t)DC_MIN(s->stream_count,
+                                   (size_t)DC_MAX_STREAM_THREADS);
+  while (s->thread_count < want) {
+    int err = pthread_create(&s->threads[s->thread_count], NULL,
+                             stream_thread, s);
+    if (err != 0) {
+      if (s->thread_count > 0) return DC_OK;  // fewer threads still work
+      return DC_FAIL(DC_ERR_RESOURCE_EXHAUSTED,
+                     "dc_stream_create: cannot start a stream thread: %s",
+                     strerror(err));
+    }
+    ++s->thread_count;
+  }
+  return DC_OK;
+}
+
+//===-- Events ----------------------------------------------------------===//
+
+bool dc__event_done_locked(const dc_event_t* ev, uint64_t generation) {
+  return ev->completed >= generation;
+}
+
+size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
+                                 dc_status_t status, const char* message,
+                                 dc__event_callback_t* due) {
+  dc__scheduler_t* s = ev->device->context->scheduler;
+  if (generation >= ev->completed) {
+    ev->completed = generation;
+    ev->status = status;
+    ev->time_ns = dc__now_ns();
+    dc__strlcpy(ev->message, status == DC_OK ? "" : message,
+                sizeof(ev->message));
+  }
+  // Streams parked on the event re-check their wait (it may target a later
+  // generation) when they run again.
+  while (ev->waiters != NULL) {
+    dc_stream_t* st = ev->waiters;
+    ev->waiters = st->wait_next;
+    st->wait_next = NULL;
+    st->blocked = false;
+    make_ready(s, st);
+  }
+  size_t n = 0;
+  for (uint32_t i = 0; i < ev->callback_count;) {
+    if (ev->callbacks[i].generation <= ev->completed) {
+      due[n++] = ev->callbacks[i];
+      ev->callbacks[i] = ev->callbacks[--ev->callback_count];
+    } else {
+      ++i;
+    }
+  }
+  if (n > 0) atomic_fetch_add(&ev->refs, 1u);  // kept for the callbacks
+  wake_host_waiters(s);
+  return n;
+}
+
+void dc__event_run_callbacks(dc_event_t* ev, const dc__event_callback_t* due,
+                             size_t count) {
+  dc_status_t status = dc_event_query(ev);
+  for (size_t i = 0; i < count; ++i) {
+    due[i].fn(ev, status, due[i].user_data);
+  }
+  dc_event_release(ev);
+}
+
+void dc__scheduler_add_device(dc__scheduler_t* s, size_t index,
+                              dc_device_t* device) {
+  for (int t = 0; t < 2; ++t) {
+    s->event_pools[index][t].device = device;
+    s->event_pools[index][t].flags = t ? DC_EVENT_TIMING : 0u;
+  }
+}
+
+dc__event_pool_t* dc__event_pool_of(dc_device_t* device, bool timing) {
+  dc_context_t* ctx = device->context;
+  for (size_t i = 0; i < ctx->device_count; ++i) {
+    if (ctx->devices[i] == device) {
+      return &ctx->scheduler->event_pools[i][timing ? 1 : 0];
+    }
+  }
+  return NULL;
+}
+
+//===-- Lifetime --------------------------------------------------------===//
+
+dc_status_t dc__scheduler_create(dc_context_t* ctx, dc__scheduler_t** out) {
+  dc__scheduler_t* s = dc_allocator_calloc(ctx->allocator, 1, sizeof(*s));
+  if (s == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                   "dc_context_create: cannot allocate the stream scheduler");
+  }
+  s->ctx = ctx;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->work_cv, NULL);
+  pthread_cond_init(&s->done_cv, &attr);
+  pthread_condattr_destroy(&attr);
+  for (size_t d = 0; d < DC_MAX_DEVICES; ++d) {
+    for (int t = 0; t < 2; ++t) {
+      pthread_mutex_init(&s->event_pools[d][t].lock, NULL);
+    }
+  }
+  pthread_mutex_lock(&registry_lock);
+  s->registry_next = registry;
+  registry = s;
+  pthread_mutex_unlock(&registry_lock);
+  *out = s;
+  return DC_OK;
+}
+
+void dc__scheduler_drain(dc__scheduler_t* s) {
+  pthread_mutex_lock(&s->lock);
+  ++s->host_waiters;
+  while (s->queued > 0) pthread_cond_wait(&s->done_cv, &s->lock);
+  --s->host_waiters;
+  pthread_mutex_unlock(&s->lock);
+}
+
+void dc__scheduler_destroy(dc__scheduler_t* s) {
+  if (s == NULL) return;
+  pthread_mutex_lock(&registry_lock);
+  for (dc__scheduler_t** p = &registry; *p != NULL; p = &(*p)->registry_next) {
+    if (*p == s) {
+      *p = s->registry_next;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_lock(&s->lock);
+  s->stopping = true;
+  pthread_cond_broadcast(&s->work_cv);
+  pthread_mutex_unlock(&s->lock);
+  pthread_t self = pthread_self();
+  for (uint32_t i = 0; i < s->thread_count; ++i) {
+    if (pthread_equal(s->threads[i], self)) {
+      pthread_detach(self);
+      tls_orphaned = true;
+    } else {
+      pthread_join(s->threads[i], NULL);
+    }
+  }
+  while (s->free_cmds != NULL) {
+    dc__cmd_t* next = s->free_cmds->next;
+    dc_allocator_free(s->ctx->allocator, s->free_cmds, sizeof(dc__cmd_t));
+    s->free_cmds = next;
+  }
+  for (size_t d = 0; d < DC_MAX_DEVICES; ++d) {
+    for (int t = 0; t < 2; ++t) dc__event_pool_deinit(&s->event_pools[d][t]);
+  }
+  pthread_cond_destroy(&s->work_cv);
+  pthread_cond_destroy(&s->done_cv);
+  pthread_mutex_destroy(&s->lock);
+  dc_allocator_free(s->ctx->allocator, s, sizeof(*s));
+}
+
+//===-- Cancellation by token -------------------------------------------===//
+
+// Takes |st| off the waiter list of the event its head waits for (lock
+// held).
+static void unpark(dc_stream_t* st) {
+  dc_event_t* ev = st->head->u.event.event;
+  for (dc_stream_t** w = &ev->waiters; *w != NULL; w = &(*w)->wait_next) {
+    if (*w == st) {
+      *w = st->wait_next;
+      break;
+    }
+  }
+  st->blocked = false;
+  st->wait_next = NULL;
+  st->blocked_since_ns = 0;
+}
+
+size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
+  dc__scheduler_t* s = st->sched;
+  if (st->blocked) unpark(st);
+  // A running head finishes; everything else goes.
+  dc__cmd_t* keep = st->running ? st->head : NULL;
+  dc__cmd_t* cmd = keep ? keep->next : st->head;
+  size_t n = 0;
+  uint64_t now = dc__now_ns();
+  while (cmd != NULL) {
+    dc__cmd_t* next = cmd->next;
+    report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
+    cmd->next = *out;
+    *out = cmd;
+    ++n;
+    cmd = next;
+  }
+  if (keep) keep->next = NULL;
+  st->head = st->tail = keep;
+  st->queued -= n;
+  s->queued -= n;
+  st->stats.cancelled += n;
+  if (n > 0) wake_host_waiters(s);
+  return n;
+}
+
+void dc__cancelled_free(dc__scheduler_t* s, dc__cmd_t* list) {
+  while (list != NULL) {
+    dc__cmd_t* cmd = list;
+    list = cmd->next;
+    if (cmd->kind == DC_CMD_RECORD) {
+      dc__event_callback_t due[DC_EVENT_CALLBACKS];
+      pthread_mutex_lock(&s->lock);
+      size_t count = dc__event_complete_locked(
+          cmd->u.event.event, cmd->u.event.generation, DC_ERR_CANCELLED,
+          "the record was cancelled before it ran", due);
+      pthread_mutex_unlock(&s->lock);
+      if (count > 0) dc__event_run_callbacks(cmd->u.event.event, due, count);
+    }
+    pthread_mutex_lock(&s->lock);
+    dc__cmd_free_locked(s, cmd);
+    pthread_mutex_unlock(&s->lock);
+  }
+}
+
+// Cancelling a token marks it; each stream thread then drops the
+// token's commands as they reach the head of their stream, without running
+// them (settle_head). Streams parked on an event behind such a command are
+// woken here so that this happens at once.
+void dc_cancel_token_cancel(dc_cancel_token_t* token) {
+  if (token == NULL || atomic_exchange(&token->cancelled, true)) return;
+  pthread_mutex_lock(&registry_lock);
+  for (dc__scheduler_t* s = registry; s != NULL; s = s->registry_next) {
+    pthread_mutex_lock(&s->lock);
+    for (dc_stream_t* st = s->streams; st != NULL; st = st->all_next) {
+      if (st->blocked && st->head->token == token) {
+        unpark(st);
+        make_ready(s, st);
+      }
+    }
+    pthread_mutex_unlock(&s->lock);
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+dc_stream_t* dc__current_stream(void) { return tls_current_stream; }

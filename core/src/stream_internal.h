@@ -1,0 +1,251 @@
+// stream_internal.h: streams, events and the scheduler that runs them.
+//
+// Every context has one scheduler. Its lock guards the state of all the
+// context's streams and events: queues, ready lists, event generations and
+// waiters. Commands run outside the lock, on the scheduler's threads (the
+// "stream threads"); a stream runs one command at a time, so its commands
+// keep their order, and different streams run at once on different
+// threads. Waits on events need no thread: a stream whose next command
+// waits for an incomplete event is parked on the event and made ready
+// again by the record that completes it.
+//
+// Lock order: the scheduler lock, then the context's lock or an event
+// pool's. Finished commands drop their references under the scheduler
+// lock, before waiters wake; user code (host callbacks, event callbacks)
+// never runs under it.
+// SPDX-License-Identifier: MIT
+#ifndef DC_STREAM_INTERNAL_H_
+#define DC_STREAM_INTERNAL_H_
+
+#include <pthread.h>
+
+#include "context_internal.h"
+#include "dc/event.h"
+#include "dc/stream.h"
+#include "program_internal.h"
+
+#define DC_MAGIC_STREAM 0xDC5E0001u
+#define DC_MAGIC_EVENT 0xDCE70001u
+#define DC_MAGIC_GROUP 0xDC6A0001u
+#define DC_MAX_STREAM_THREADS 8
+#define DC_EVENT_CALLBACKS 8
+#define DC_INLINE_ARGS 8  // dispatch arguments stored in the command itself
+
+typedef enum dc__cmd_kind_e {
+  DC_CMD_DISPATCH,
+  DC_CMD_COPY,   // buffer to buffer
+  DC_CMD_WRITE,  // host to buffer
+  DC_CMD_READ,   // buffer to host
+  DC_CMD_FILL,
+  DC_CMD_HOST,
+  DC_CMD_RECORD,
+  DC_CMD_WAIT,
+} dc__cmd_kind_t;
+
+typedef struct dc__cmd_t dc__cmd_t;
+struct dc__cmd_t {
+  dc__cmd_t* next;
+  dc__cmd_kind_t kind;
+  uint64_t sequence;          // per stream, from 1
+  dc_cancel_token_t* token;   // a reference, or NULL
+  union {
+    struct {
+      dc_kernel_t* kernel;    // a reference
+      dc__prepared_t prepared;
+      dc_arg_t* args;         // inline_args or allocated; buffers retained
+      size_t arg_count;
+    } dispatch;
+    struct {                  // COPY, WRITE, READ and FILL
+      dc_buffer_t* dst;       // retained (NULL for READ)
+      dc_buffer_t* src;       // retained (NULL for WRITE and FILL)
+      size_t dst_offset;      // elements
+      size_t src_offset;
+      size_t count;
+      void* host;             // WRITE: source; READ: destination
+      unsigned char value[16];  // FILL: the element
+    } transfer;
+    struct {
+      dc_host_fn_t fn;
+      void* user_data;
+    } host;
+    struct {                  // RECORD: the generation it completes;
+      dc_event_t* event;      // WAIT: the one it waits for. A reference.
+      uint64_t generation;
+    } event;
+  } u;
+  dc_arg_t inline_args[DC_INLINE_ARGS];
+};
+
+struct dc_cancel_token_t {
+  atomic_uint refs;
+  atomic_bool cancelled;
+};
+
+struct dc_stream_t {
+  dc__object_header_t header;  // first: checked for use after release
+  atomic_uint refs;
+  dc_device_t* device;
+  struct dc__scheduler_t* sched;
+  uint32_t id;
+  dc_priority_t priority;
+  char label[48];
+  dc__live_node_t live;
+
+  // Guarded by the scheduler's lock.
+  dc__cmd_t* head;            // the running or next command
+  dc__cmd_t* tail;
+  size_t queued;              // commands in the list
+  uint64_t next_sequence;
+  bool running;               // a thread is running the head command
+  bool blocked;               // the head waits for an event
+  bool ready;                 // on a ready list
+  bool released;              // the user let go; freed once drained
+  dc_stream_t* ready_next;
+  dc_stream_t* wait_next;     // in the waited event's list
+  dc_stream_t* all_next;      // in the scheduler's list of streams
+  dc_stream_t* all_prev;
+  uint64_t blocked_since_ns;
+  dc_cancel_token_t* token;   // given to new commands
+  dc_status_t error;          // the first failure, until reset
+  char message[512];
+  dc_stream_stats_t stats;
+};
+
+typedef struct dc__event_callback_t {
+  dc_event_callback_t fn;
+  void* user_data;
+  uint64_t generation;
+} dc__event_callback_t;
+
+struct dc_event_t {
+  uint32_t magic;             // DC_MAGIC_EVENT while handed out
+  atomic_uint refs;
+  dc_device_t* device;
+  struct dc__event_pool_t* pool;
+  uint32_t flags;
+  dc_event_t* pool_next;
+  dc__live_node_t live;
+
+  // Guarded by the scheduler's lock.
+  uint64_t recorded;          // generations queued by records
+  uint64_t completed;         // highest generation completed
+  dc_status_t status;         // outcome of that generation
+  uint64_t time_ns;           // when it completed (timing events)
+  dc_stream_t* waiters;       // streams parked on this event
+  dc__event_callback_t callbacks[DC_EVENT_CALLBACKS];
+  uint32_t callback_count;
+  char message[512];          // the poisoning error's message
+};
+
+// Released events of one device and kind.
+typedef struct dc__event_pool_t {
+  pthread_mutex_t lock;
+  dc_device_t* device;
+  uint32_t flags;
+  dc_event_t* free_list;
+  dc_event_pool_stats_t stats;
+} dc__event_pool_t;
+
+typedef struct dc__scheduler_t {
+  dc_context_t* ctx;
+  pthread_mutex_t lock;
+  pthread_cond_t work_cv;     // stream threads wait here for work
+  pthread_cond_t done_cv;     // host threads wait here for completions
+  dc_stream_t* ready_head[3]; // by rank: high, normal, low
+  dc_stream_t* ready_tail[3];
+  atomic_uint ready_count;    // streams on the ready lists
+  dc_stream_t* streams;       // every stream not yet freed
+  size_t stream_count;
+  size_t queued;              // commands queued on all streams
+  uint32_t next_stream_id;
+  pthread_t threads[DC_MAX_STREAM_THREADS];
+  uint32_t thread_count;
+  uint32_t sleeping;          // threads blocked on work_cv
+  uint32_t host_waiters;      // threads blocked on done_cv
+  bool stopping;
+  dc__cmd_t* free_cmds;       // recycled commands
+  size_t free_cmd_count;
+  dc__event_pool_t event_pools[DC_MAX_DEVICES][2];  // [device][timing]
+  struct dc__scheduler_t* registry_next;  // for cancel tokens
+} dc__scheduler_t;
+
+// Scheduler lifetime (context.c). Destroying stops and joins the threads;
+// it may run on one of them (when the last object of a context goes away
+// on a stream thread), which then exits without touching the scheduler.
+DC_INTERNAL dc_status_t dc__scheduler_create(dc_context_t* ctx,
+                                             dc__scheduler_t** out);
+DC_INTERNAL void dc__scheduler_destroy(dc__scheduler_t* sched);
+// Waits until every stream of the context has drained (the host released
+// the context; work in flight finishes).
+DC_INTERNAL void dc__scheduler_drain(dc__scheduler_t* sched);
+
+// Makes sure the scheduler has a thread for each of its streams, up to
+// DC_MAX_STREAM_THREADS. Called with the lock held.
+DC_INTERNAL dc_status_t dc__scheduler_grow(dc__scheduler_t* sched);
+
+// A command from the scheduler's free list or the allocator (lock held),
+// zeroed; NULL when out of memory.
+DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched);
+// Appends |cmd| to |stream|, which is alive and not released (lock held),
+// and makes the stream ready if it was idle.
+DC_INTERNAL void dc__stream_push(dc_stream_t* stream, dc__cmd_t* cmd);
+// Drops the references a finished command holds and recycles it (lock
+// held). Releasing objects here is safe: a command's stream keeps the
+// context alive, and the context's lock is only ever taken after the
+// scheduler's.
+DC_INTERNAL void dc__cmd_free_locked(dc__scheduler_t* sched, dc__cmd_t* cmd);
+// Takes every command of |stream| that has not started off its queue and
+// chains them through ->next onto |*out|; returns how many. Lock held. The
+// caller then calls dc__cancelled_free() without the lock, which poisons
+// the events of cancelled records with DC_ERR_CANCELLED and frees the
+// commands.
+DC_INTERNAL size_t dc__stream_cancel_locked(dc_stream_t* stream,
+                                            dc__cmd_t** out);
+DC_INTERNAL void dc__cancelled_free(dc__scheduler_t* sched, dc__cmd_t* list);
+// The stream whose command the calling thread is running, or NULL.
+DC_INTERNAL dc_stream_t* dc__current_stream(void);
+// Gives device |index| of the context its event pools (device.c).
+DC_INTERNAL void dc__scheduler_add_device(dc__scheduler_t* sched,
+                                          size_t index, dc_device_t* device);
+// The size of struct dc_stream_t, for the context's object cache.
+DC_INTERNAL size_t dc__stream_object_size(void);
+// Frees a released stream that has drained (no lock held).
+DC_INTERNAL void dc__stream_free(dc_stream_t* stream);
+
+// Completes generation |generation| of |event| with |status| (lock held):
+// wakes the streams and host threads waiting for it, and moves the
+// callbacks now due into |due| (at most DC_EVENT_CALLBACKS), to be run by
+// dc__event_run_callbacks() after unlocking.
+DC_INTERNAL size_t dc__event_complete_locked(dc_event_t* event,
+                                             uint64_t generation,
+                                             dc_status_t status,
+                                             const char* message,
+                                             dc__event_callback_t* due);
+DC_INTERNAL void dc__event_run_callbacks(dc_event_t* event,
+                                         const dc__event_callback_t* due,
+                                         size_t count);
+// Whether generation |generation| of |event| has completed (lock held).
+DC_INTERNAL bool dc__event_done_locked(const dc_event_t* event,
+                                       uint64_t generation);
+
+// Waits on the scheduler's done_cv (lock held) until |done(arg)| is true
+// or |timeout_ns| passes (DC_TIMEOUT_INFINITE: never; 0: no wait).
+// Returns DC_OK or DC_ERR_DEADLINE_EXCEEDED, setting no message.
+DC_INTERNAL dc_status_t dc__wait_locked(dc__scheduler_t* sched,
+                                        bool (*done)(void* arg), void* arg,
+                                        uint64_t timeout_ns);
+
+// The event pools of |device| (scheduler.c owns them).
+DC_INTERNAL dc__event_pool_t* dc__event_pool_of(dc_device_t* device,
+                                                bool timing);
+DC_INTERNAL void dc__event_pool_deinit(dc__event_pool_t* pool);
+
+// Calls |fn| for every stream of |ctx| that the user has not released,
+// in creation order, holding a reference to each for the call (not the
+// lock: |fn| may call any stream function).
+DC_INTERNAL void dc__context_foreach_stream(dc_context_t* ctx,
+                                            void (*fn)(dc_stream_t* stream,
+                                                       void* user_data),
+                                            void* user_data);
+
+#endif  // DC_STREAM_INTERNAL_H_
