@@ -287,8 +287,8 @@ static void write_metadata(dc__json_t* w, const char* what, uint32_t track,
   dc__json_key(w, key);
 }
 
-// One "thread_name" event per track used. |tracks| is |s|'s records
-// sorted by track (a scratch copy), or NULL if it could not be made.
+// Names each track used: |tracks| is a copy of the |n| records sorted by
+// track. Streams sort first, in id order, then host threads.
 static void write_tracks(dc__json_t* w, const record_t* tracks, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (i > 0 && tracks[i].track == tracks[i - 1].track) continue;
@@ -306,7 +306,6 @@ static void write_tracks(dc__json_t* w, const record_t* tracks, size_t n) {
     dc__json_string(w, label);
     dc__json_end_object(w);
     dc__json_end_object(w);
-    // Streams first, in id order, then host threads.
     write_metadata(w, "thread_sort_index", track, "sort_index");
     dc__json_u64(w, track);
     dc__json_end_object(w);

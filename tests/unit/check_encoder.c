@@ -3,7 +3,6 @@
 // streams it keeps alive, the history ring, statistics, moving to another
 // stream, and NULL handling.
 // SPDX-License-Identifier: MIT
-#include <time.h>
 
 #include "kernel_fixture.h"
 
@@ -73,35 +72,10 @@ static void sync_stream(dc_stream_t* s) {
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
 }
 
-// A stream thread drops a finished command's references to buffers and
-// kernels just after dc_stream_sync() has returned (scheduler.c frees the
-// command after waking the waiters), and a released stream is freed by its
-// thread once its work is done. Counts taken at such a moment settle
-// within microseconds: these wait for them (at most 5 s, then the
-// assertion reports the count).
-static void sleep_us(long us) {
-  struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
-  nanosleep(&ts, NULL);
-}
-
+// A finished command drops its references before dc_stream_sync()
+// returns, so counts taken after a sync are exact.
 static void expect_live_buffers(dc_context_t* c, size_t want) {
-  size_t n = dc_context_live_buffer_count(c);
-  for (int i = 0; i < 50000 && n != want; ++i) {
-    sleep_us(100);
-    n = dc_context_live_buffer_count(c);
-  }
-  ck_assert_uint_eq(n, want);
-}
-
-// Waits until the fixture's context holds no object, as its teardown
-// asserts.
-static void settle(void) {
-  size_t n = dc_context_report_leaks(ctx);
-  for (int i = 0; i < 50000 && n != 0; ++i) {
-    sleep_us(100);
-    n = dc_context_report_leaks(ctx);
-  }
-  ck_assert_uint_eq(n, 0);
+  ck_assert_uint_eq(dc_context_live_buffer_count(c), want);
 }
 
 static void set_grid1(dc_encoder_t* e, size_t global) {
@@ -185,7 +159,6 @@ START_TEST(test_encoder_binds_by_index_and_by_name) {
   dc_buffer_release(x);
   dc_stream_release(s);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
@@ -344,7 +317,6 @@ START_TEST(test_encoder_rejects_bad_arguments) {
   dc_buffer_release(ints);
   dc_stream_release(s);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
@@ -589,7 +561,6 @@ START_TEST(test_encoder_validate_names_what_is_missing) {
   dc_buffer_release(x);
   dc_stream_release(s);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
@@ -645,7 +616,6 @@ START_TEST(test_encoder_rebinding_releases_the_previous_buffer) {
 
   dc_stream_release(s);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
@@ -786,7 +756,6 @@ START_TEST(test_encoder_history_wraps_around) {
   dc_buffer_release(c);
   dc_stream_release(s);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
@@ -839,7 +808,6 @@ START_TEST(test_encoder_set_stream_moves_later_dispatches) {
   dc_stream_release(s1);
   dc_buffer_release(c);
   dc_program_release(p);
-  settle();
 }
 END_TEST
 
