@@ -23,6 +23,18 @@ static dc_status_t check_flags(const char* fn, uint32_t flags) {
 
 //===-- The pool --------------------------------------------------------===//
 
+// The pool of |device| for |flags|, after checking the flags.
+static dc_status_t find_pool(const char* fn, dc_device_t* device,
+                             uint32_t flags, dc__event_pool_t** out) {
+  DC_RETURN_IF_ERROR(check_flags(fn, flags));
+  *out = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
+  if (*out == NULL) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the device is not part of its context", fn);
+  }
+  return DC_OK;
+}
+
 static void update_peak(dc__event_pool_t* p) {
   if (p->stats.in_use > p->stats.peak_in_use) {
     p->stats.peak_in_use = p->stats.in_use;
@@ -57,12 +69,8 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   DC_REQUIRE_ARG(out_event, fn);
   *out_event = NULL;
   DC_REQUIRE_ARG(device, fn);
-  DC_RETURN_IF_ERROR(check_flags(fn, flags));
-  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
-  if (p == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the device is not part of its context", fn);
-  }
+  dc__event_pool_t* p = NULL;
+  DC_RETURN_IF_ERROR(find_pool(fn, device, flags, &p));
   pthread_mutex_lock(&p->lock);
   dc_event_t* ev = p->free_list;
   if (ev != NULL) {
@@ -131,12 +139,8 @@ dc_status_t dc_event_pool_stats(dc_device_t* device, uint32_t flags,
   static const char* fn = "dc_event_pool_stats";
   DC_REQUIRE_ARG(device, fn);
   DC_REQUIRE_ARG(out_stats, fn);
-  DC_RETURN_IF_ERROR(check_flags(fn, flags));
-  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
-  if (p == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the device is not part of its context", fn);
-  }
+  dc__event_pool_t* p = NULL;
+  DC_RETURN_IF_ERROR(find_pool(fn, device, flags, &p));
   pthread_mutex_lock(&p->lock);
   fill_stats(p, out_stats);
   pthread_mutex_unlock(&p->lock);
@@ -147,12 +151,8 @@ dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
                                   size_t count) {
   static const char* fn = "dc_event_pool_reserve";
   DC_REQUIRE_ARG(device, fn);
-  DC_RETURN_IF_ERROR(check_flags(fn, flags));
-  dc__event_pool_t* p = dc__event_pool_of(device, flags & DC_EVENT_TIMING);
-  if (p == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the device is not part of its context", fn);
-  }
+  dc__event_pool_t* p = NULL;
+  DC_RETURN_IF_ERROR(find_pool(fn, device, flags, &p));
   dc_status_t st = DC_OK;
   pthread_mutex_lock(&p->lock);
   while (p->stats.cached < count) {
