@@ -149,7 +149,8 @@ dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
   DC_REQUIRE_ARG(out_view, fn);
   *out_view = NULL;
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
-  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(
+      dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   dc_buffer_t* root = buffer->root ? buffer->root : buffer;
   dc_buffer_t* v = new_buffer(buffer->device);
   if (v == NULL) {
@@ -217,14 +218,27 @@ bool dc_buffer_is_view(const dc_buffer_t* b, size_t* out_offset) {
 
 //===-- Transfers -------------------------------------------------------===//
 
+void dc__buffer_mark_written(dc_buffer_t* b) {
+  dc_buffer_t* root = b->root ? b->root : b;
+  atomic_store_explicit(&root->written, true, memory_order_relaxed);
+}
+
+bool dc__buffer_was_written(const dc_buffer_t* b) {
+  const dc_buffer_t* root = b->root ? b->root : b;
+  return atomic_load_explicit(&((dc_buffer_t*)root)->written,
+                              memory_order_relaxed);
+}
+
 dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
                             const void* src, size_t count) {
   static const char* fn = "dc_buffer_write";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(src, fn);
-  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(
+      dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
+  dc__buffer_mark_written(buffer);
   return d->vtable->write(d, buffer->memory,
                           buffer->byte_offset + offset * esize, src,
                           count * esize);
@@ -235,7 +249,8 @@ dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
   static const char* fn = "dc_buffer_read";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(dst, fn);
-  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(
+      dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   return d->vtable->read(d, buffer->memory,
@@ -248,9 +263,11 @@ dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
   static const char* fn = "dc_buffer_fill";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   DC_REQUIRE_ARG(value, fn);
-  DC_RETURN_IF_ERROR(dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(
+      dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
+  dc__buffer_mark_written(buffer);
   return d->vtable->fill(d, buffer->memory,
                          buffer->byte_offset + offset * esize, count * esize,
                          value, esize);
@@ -299,6 +316,7 @@ dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
   size_t esize = dc_dtype_size(dst->dtype);
   size_t dst_byte = dst->byte_offset + dst_offset * esize;
   size_t src_byte = src->byte_offset + src_offset * esize;
+  dc__buffer_mark_written(dst);
   if (dst->device != src->device) {
     return copy_across_devices(dst, dst_byte, src, src_byte, count * esize);
   }
@@ -323,5 +341,6 @@ dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
                    d->info.name);
   }
   *out_pointer = base + buffer->byte_offset;
+  dc__buffer_mark_written(buffer);  // the host may write through it
   return DC_OK;
 }

@@ -22,6 +22,7 @@ struct dc_buffer_t {
   dc_dtype_t dtype;
   dc_storage_mode_t storage;
   dc__live_node_t live;
+  atomic_bool written;    // the root: something may have written it
   char label[48];
 };
 
@@ -33,6 +34,11 @@ DC_INTERNAL dc_status_t dc__buffer_check_range(const dc_buffer_t* buffer,
                                                size_t offset, size_t count,
                                                const char* fn,
                                                const char* param);
+
+// Notes that |buffer|'s memory may now hold data (for the graph's
+// "reads a buffer nothing wrote" warning).
+DC_INTERNAL void dc__buffer_mark_written(dc_buffer_t* buffer);
+DC_INTERNAL bool dc__buffer_was_written(const dc_buffer_t* buffer);
 
 // The size of struct dc_buffer_t, for the context's object cache.
 DC_INTERNAL size_t dc__buffer_object_size(void);

@@ -223,7 +223,7 @@ size_t dc_context_report_leaks(dc_context_t* ctx) {
   if (count > 0) {
     // "2 buffer(s), 1 stream(s) still alive:", naming only what leaked.
     static const char* const kNames[DC_LIVE_KIND_COUNT] = {
-        "buffer", "program", "stream", "event"};
+        "buffer", "program", "stream", "event", "graph"};
     char summary[160] = "";
     size_t used = 0;
     for (int kind = 0; kind < DC_LIVE_KIND_COUNT; ++kind) {

@@ -18,6 +18,7 @@ typedef enum dc__live_kind_e {
   DC_LIVE_PROGRAM,
   DC_LIVE_STREAM,
   DC_LIVE_EVENT,
+  DC_LIVE_GRAPH,
   DC_LIVE_KIND_COUNT,
 } dc__live_kind_t;
 

@@ -91,8 +91,9 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   }
   // A pooled event keeps nothing from its last use.
   ev->pool_next = NULL;
-  ev->recorded = ev->completed = 0;
-  ev->status = DC_OK;
+  ev->recorded = 0;
+  ev->pending_count = 0;  // the array stays, for reuse
+  ev->failed_count = 0;
   ev->time_ns = 0;
   ev->waiters = NULL;
   ev->callback_count = 0;
@@ -178,7 +179,12 @@ static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
   while (p->stats.cached > keep) {
     dc_event_t* ev = p->free_list;
     p->free_list = ev->pool_next;
-    dc_allocator_free(p->device->context->allocator, ev, sizeof(*ev));
+    dc_allocator_t a = p->device->context->allocator;
+    if (ev->pending) {
+      dc_allocator_free(a, ev->pending,
+                        ev->pending_capacity * sizeof(uint64_t));
+    }
+    dc_allocator_free(a, ev, sizeof(*ev));
     --p->stats.cached;
     ++p->stats.destroyed;
     ++freed;
@@ -210,11 +216,9 @@ static dc__scheduler_t* sched_of(const dc_event_t* ev) {
   return ev->device->context->scheduler;
 }
 
-// The outcome of a completed event (lock held): DC_OK, or its error with
-// the message put into the caller's dc_last_error().
-static dc_status_t outcome_locked(const dc_event_t* ev) {
-  if (ev->status == DC_OK) return DC_OK;
-  return dc_set_error(ev->status, "%s", ev->message);
+// Whether the event's last record (as of now) has completed (lock held).
+static bool latest_done(const dc_event_t* ev) {
+  return dc__event_done_locked(ev, ev->recorded);
 }
 
 dc_status_t dc_event_query(const dc_event_t* ev) {
@@ -224,8 +228,9 @@ dc_status_t dc_event_query(const dc_event_t* ev) {
   }
   dc__scheduler_t* s = sched_of(ev);
   pthread_mutex_lock(&s->lock);
-  dc_status_t st = ev->completed < ev->recorded ? DC_ERR_UNAVAILABLE
-                                                : outcome_locked(ev);
+  dc_status_t st = !latest_done(ev)
+                       ? DC_ERR_UNAVAILABLE
+                       : dc__event_outcome_locked(ev, ev->recorded);
   pthread_mutex_unlock(&s->lock);
   return st;
 }
@@ -237,22 +242,30 @@ static void deadline_after(uint64_t timeout_ns, struct timespec* ts) {
   ts->tv_nsec = (long)(at % 1000000000u);
 }
 
-dc_status_t dc__wait_locked(dc__scheduler_t* s, bool (*done)(void* arg),
-                            void* arg, uint64_t timeout_ns) {
+dc_status_t dc__wait_on_locked(pthread_cond_t* cv, pthread_mutex_t* lock,
+                               bool (*done)(void* arg), void* arg,
+                               uint64_t timeout_ns) {
   if (done(arg)) return DC_OK;
   if (timeout_ns == 0) return DC_ERR_DEADLINE_EXCEEDED;
   bool infinite = timeout_ns == DC_TIMEOUT_INFINITE ||
                   timeout_ns > UINT64_MAX / 4;
   struct timespec ts;
   if (!infinite) deadline_after(timeout_ns, &ts);
-  ++s->host_waiters;
   int err = 0;
   while (!done(arg) && err != ETIMEDOUT) {
-    err = infinite ? pthread_cond_wait(&s->done_cv, &s->lock)
-                   : pthread_cond_timedwait(&s->done_cv, &s->lock, &ts);
+    err = infinite ? pthread_cond_wait(cv, lock)
+                   : pthread_cond_timedwait(cv, lock, &ts);
   }
-  --s->host_waiters;
   return done(arg) ? DC_OK : DC_ERR_DEADLINE_EXCEEDED;
+}
+
+dc_status_t dc__wait_locked(dc__scheduler_t* s, bool (*done)(void* arg),
+                            void* arg, uint64_t timeout_ns) {
+  ++s->host_waiters;
+  dc_status_t st = dc__wait_on_locked(&s->done_cv, &s->lock, done, arg,
+                                      timeout_ns);
+  --s->host_waiters;
+  return st;
 }
 
 typedef struct event_target_t {
@@ -262,7 +275,7 @@ typedef struct event_target_t {
 
 static bool target_done(void* arg) {
   const event_target_t* t = arg;
-  return t->event->completed >= t->generation;
+  return dc__event_done_locked(t->event, t->generation);
 }
 
 dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
@@ -277,7 +290,7 @@ dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
   event_target_t target = {ev, ev->recorded};
   dc_status_t st = dc__wait_locked(s, target_done, &target, timeout_ns);
   if (st == DC_OK) {
-    st = outcome_locked(ev);
+    st = dc__event_outcome_locked(ev, target.generation);
   } else {
     dc_set_error(st, "%s: the event did not complete within %llu ns", fn,
                  (unsigned long long)timeout_ns);
@@ -311,12 +324,12 @@ dc_status_t dc_event_elapsed_ns(const dc_event_t* start, const dc_event_t* end,
   dc_status_t st = DC_OK;
   const dc_event_t* evs[2] = {start, end};
   for (int i = 0; i < 2 && st == DC_OK; ++i) {
-    if (evs[i]->recorded == 0 || evs[i]->completed < evs[i]->recorded) {
+    if (evs[i]->recorded == 0 || !latest_done(evs[i])) {
       st = DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "%s: '%s' is %s", fn, i ? "end" : "start",
                    evs[i]->recorded == 0 ? "not recorded" : "still pending");
     } else {
-      st = outcome_locked(evs[i]);
+      st = dc__event_outcome_locked(evs[i], evs[i]->recorded);
     }
   }
   if (st == DC_OK) *out_ns = (int64_t)(end->time_ns - start->time_ns);
@@ -334,8 +347,8 @@ dc_status_t dc_event_on_complete(dc_event_t* ev, dc_event_callback_t callback,
   }
   dc__scheduler_t* s = sched_of(ev);
   pthread_mutex_lock(&s->lock);
-  if (ev->completed >= ev->recorded) {
-    dc_status_t status = ev->status;
+  if (latest_done(ev)) {
+    dc_status_t status = dc__event_outcome_locked(ev, ev->recorded);
     pthread_mutex_unlock(&s->lock);
     callback(ev, status, user_data);
     return DC_OK;

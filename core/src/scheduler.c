@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "buffer_internal.h"
+#include "graph_internal.h"
 #include "stream_internal.h"
 #include "telemetry_internal.h"
 
@@ -53,15 +54,18 @@ static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
 
 // The first stream of the highest non-empty rank; equal ranks take turns
 // because a stream goes to the back of its list after each command.
+// A stream that dc_stream_cancel() emptied while it waited on a list is
+// dropped here.
 static dc_stream_t* pop_ready(dc__scheduler_t* s) {
   for (int r = 0; r < 3; ++r) {
-    dc_stream_t* st = s->ready_head[r];
-    if (st == NULL) continue;
-    s->ready_head[r] = st->ready_next;
-    if (s->ready_head[r] == NULL) s->ready_tail[r] = NULL;
-    st->ready = false;
-    atomic_fetch_sub_explicit(&s->ready_count, 1u, memory_order_relaxed);
-    return st;
+    while (s->ready_head[r] != NULL) {
+      dc_stream_t* st = s->ready_head[r];
+      s->ready_head[r] = st->ready_next;
+      if (s->ready_head[r] == NULL) s->ready_tail[r] = NULL;
+      st->ready = false;
+      atomic_fetch_sub_explicit(&s->ready_count, 1u, memory_order_relaxed);
+      if (st->head != NULL) return st;
+    }
   }
   return NULL;
 }
@@ -88,6 +92,12 @@ dc__cmd_t* dc__cmd_new(dc__scheduler_t* s) {
 
 void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
   dc_allocator_t a = s->ctx->allocator;
+  dc_cancel_token_release(cmd->token);
+  cmd->token = NULL;
+  if (cmd->plan_run != NULL) {  // the plan keeps it for the next run
+    dc__plan_command_done(cmd->plan_run);
+    return;
+  }
   switch (cmd->kind) {
     case DC_CMD_DISPATCH:
       for (size_t i = 0; i < cmd->u.dispatch.arg_count; ++i) {
@@ -113,9 +123,9 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
       dc_event_release(cmd->u.event.event);
       break;
     case DC_CMD_HOST:
+    case DC_CMD_OP:
       break;
   }
-  dc_cancel_token_release(cmd->token);
   if (s->free_cmd_count < FREE_CMD_LIMIT) {
     cmd->next = s->free_cmds;
     s->free_cmds = cmd;
@@ -154,6 +164,7 @@ static const char* cmd_name(const dc__cmd_t* cmd) {
     case DC_CMD_HOST: return "host callback";
     case DC_CMD_RECORD: return "record event";
     case DC_CMD_WAIT: return "wait for event";
+    case DC_CMD_OP: return dc__plan_op_name(cmd->u.op.plan_op);
   }
   return "command";
 }
@@ -165,6 +176,7 @@ static dc__span_kind_t span_kind(dc__cmd_kind_t kind) {
     case DC_CMD_HOST: return DC_SPAN_HOST;
     case DC_CMD_RECORD: return DC_SPAN_RECORD;
     case DC_CMD_WAIT: return DC_SPAN_WAIT;
+    case DC_CMD_OP: return DC_SPAN_HOST;  // only when not run (settled)
     default: return DC_SPAN_COPY;
   }
 }
@@ -196,6 +208,17 @@ static void report(dc_stream_t* st, const dc__cmd_t* cmd,
   dc__telemetry_span(st->sched->ctx, &span);
 }
 
+dc_status_t dc__call_host_fn(dc_host_fn_t fn, void* user_data) {
+  // A function that fails without a message of its own still gets one.
+  dc_set_error(DC_ERR_UNKNOWN, "%s", kNoMessage);
+  dc_status_t st = fn(user_data);
+  if (st != DC_OK && strcmp(dc_last_error(), kNoMessage) == 0) {
+    dc_set_error(st, "a host callback failed with %s (it gave no message)",
+                 dc_status_name(st));
+  }
+  return st;
+}
+
 // Runs a command that does real work, without the lock.
 static dc_status_t execute(dc__cmd_t* cmd) {
   switch (cmd->kind) {
@@ -217,16 +240,10 @@ static dc_status_t execute(dc__cmd_t* cmd) {
     case DC_CMD_FILL:
       return dc_buffer_fill(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
                             cmd->u.transfer.count, cmd->u.transfer.value);
-    case DC_CMD_HOST: {
-      // A callback that fails without a message of its own still gets one.
-      dc_set_error(DC_ERR_UNKNOWN, "%s", kNoMessage);
-      dc_status_t st = cmd->u.host.fn(cmd->u.host.user_data);
-      if (st != DC_OK && strcmp(dc_last_error(), kNoMessage) == 0) {
-        dc_set_error(st, "a host callback failed with %s (it gave no "
-                     "message)", dc_status_name(st));
-      }
-      return st;
-    }
+    case DC_CMD_HOST:
+      return dc__call_host_fn(cmd->u.host.fn, cmd->u.host.user_data);
+    case DC_CMD_OP:
+      return dc__plan_op_run(cmd->u.op.plan_op);
     default:
       break;
   }
@@ -325,12 +342,13 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
   }
   uint64_t start = st->blocked_since_ns ? st->blocked_since_ns : now;
   st->blocked_since_ns = 0;
-  if (ev->status != DC_OK) {
+  dc_status_t outcome = dc__event_outcome_locked(ev, cmd->u.event.generation);
+  if (outcome != DC_OK) {
     // The error travels on with its original status and message. It was
     // counted where it happened; here the wait counts as skipped work.
-    fail_stream(st, ev->status, ev->message);
+    fail_stream(st, outcome, ev->message);
     ++st->stats.skipped;
-    report(st, cmd, DC_SPAN_SKIPPED, ev->status, start, now);
+    report(st, cmd, DC_SPAN_SKIPPED, outcome, start, now);
   } else {
     ++st->stats.completed;
     report(st, cmd, DC_SPAN_RAN, DC_OK, start, now);
@@ -348,12 +366,16 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   dc_status_t status = execute(cmd);
   uint64_t end = dc__now_ns();
   tls_current_stream = NULL;
+  // A graph op reports and contains its own failure (graph_exec.c).
+  if (cmd->kind == DC_CMD_OP) status = DC_OK;
   if (status != DC_OK) {
     dc__telemetry_error(s->ctx, status, dc_last_error());
     DC_LOG(s->ctx, DC_LOG_ERROR, "stream", "stream %u '%s': %s failed: %s",
            st->id, st->label, cmd_name(cmd), dc_last_error());
   }
-  report(st, cmd, DC_SPAN_RAN, status, start, end);
+  if (cmd->kind != DC_CMD_OP) {
+    report(st, cmd, DC_SPAN_RAN, status, start, end);
+  }
   pthread_mutex_lock(&s->lock);
   st->stats.busy_ns += end - start;
   if (status != DC_OK) {
@@ -444,22 +466,71 @@ dc_status_t dc__scheduler_grow(dc__scheduler_t* s) {
 //===-- Events ----------------------------------------------------------===//
 
 bool dc__event_done_locked(const dc_event_t* ev, uint64_t generation) {
-  return ev->completed >= generation;
+  if (generation > ev->recorded) return false;
+  for (uint32_t i = 0; i < ev->pending_count; ++i) {
+    if (ev->pending[i] == generation) return false;
+  }
+  return true;
+}
+
+bool dc__event_reserve_locked(dc_event_t* ev, uint32_t count) {
+  if (count <= ev->pending_capacity) return true;
+  dc_allocator_t a = ev->device->context->allocator;
+  uint64_t* grown = dc_allocator_malloc(a, count * sizeof(uint64_t));
+  if (grown == NULL) return false;
+  if (ev->pending_count) {
+    memcpy(grown, ev->pending, ev->pending_count * sizeof(uint64_t));
+  }
+  if (ev->pending) {
+    dc_allocator_free(a, ev->pending, ev->pending_capacity * sizeof(uint64_t));
+  }
+  ev->pending = grown;
+  ev->pending_capacity = count;
+  return true;
+}
+
+uint64_t dc__event_new_generation_locked(dc_event_t* ev) {
+  if (ev->pending_count == ev->pending_capacity &&
+      !dc__event_reserve_locked(ev, DC_MAX(4u, ev->pending_capacity * 2))) {
+    return 0;
+  }
+  ev->pending[ev->pending_count++] = ++ev->recorded;
+  return ev->recorded;
+}
+
+dc_status_t dc__event_outcome_locked(const dc_event_t* ev,
+                                     uint64_t generation) {
+  for (uint32_t i = 0; i < ev->failed_count; ++i) {
+    if (ev->failed[i].generation == generation) {
+      return dc_set_error(ev->failed[i].status, "%s", ev->message);
+    }
+  }
+  return DC_OK;
 }
 
 size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
                                  dc_status_t status, const char* message,
                                  dc__event_callback_t* due) {
   dc__scheduler_t* s = ev->device->context->scheduler;
-  if (generation >= ev->completed) {
-    ev->completed = generation;
-    ev->status = status;
-    ev->time_ns = dc__now_ns();
-    dc__strlcpy(ev->message, status == DC_OK ? "" : message,
-                sizeof(ev->message));
+  for (uint32_t i = 0; i < ev->pending_count; ++i) {
+    if (ev->pending[i] == generation) {
+      ev->pending[i] = ev->pending[--ev->pending_count];
+      break;
+    }
   }
-  // Streams parked on the event re-check their wait (it may target a later
-  // generation) when they run again.
+  if (status != DC_OK) {
+    if (ev->failed_count == DC_EVENT_FAILURES) {  // forget the oldest
+      memmove(&ev->failed[0], &ev->failed[1],
+              (DC_EVENT_FAILURES - 1) * sizeof(ev->failed[0]));
+      --ev->failed_count;
+    }
+    ev->failed[ev->failed_count].generation = generation;
+    ev->failed[ev->failed_count++].status = status;
+    dc__strlcpy(ev->message, message, sizeof(ev->message));
+  }
+  if (generation == ev->recorded) ev->time_ns = dc__now_ns();
+  // Streams parked on the event re-check their own generation when they
+  // run again.
   while (ev->waiters != NULL) {
     dc_stream_t* st = ev->waiters;
     ev->waiters = st->wait_next;
@@ -469,7 +540,7 @@ size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
   }
   size_t n = 0;
   for (uint32_t i = 0; i < ev->callback_count;) {
-    if (ev->callbacks[i].generation <= ev->completed) {
+    if (dc__event_done_locked(ev, ev->callbacks[i].generation)) {
       due[n++] = ev->callbacks[i];
       ev->callbacks[i] = ev->callbacks[--ev->callback_count];
     } else {
@@ -483,8 +554,11 @@ size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
 
 void dc__event_run_callbacks(dc_event_t* ev, const dc__event_callback_t* due,
                              size_t count) {
-  dc_status_t status = dc_event_query(ev);
+  dc__scheduler_t* s = ev->device->context->scheduler;
   for (size_t i = 0; i < count; ++i) {
+    pthread_mutex_lock(&s->lock);
+    dc_status_t status = dc__event_outcome_locked(ev, due[i].generation);
+    pthread_mutex_unlock(&s->lock);
     due[i].fn(ev, status, due[i].user_data);
   }
   dc_event_release(ev);
@@ -540,7 +614,9 @@ dc_status_t dc__scheduler_create(dc_context_t* ctx, dc__scheduler_t** out) {
 void dc__scheduler_drain(dc__scheduler_t* s) {
   pthread_mutex_lock(&s->lock);
   ++s->host_waiters;
-  while (s->queued > 0) pthread_cond_wait(&s->done_cv, &s->lock);
+  while (s->queued > 0 || s->unfreed > 0) {
+    pthread_cond_wait(&s->done_cv, &s->lock);
+  }
   --s->host_waiters;
   pthread_mutex_unlock(&s->lock);
 }
@@ -609,6 +685,13 @@ size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
   uint64_t now = dc__now_ns();
   while (cmd != NULL) {
     dc__cmd_t* next = cmd->next;
+    // The events of cancelled records are complete (poisoned) before the
+    // stream counts as drained; their callbacks run after unlocking.
+    if (cmd->kind == DC_CMD_RECORD) {
+      cmd->u.event.due_count = dc__event_complete_locked(
+          cmd->u.event.event, cmd->u.event.generation, DC_ERR_CANCELLED,
+          "the record was cancelled before it ran", cmd->u.event.due);
+    }
     report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
     cmd->next = *out;
     *out = cmd;
@@ -628,14 +711,9 @@ void dc__cancelled_free(dc__scheduler_t* s, dc__cmd_t* list) {
   while (list != NULL) {
     dc__cmd_t* cmd = list;
     list = cmd->next;
-    if (cmd->kind == DC_CMD_RECORD) {
-      dc__event_callback_t due[DC_EVENT_CALLBACKS];
-      pthread_mutex_lock(&s->lock);
-      size_t count = dc__event_complete_locked(
-          cmd->u.event.event, cmd->u.event.generation, DC_ERR_CANCELLED,
-          "the record was cancelled before it ran", due);
-      pthread_mutex_unlock(&s->lock);
-      if (count > 0) dc__event_run_callbacks(cmd->u.event.event, due, count);
+    if (cmd->kind == DC_CMD_RECORD && cmd->u.event.due_count > 0) {
+      dc__event_run_callbacks(cmd->u.event.event, cmd->u.event.due,
+                              cmd->u.event.due_count);
     }
     pthread_mutex_lock(&s->lock);
     dc__cmd_free_locked(s, cmd);

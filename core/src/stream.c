@@ -101,10 +101,17 @@ void dc__stream_free(dc_stream_t* st) {
   if (st->all_next) st->all_next->all_prev = st->all_prev;
   --s->stream_count;
   dc_cancel_token_t* token = st->token;
+  bool unfreed = st->unfreed;
   pthread_mutex_unlock(&s->lock);
   dc_cancel_token_release(token);
   dc__context_untrack(ctx, &st->live);
   dc__object_cache_free(&ctx->stream_cache, st);
+  if (unfreed) {  // off the live list now: a draining context may go on
+    pthread_mutex_lock(&s->lock);
+    --s->unfreed;
+    pthread_cond_broadcast(&s->done_cv);
+    pthread_mutex_unlock(&s->lock);
+  }
   dc__context_unref(ctx);  // may destroy the context: the very last step
 }
 
@@ -116,6 +123,10 @@ void dc_stream_release(dc_stream_t* st) {
   st->released = true;
   // A stream with work queued is freed by the thread that finishes it.
   bool free_now = st->head == NULL && !st->running;
+  if (!free_now) {  // dc__scheduler_drain() waits for it
+    st->unfreed = true;
+    ++s->unfreed;
+  }
   pthread_mutex_unlock(&s->lock);
   if (free_now) dc__stream_free(st);
 }
@@ -343,16 +354,19 @@ dc_status_t dc_stream_record(dc_stream_t* st, dc_event_t* ev) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   bool alive = is_stream(st) && !st->released;
-  if (alive) {
-    cmd->u.event.generation = ++ev->recorded;
+  uint64_t generation = alive ? dc__event_new_generation_locked(ev) : 0;
+  if (generation != 0) {
+    cmd->u.event.generation = generation;
     dc__stream_push(st, cmd);
+  } else {
+    dc__cmd_free_locked(s, cmd);
   }
   pthread_mutex_unlock(&s->lock);
   if (!alive) {
-    pthread_mutex_lock(&s->lock);
-    dc__cmd_free_locked(s, cmd);
-    pthread_mutex_unlock(&s->lock);
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'stream' was released", fn);
+  }
+  if (generation == 0) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot track the record", fn);
   }
   return DC_OK;
 }

@@ -29,6 +29,7 @@
 #define DC_MAGIC_GROUP 0xDC6A0001u
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
+#define DC_EVENT_FAILURES 16
 #define DC_INLINE_ARGS 8  // dispatch arguments stored in the command itself
 
 typedef enum dc__cmd_kind_e {
@@ -40,7 +41,14 @@ typedef enum dc__cmd_kind_e {
   DC_CMD_HOST,
   DC_CMD_RECORD,
   DC_CMD_WAIT,
+  DC_CMD_OP,     // an op of a graph run (graph_exec.c); never fails its stream
 } dc__cmd_kind_t;
+
+typedef struct dc__event_callback_t {
+  dc_event_callback_t fn;
+  void* user_data;
+  uint64_t generation;
+} dc__event_callback_t;
 
 typedef struct dc__cmd_t dc__cmd_t;
 struct dc__cmd_t {
@@ -48,6 +56,8 @@ struct dc__cmd_t {
   dc__cmd_kind_t kind;
   uint64_t sequence;          // per stream, from 1
   dc_cancel_token_t* token;   // a reference, or NULL
+  void* plan_run;             // set: the command belongs to a graph plan,
+                              // which owns it and its references
   union {
     struct {
       dc_kernel_t* kernel;    // a reference
@@ -71,7 +81,13 @@ struct dc__cmd_t {
     struct {                  // RECORD: the generation it completes;
       dc_event_t* event;      // WAIT: the one it waits for. A reference.
       uint64_t generation;
+      // A cancelled record's callbacks, run once the lock is dropped.
+      dc__event_callback_t due[DC_EVENT_CALLBACKS];
+      size_t due_count;
     } event;
+    struct {
+      void* plan_op;
+    } op;
   } u;
   dc_arg_t inline_args[DC_INLINE_ARGS];
 };
@@ -100,6 +116,7 @@ struct dc_stream_t {
   bool blocked;               // the head waits for an event
   bool ready;                 // on a ready list
   bool released;              // the user let go; freed once drained
+  bool unfreed;               // counted in the scheduler's unfreed
   dc_stream_t* ready_next;
   dc_stream_t* wait_next;     // in the waited event's list
   dc_stream_t* all_next;      // in the scheduler's list of streams
@@ -111,12 +128,6 @@ struct dc_stream_t {
   dc_stream_stats_t stats;
 };
 
-typedef struct dc__event_callback_t {
-  dc_event_callback_t fn;
-  void* user_data;
-  uint64_t generation;
-} dc__event_callback_t;
-
 struct dc_event_t {
   uint32_t magic;             // DC_MAGIC_EVENT while handed out
   atomic_uint refs;
@@ -126,15 +137,22 @@ struct dc_event_t {
   dc_event_t* pool_next;
   dc__live_node_t live;
 
-  // Guarded by the scheduler's lock.
+  // Guarded by the scheduler's lock. Records of one event may complete
+  // out of order (on different streams), so each generation is tracked:
+  // a generation is complete when it is recorded and no longer pending.
   uint64_t recorded;          // generations queued by records
-  uint64_t completed;         // highest generation completed
-  dc_status_t status;         // outcome of that generation
-  uint64_t time_ns;           // when it completed (timing events)
+  uint64_t* pending;          // generations queued and not yet complete
+  uint32_t pending_count, pending_capacity;
+  struct {                    // the last DC_EVENT_FAILURES poisoned ones
+    uint64_t generation;
+    dc_status_t status;
+  } failed[DC_EVENT_FAILURES];
+  uint32_t failed_count;
+  char message[512];          // the latest poisoning error's message
+  uint64_t time_ns;           // when the latest generation completed
   dc_stream_t* waiters;       // streams parked on this event
   dc__event_callback_t callbacks[DC_EVENT_CALLBACKS];
   uint32_t callback_count;
-  char message[512];          // the poisoning error's message
 };
 
 // Released events of one device and kind.
@@ -157,6 +175,7 @@ typedef struct dc__scheduler_t {
   dc_stream_t* streams;       // every stream not yet freed
   size_t stream_count;
   size_t queued;              // commands queued on all streams
+  size_t unfreed;             // released streams not yet freed
   uint32_t next_stream_id;
   pthread_t threads[DC_MAX_STREAM_THREADS];
   uint32_t thread_count;
@@ -202,6 +221,9 @@ DC_INTERNAL void dc__cmd_free_locked(dc__scheduler_t* sched, dc__cmd_t* cmd);
 DC_INTERNAL size_t dc__stream_cancel_locked(dc_stream_t* stream,
                                             dc__cmd_t** out);
 DC_INTERNAL void dc__cancelled_free(dc__scheduler_t* sched, dc__cmd_t* list);
+// Calls a host function; if it fails without setting a message, gives the
+// failure one that says so.
+DC_INTERNAL dc_status_t dc__call_host_fn(dc_host_fn_t fn, void* user_data);
 // The stream whose command the calling thread is running, or NULL.
 DC_INTERNAL dc_stream_t* dc__current_stream(void);
 // Gives device |index| of the context its event pools (device.c).
@@ -227,6 +249,15 @@ DC_INTERNAL void dc__event_run_callbacks(dc_event_t* event,
 // Whether generation |generation| of |event| has completed (lock held).
 DC_INTERNAL bool dc__event_done_locked(const dc_event_t* event,
                                        uint64_t generation);
+// Queues a new generation of |event| and returns it; 0 when out of memory
+// (lock held).
+DC_INTERNAL uint64_t dc__event_new_generation_locked(dc_event_t* event);
+// Makes room for |count| pending generations (lock held).
+DC_INTERNAL bool dc__event_reserve_locked(dc_event_t* event, uint32_t count);
+// The outcome of completed generation |generation| (lock held): DC_OK, or
+// its error with the message into the caller's dc_last_error().
+DC_INTERNAL dc_status_t dc__event_outcome_locked(const dc_event_t* event,
+                                                 uint64_t generation);
 
 // Waits on the scheduler's done_cv (lock held) until |done(arg)| is true
 // or |timeout_ns| passes (DC_TIMEOUT_INFINITE: never; 0: no wait).
@@ -234,6 +265,13 @@ DC_INTERNAL bool dc__event_done_locked(const dc_event_t* event,
 DC_INTERNAL dc_status_t dc__wait_locked(dc__scheduler_t* sched,
                                         bool (*done)(void* arg), void* arg,
                                         uint64_t timeout_ns);
+
+// The same on any condition variable (of CLOCK_MONOTONIC) used with
+// |lock|, which is held.
+DC_INTERNAL dc_status_t dc__wait_on_locked(pthread_cond_t* cv,
+                                           pthread_mutex_t* lock,
+                                           bool (*done)(void* arg), void* arg,
+                                           uint64_t timeout_ns);
 
 // The event pools of |device| (scheduler.c owns them).
 DC_INTERNAL dc__event_pool_t* dc__event_pool_of(dc_device_t* device,

@@ -17,6 +17,13 @@
 // leaves without touching it, or the caller waits for it. Parking uses the
 // same pairing with |sleepers|, so the caller makes no system call while
 // every worker is still spinning.
+//
+// A gang (dc__worker_pool_gang) is a job whose "chunks" are |count| member
+// indices, one per thread: the caller takes index 0 and each worker that
+// joins claims at most one more from |gang_next|. Members may wait for
+// each other (a grid barrier), so the caller keeps the job open until
+// every index has been claimed, however long a parked worker takes to
+// wake, rather than closing it when its own part is done.
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <stdalign.h>
@@ -43,6 +50,11 @@ typedef struct job_t {
   alignas(64) atomic_size_t next_chunk;
   atomic_bool failed;
   dc__sticky_error_t error;
+  // A gang: members run indices [0, gang_count); the next unclaimed one.
+  bool gang;
+  unsigned gang_count;
+  alignas(64) atomic_uint gang_next;
+  atomic_uint gang_waiting;  // the caller sleeps until all are claimed
 } job_t;
 
 typedef struct worker_t {
@@ -102,6 +114,45 @@ static void run_chunks(dc_worker_pool_t* pool, uint32_t thread_index) {
   atomic_fetch_add_explicit(&pool->stat_chunks, ran, memory_order_relaxed);
 }
 
+// Runs one member of a gang: claims the next index, if any is left.
+static void run_gang_member(dc_worker_pool_t* pool, uint32_t thread_index) {
+  job_t* job = &pool->job;
+  unsigned index = atomic_fetch_add(&job->gang_next, 1u);
+  if (index >= job->gang_count) return;  // the gang is complete
+  if (index + 1u == job->gang_count && atomic_load(&job->gang_waiting)) {
+    dc__futex_wake(&job->gang_next, 1);
+  }
+  tls_in_body = true;
+  dc_status_t status = job->fn(job->user_data, index, index + 1u,
+                               thread_index);
+  tls_in_body = false;
+  if (status != DC_OK) dc__sticky_set_from_last_error(&job->error, status);
+  atomic_fetch_add_explicit(&pool->stat_chunks, 1, memory_order_relaxed);
+}
+
+// Waits until every member index of the gang has been claimed: spins, then
+// sleeps. Pairs |gang_waiting| with the last claim as wait_for_job() pairs
+// |sleepers| with the job's publication.
+static void wait_for_gang(dc_worker_pool_t* pool) {
+  job_t* job = &pool->job;
+  uint64_t deadline = 0;
+  unsigned n;
+  for (unsigned i = 1; (n = atomic_load(&job->gang_next)) < job->gang_count;
+       ++i) {
+    dc__cpu_relax();
+    if ((i & 63) != 0) continue;
+    uint64_t now = dc__now_ns();
+    if (deadline == 0) deadline = now + pool->spin_ns;
+    if (now >= deadline) break;
+  }
+  if (n >= job->gang_count) return;
+  atomic_store(&job->gang_waiting, 1u);
+  while ((n = atomic_load(&job->gang_next)) < job->gang_count) {
+    dc__futex_wait(&job->gang_next, n);
+  }
+  atomic_store(&job->gang_waiting, 0u);
+}
+
 // Waits until |state| carries an epoch other than |seen|: spins, then
 // parks. Returns that state (whose job may already be closed again).
 static unsigned wait_for_job(dc_worker_pool_t* pool, unsigned seen) {
@@ -131,7 +182,13 @@ static unsigned wait_for_job(dc_worker_pool_t* pool, unsigned seen) {
 // Joins the job published as |s| if it is still open.
 static void join_job(dc_worker_pool_t* pool, unsigned s, uint32_t index) {
   atomic_fetch_add(&pool->active, 1u);
-  if (atomic_load(&pool->state) == s) run_chunks(pool, index);
+  if (atomic_load(&pool->state) == s) {
+    if (pool->job.gang) {
+      run_gang_member(pool, index);
+    } else {
+      run_chunks(pool, index);
+    }
+  }
   if (atomic_fetch_sub(&pool->active, 1u) == 1u &&
       atomic_load(&pool->caller_sleeping)) {
     dc__futex_wake(&pool->active, 1);
@@ -204,6 +261,7 @@ dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
 
   pthread_mutex_lock(&pool->submit_lock);
   job_t* job = &pool->job;
+  job->gang = false;
   job->fn = fn;
   job->user_data = user_data;
   job->begin = begin;
@@ -222,6 +280,51 @@ dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
   atomic_store(&pool->state, epoch << 1);  // no worker may join any more
   wait_for_workers(pool);
   dc_status_t status = dc__sticky_raise(&job->error);
+  atomic_fetch_add_explicit(&pool->stat_jobs, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&pool->submit_lock);
+  return status;
+}
+
+dc_status_t dc__worker_pool_gang(dc_worker_pool_t* pool, uint32_t count,
+                                 dc_range_fn_t fn, void* user_data) {
+  static const char* fname = "dc__worker_pool_gang";
+  if (count > pool->thread_count) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: %u bodies cannot run at once on %u thread(s)", fname,
+                   count, pool->thread_count);
+  }
+  if (count == 0) return DC_OK;
+  if (count == 1) return run_inline(pool, 0, 1, fn, user_data);
+  if (tls_in_body) {
+    // The workers are busy with the job this body belongs to.
+    return DC_FAIL(DC_ERR_UNSUPPORTED,
+                   "%u bodies cannot run at once from inside a parallel-for "
+                   "body, whose workers are busy",
+                   count);
+  }
+  pthread_mutex_lock(&pool->submit_lock);
+  job_t* job = &pool->job;
+  job->gang = true;
+  job->gang_count = count;
+  job->fn = fn;
+  job->user_data = user_data;
+  atomic_store(&job->gang_next, 1u);  // index 0 is the caller's
+  atomic_store(&job->gang_waiting, 0u);
+  dc__sticky_clear(&job->error);
+  unsigned epoch = (atomic_load(&pool->state) >> 1) + 1u;
+  atomic_store(&pool->state, epoch << 1 | 1u);  // publishes the gang
+  if (atomic_load(&pool->sleepers) != 0u) {
+    dc__futex_wake(&pool->state, (int)pool->thread_count);
+  }
+  tls_in_body = true;
+  dc_status_t status = fn(user_data, 0, 1, 0);
+  tls_in_body = false;
+  if (status != DC_OK) dc__sticky_set_from_last_error(&job->error, status);
+  wait_for_gang(pool);
+  atomic_store(&pool->state, epoch << 1);  // later joiners find it closed
+  wait_for_workers(pool);
+  status = dc__sticky_raise(&job->error);
+  atomic_fetch_add_explicit(&pool->stat_chunks, 1, memory_order_relaxed);
   atomic_fetch_add_explicit(&pool->stat_jobs, 1, memory_order_relaxed);
   pthread_mutex_unlock(&pool->submit_lock);
   return status;

@@ -30,6 +30,7 @@ static void sleep_ms(int ms) {
 // value is below its own number (at most 10 s, then it fails).
 typedef struct gate_t {
   atomic_int open;
+  atomic_int entered;  // callbacks that reached the gate
 } gate_t;
 
 typedef struct gated_t {
@@ -39,6 +40,7 @@ typedef struct gated_t {
 
 static dc_status_t wait_at_gate(void* arg) {
   gated_t* g = arg;
+  atomic_fetch_add(&g->gate->entered, 1);
   for (int i = 0; i < 10000; ++i) {
     if (atomic_load(&g->gate->open) >= g->number) return DC_OK;
     sleep_ms(1);
@@ -226,7 +228,11 @@ START_TEST(test_stream_priority_is_honoured) {
   }
   dc_stream_t* low = new_stream(DC_PRIORITY_LOW, "low");
   dc_stream_t* high = new_stream(DC_PRIORITY_HIGH, "high");
-  sleep_ms(50);  // every thread is now inside a blocker
+  // Wait until every thread is inside a blocker.
+  for (int i = 0; i < 10000 && atomic_load(&gate.entered) < BLOCKERS; ++i) {
+    sleep_ms(1);
+  }
+  ck_assert_int_eq(atomic_load(&gate.entered), BLOCKERS);
   static log_t log;
   atomic_store(&log.count, 0);
   logged_t l = {&log, 1}, h = {&log, 2};
@@ -486,7 +492,10 @@ START_TEST(test_stream_cancel_drops_queued_commands) {
   logged_t item = {&log, 1};
   calls_t calls = {0};
   DC_CK_OK(dc_stream_host(st, wait_at_gate, &g));
-  sleep_ms(20);  // the gate callback is running: it is not cancelled
+  // The gate callback is running: it is not cancelled.
+  for (int i = 0; i < 10000 && atomic_load(&gate.entered) == 0; ++i) {
+    sleep_ms(1);
+  }
   for (int i = 0; i < 10; ++i) DC_CK_OK(dc_stream_host(st, append, &item));
   DC_CK_OK(dc_stream_record(st, ev));
   DC_CK_OK(dc_event_on_complete(ev, count_call, &calls));

@@ -10,6 +10,7 @@
 #include "dc/device.h"
 #include "dc/encoder.h"
 #include "dc/event.h"
+#include "dc/graph.h"
 #include "dc/kernel.h"
 #include "dc/log.h"
 #include "dc/memory_pool.h"

@@ -65,6 +65,12 @@ typedef struct dc_device_info_t {
   // Streams a stream group gets by default: enough to keep the device busy
   // while some streams wait (CPU: the worker threads, 2 to 8).
   uint32_t stream_count;
+  // Most work-groups a cooperative dispatch (a kernel that uses
+  // dc_grid_sync()) may have: all of them must be resident on the device
+  // at once. CPU: the worker threads, as each group of such a dispatch
+  // runs on a thread of its own. 0: the device cannot run cooperative
+  // kernels.
+  uint32_t max_cooperative_groups;
 } dc_device_info_t;
 
 // Returns the device's capabilities (borrowed, valid while the context

@@ -125,10 +125,16 @@ typedef struct dc_kernel_arg_info_t {
 typedef struct dc_kernel_info_t {
   const char* name;
   size_t arg_count;
-  bool uses_barrier;
+  bool uses_barrier;                 // barrier() or dc_grid_sync()
   size_t static_local_size;          // bytes of __local variables
   uint32_t required_group_size[3];   // reqd_work_group_size, or zeros
-  const char* execution;             // "loop", "regions" or "native"
+  const char* execution;             // "loop", "regions", "fibers" or
+                                     // "native"
+  // The kernel (or a helper it calls) synchronises its whole grid with
+  // dc_grid_sync(): every work-group of a dispatch must be resident at
+  // once, so the dispatch is cooperative and its group count is limited by
+  // the device's max_cooperative_groups.
+  bool uses_grid_sync;
 } dc_kernel_info_t;
 
 DC_API void dc_kernel_retain(dc_kernel_t* kernel);
@@ -224,8 +230,10 @@ typedef struct dc_dispatch_t {
 // checked before anything runs: the argument count and each argument's
 // kind and type against the kernel's reflection, that buffers live on the
 // kernel's device, the grid (non-empty, at most 3 dimensions, divisible by
-// the group), the group size against the device and the kernel, and the
-// local memory against the device.
+// the group), the group size against the device and the kernel, the
+// local memory against the device, and, for a kernel that uses
+// dc_grid_sync(), that the device can keep every work-group of the grid
+// resident at once (at most max_cooperative_groups groups).
 // Returns DC_ERR_INVALID_ARGUMENT (naming the kernel and the argument) for
 // any of those, DC_ERR_OUT_OF_RANGE when bounds checking caught an access
 // outside a buffer (naming the argument, the index and the source line),

@@ -52,6 +52,7 @@ typedef enum dc__stmt_kind_e {
   DC_STMT_DECL,      // declaration of one or more variables
   DC_STMT_EXPR,
   DC_STMT_BARRIER,   // barrier(flags); / work_group_barrier(flags);
+  DC_STMT_GRID_SYNC, // dc_grid_sync(); a barrier of the whole grid
   DC_STMT_IF,
   DC_STMT_FOR,
   DC_STMT_WHILE,
@@ -78,7 +79,8 @@ typedef struct dc__stmt_t dc__stmt_t;
 struct dc__stmt_t {
   dc__stmt_kind_t kind;
   uint32_t token;             // first token, for messages and #line
-  bool has_barrier;           // a barrier is reached inside this statement
+  bool has_barrier;           // a barrier (or grid sync) is reached inside
+                              // this statement
   // DECL: specifiers (types and qualifiers), declarators.
   dc__range_t specifiers;
   dc_address_space_t address_space;  // DECL: __local / __private / ...
@@ -109,7 +111,10 @@ typedef struct dc__function_t {
   dc__param_t* params;
   uint32_t param_count;
   dc__stmt_t* body;           // NULL for a prototype
+  uint32_t body_end;          // token just past the body's '}'
   bool calls_barrier;         // its own body reaches a barrier
+  // Its body, or a helper it calls (at any depth), reaches dc_grid_sync().
+  bool calls_grid_sync;
   uint32_t required_group_size[3];  // reqd_work_group_size, or zeros
 } dc__function_t;
 

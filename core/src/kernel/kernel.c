@@ -163,18 +163,55 @@ static size_t best_divisor(size_t n, size_t limit, size_t step) {
   return 1;
 }
 
+// The smallest divisor of |n| in [|low|, |limit|], or 0 if none.
+static size_t divisor_at_least(size_t n, size_t low, size_t limit) {
+  for (size_t c = DC_MAX(low, (size_t)1); c <= DC_MIN(n, limit); ++c) {
+    if (n % c == 0) return c;
+  }
+  return 0;
+}
+
+static size_t group_count(const dc_launch_t* l) {
+  return (l->global[0] / l->local[0]) * (l->global[1] / l->local[1]) *
+         (l->global[2] / l->local[2]);
+}
+
+// Grows |l|'s groups until the grid has at most |max_groups| of them, as a
+// cooperative dispatch needs, dimension 0 first, keeping each group within
+// |max_size| work-items and each size a divisor of the grid. Leaves the
+// closest it got when no size fits; the dispatch then refuses the grid.
+static void fit_groups(dc_launch_t* l, size_t max_groups, size_t max_size) {
+  max_groups = DC_MAX(max_groups, (size_t)1);
+  for (uint32_t dim = 0; dim < 3 && group_count(l) > max_groups; ++dim) {
+    size_t groups = l->global[dim] / l->local[dim];
+    size_t others = group_count(l) / groups;
+    size_t budget = DC_MAX(max_groups / others, (size_t)1);
+    size_t size_others = l->local[0] * l->local[1] * l->local[2] /
+                         l->local[dim];
+    size_t limit = DC_MAX(max_size / size_others, (size_t)1);
+    size_t need = (l->global[dim] + budget - 1) / budget;
+    size_t c = divisor_at_least(l->global[dim], need, limit);
+    if (c == 0) c = best_divisor(l->global[dim], limit, 1);
+    if (c > l->local[dim]) l->local[dim] = c;
+  }
+}
+
 // The threadgroup optimiser: picks a work-group size that divides the grid,
 // spans whole vectors in dimension 0 where it can, and stays small for
 // barrier kernels, whose private variables live per work-item. |want| is
 // the number of work-items to aim for; 0 picks one that keeps each worker
-// busy with several groups.
+// busy with several groups. A kernel that synchronises its grid aims at
+// one group per resident slot instead, and its groups grow until they fit.
 void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
   const dc_device_info_t* d = &k->program->device->info;
   size_t lanes = d->kind == DC_DEVICE_KIND_CPU ? DC_MAX(d->simd_width / 4, 1u)
                                                : d->simd_width;
   size_t cap = k->info.uses_barrier ? 256 : d->max_work_group_size;
-  if (want == 0) {
-    size_t total = l->global[0] * l->global[1] * l->global[2];
+  size_t total = l->global[0] * l->global[1] * l->global[2];
+  size_t slots = DC_MAX(d->max_cooperative_groups, 1u);
+  if (want == 0 && k->info.uses_grid_sync) {
+    want = DC_MAX((total + slots - 1) / slots, lanes);
+  } else if (want == 0) {
     size_t target_groups = (size_t)DC_MAX(d->worker_threads, 1u) * 8;
     want = DC_MAX(total / target_groups, lanes);
     if (k->info.uses_barrier) want = DC_MIN(want, (size_t)64);
@@ -186,6 +223,7 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
     l->local[dim] = best_divisor(l->global[dim], left, dim == 0 ? lanes : 1);
     left = DC_MAX(left / l->local[dim], (size_t)1);
   }
+  if (k->info.uses_grid_sync) fit_groups(l, slots, d->max_work_group_size);
 }
 
 static dc_status_t check_grid(const char* fn, const dc_kernel_t* k,
@@ -250,6 +288,34 @@ static dc_status_t check_group(const char* fn, const dc_kernel_t* k,
                    "%s: kernel '%s': a work-group of %zu work-items is more "
                    "than %s allows (%u)",
                    fn, name, size, dev->name, dev->max_work_group_size);
+  }
+  return DC_OK;
+}
+
+// A kernel that synchronises its grid waits, at each dc_grid_sync(), for
+// every group of the dispatch: groups that had to wait for a free slot
+// would never arrive. So all of them must be resident at once. The grid
+// is what the caller asked for, and a device's slots do not free up with
+// time, so a grid too large is an invalid argument (not a transient
+// shortage of resources): the same dispatch would fail the same way again.
+static dc_status_t check_residency(const char* fn, const dc_kernel_t* k,
+                                   const dc_launch_t* l) {
+  if (!k->info.uses_grid_sync) return DC_OK;
+  const dc_device_info_t* dev = &k->program->device->info;
+  size_t groups = l->groups[0] * l->groups[1] * l->groups[2];
+  if (dev->max_cooperative_groups == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' synchronises its grid (dc_grid_sync) but "
+                   "%s cannot run cooperative kernels",
+                   fn, k->info.name, dev->name);
+  }
+  if (groups > dev->max_cooperative_groups) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' synchronises its grid (dc_grid_sync) but "
+                   "its %zu work-groups cannot all be resident on %s at once "
+                   "(at most %u); use fewer, larger groups",
+                   fn, k->info.name, groups, dev->name,
+                   dev->max_cooperative_groups);
   }
   return DC_OK;
 }
@@ -333,7 +399,8 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
     }
   }
   DC_RETURN_IF_ERROR(check_group(fn, k, launch));
-  return size_local_memory(fn, k, args, launch);
+  DC_RETURN_IF_ERROR(size_local_memory(fn, k, args, launch));
+  return check_residency(fn, k, launch);
 }
 
 dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,

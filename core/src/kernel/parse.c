@@ -525,11 +525,18 @@ static bool parse_condition(parser_t* p, dc__range_t* out) {
   return expect(p, ")");
 }
 
-// True if the range is a call of barrier() or work_group_barrier().
+// True if |t| names a synchronisation that must be a statement of its own.
+static bool is_sync_name(const dc__token_t* t) {
+  return t->kind == DC_TOK_IDENT &&
+         (dc__tok_is(t, "barrier") || dc__tok_is(t, "work_group_barrier") ||
+          dc__tok_is(t, "dc_grid_sync"));
+}
+
+// True if the range is a call of barrier(), work_group_barrier() or
+// dc_grid_sync().
 static bool is_barrier_call(const parser_t* p, dc__range_t r) {
   if (r.end - r.begin < 3) return false;
-  const dc__token_t* t = &p->toks[r.begin];
-  return (dc__tok_is(t, "barrier") || dc__tok_is(t, "work_group_barrier")) &&
+  return is_sync_name(&p->toks[r.begin]) &&
          dc__tok_is(&p->toks[r.begin + 1], "(") &&
          dc__tok_is(&p->toks[r.end - 1], ")");
 }
@@ -538,12 +545,11 @@ static bool is_barrier_call(const parser_t* p, dc__range_t r) {
 static void check_no_barrier(parser_t* p, dc__range_t r) {
   for (uint32_t i = r.begin; i < r.end; ++i) {
     const dc__token_t* t = &p->toks[i];
-    if ((dc__tok_is(t, "barrier") || dc__tok_is(t, "work_group_barrier")) &&
-        t->kind == DC_TOK_IDENT) {
-      error_tok(p, t,
-                "%s must be called as a statement of its own: "
-                "'barrier(CLK_LOCAL_MEM_FENCE);'",
-                spell(p, t));
+    if (is_sync_name(t)) {
+      bool grid = dc__tok_is(t, "dc_grid_sync");
+      error_tok(p, t, "%s must be called as a statement of its own: '%s'",
+                spell(p, t),
+                grid ? "dc_grid_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);");
     }
   }
 }
@@ -558,8 +564,13 @@ static dc__stmt_t* parse_expression_statement(parser_t* p) {
   }
   if (!expect(p, ";")) return NULL;
   if (is_barrier_call(p, s->expr)) {
-    s->kind = DC_STMT_BARRIER;
+    bool grid = dc__tok_is(&p->toks[s->expr.begin], "dc_grid_sync");
+    s->kind = grid ? DC_STMT_GRID_SYNC : DC_STMT_BARRIER;
     s->has_barrier = true;
+    if (grid && s->expr.end - s->expr.begin != 3) {
+      error_tok(p, &p->toks[s->expr.begin + 2],
+                "dc_grid_sync takes no arguments: 'dc_grid_sync();'");
+    }
   } else {
     check_no_barrier(p, s->expr);
   }
@@ -687,10 +698,10 @@ static dc__stmt_t* parse_statement_inner(parser_t* p) {
   return parse_expression_statement(p);
 }
 
-// Marks which statements reach a barrier, bottom up.
+// Marks which statements reach a barrier (or a grid sync), bottom up.
 static bool mark_barriers(dc__stmt_t* s) {
   if (s == NULL) return false;
-  bool found = s->kind == DC_STMT_BARRIER;
+  bool found = s->kind == DC_STMT_BARRIER || s->kind == DC_STMT_GRID_SYNC;
   for (uint32_t i = 0; i < s->child_count; ++i) {
     found |= mark_barriers(s->children[i]);
   }
@@ -699,6 +710,17 @@ static bool mark_barriers(dc__stmt_t* s) {
   found |= mark_barriers(s->else_body);
   s->has_barrier = found;
   return found;
+}
+
+// True if |s| holds a dc_grid_sync() statement.
+static bool has_grid_sync(const dc__stmt_t* s) {
+  if (s == NULL || !s->has_barrier) return false;
+  if (s->kind == DC_STMT_GRID_SYNC) return true;
+  for (uint32_t i = 0; i < s->child_count; ++i) {
+    if (has_grid_sync(s->children[i])) return true;
+  }
+  return has_grid_sync(s->init) || has_grid_sync(s->body) ||
+         has_grid_sync(s->else_body);
 }
 
 static dc__stmt_t* parse_statement(parser_t* p) {
@@ -826,7 +848,9 @@ static bool parse_function(parser_t* p, items_t* items, uint32_t first,
     }
     fn->body = parse_block(p);
     if (fn->body == NULL) return false;
+    fn->body_end = p->pos;
     fn->calls_barrier = mark_barriers(fn->body);
+    fn->calls_grid_sync = has_grid_sync(fn->body);
   }
   items->order[items->order_count++] = (int32_t)items->function_count++;
   return true;
@@ -870,6 +894,36 @@ static bool parse_top_level(parser_t* p, items_t* items) {
   return decl != NULL && add_global(p, items, first, false);
 }
 
+// A function that calls one reaching dc_grid_sync() reaches it too, so the
+// reflection of a kernel says so whichever helper holds the call (every
+// back end needs it to know the dispatch is cooperative).
+static void propagate_grid_sync(const parser_t* p, items_t* items) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t i = 0; i < items->function_count; ++i) {
+      dc__function_t* fn = &items->functions[i];
+      if (fn->body == NULL || fn->calls_grid_sync) continue;
+      for (uint32_t k = fn->body->token; k + 1 < fn->body_end; ++k) {
+        const dc__token_t* t = &p->toks[k];
+        if (t->kind != DC_TOK_IDENT || !dc__tok_is(&p->toks[k + 1], "(")) {
+          continue;
+        }
+        for (uint32_t h = 0; h < items->function_count; ++h) {
+          const dc__function_t* callee = &items->functions[h];
+          const dc__token_t* n = &p->toks[callee->name];
+          if (callee->calls_grid_sync && n->length == t->length &&
+              memcmp(n->text, t->text, t->length) == 0) {
+            fn->calls_grid_sync = true;
+            changed = true;
+            break;
+          }
+        }
+        if (fn->calls_grid_sync) break;
+      }
+    }
+  }
+}
+
 dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
                       dc__diag_t* diag, dc__program_ast_t* out) {
   memset(out, 0, sizeof(*out));
@@ -886,6 +940,7 @@ dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
     if (accept(p, ";")) continue;
     parse_top_level(p, items);
   }
+  if (!p->failed) propagate_grid_sync(p, items);
   out->tokens = tokens->items;
   out->token_count = (uint32_t)tokens->count;
   out->functions = items->functions;

@@ -66,6 +66,7 @@ static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
     k->info.name = dc__arena_strndup(&p->arena, name->text, name->length);
     k->info.arg_count = fn->param_count;
     k->info.uses_barrier = fn->calls_barrier;
+    k->info.uses_grid_sync = fn->calls_grid_sync;
     memcpy(k->info.required_group_size, fn->required_group_size,
            sizeof(k->info.required_group_size));
     k->args = dc__arena_alloc(&p->arena,
@@ -243,13 +244,14 @@ void dc__program_make_internal(dc_program_t* p) {
 
 void dc_program_release(dc_program_t* p) {
   if (!is_program(p)) return;
-  if (atomic_fetch_sub(&p->ref_count, 1u) != 1u) {
-    // Last of all, as it may destroy the context and with it |p|.
-    if (p->internal) dc__context_unref(p->device->context);
-    return;
-  }
+  // Read before the decrement: after it, another thread's release may free
+  // |p|.
   dc_context_t* ctx = p->device->context;
   bool internal = p->internal;
+  if (atomic_fetch_sub(&p->ref_count, 1u) != 1u) {
+    if (internal) dc__context_unref(ctx);  // it may destroy the context
+    return;
+  }
   if (!internal) dc__context_untrack(ctx, &p->live);
   if (p->device->vtable->program_destroy) {
     p->device->vtable->program_destroy(p->device, p);

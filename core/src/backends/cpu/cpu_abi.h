@@ -11,7 +11,7 @@
 
 // Bump when anything here or in the code generator changes the binary
 // interface; it is part of every compile cache key.
-#define DC_CPU_ABI_VERSION 2
+#define DC_CPU_ABI_VERSION 3
 
 // The dispatch, as every work-item of it sees it. Unused dimensions have
 // size 1 and offset 0.
@@ -21,6 +21,12 @@ typedef struct dc__launch_t {
   size_t global_offset[3];
   size_t local_size[3];
   size_t num_groups[3];
+  // dc_grid_sync(): the group's thread calls grid_sync(grid_sync_ctx) once
+  // every work-item of its group has reached it, and returns when every
+  // group has (a barrier of the whole grid, with full memory fences). Set
+  // by the engine for a kernel that uses it; NULL otherwise.
+  void (*grid_sync)(void* ctx);
+  void* grid_sync_ctx;
 } dc__launch_t;
 
 struct dc__fault_t;

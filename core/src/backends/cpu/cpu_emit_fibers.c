@@ -10,18 +10,22 @@
 // which runs every other work-item up to the barrier before resuming any.
 // Correct for any control flow, but a switch per work-item per barrier
 // costs far more than a region loop, so only kernels the region transform
-// cannot run use it.
+// cannot run use it. dc_grid_sync() is a barrier that also flags the
+// group: once every work-item has reached it, the scheduler (on the
+// group's own stack) enters the grid barrier before resuming any.
 static const char kFiberSupport[] =
     "\n#define DC_FIBER_STACK (64 * 1024)"
     "\ntypedef struct dc__fiber_t { ucontext_t ctx; dc__wi_t wi; int done; }"
     " dc__fiber_t;"
     "\ntypedef struct dc__fiber_group_t { ucontext_t main;"
-    " dc__fiber_t* fibers; int current; const void* args; }"
+    " dc__fiber_t* fibers; int current; int grid; const void* args; }"
     " dc__fiber_group_t;"
     "\nstatic _Thread_local dc__fiber_group_t* dc__fg;"
     "\nstatic void dc__fiber_barrier(dc__wi_t* wi) { (void)wi;"
     " dc__fiber_group_t* g = dc__fg;"
     " swapcontext(&g->fibers[g->current].ctx, &g->main); }"
+    "\nstatic __attribute__((unused)) void dc__fiber_grid_sync(dc__wi_t* wi)"
+    " { dc__fg->grid = 1; dc__fiber_barrier(wi); }"
     "\n#define DC_FIBER_SCRATCH(wg) (DC_ALIGN64(sizeof(dc__fiber_t) * (wg))"
     " + (size_t)(wg) * DC_FIBER_STACK)"
     "\nstatic void dc__fibers_run(const dc__wi_t* proto, int count,"
@@ -47,6 +51,10 @@ static const char kFiberSupport[] =
     "\n      if (g.fibers[w].done) continue;"
     "\n      g.current = w; swapcontext(&g.main, &g.fibers[w].ctx);"
     "\n      if (g.fibers[w].done) --live;"
+    "\n    }"
+    "\n    if (g.grid && proto->launch->grid_sync) {"
+    "\n      g.grid = 0;"
+    " proto->launch->grid_sync(proto->launch->grid_sync_ctx);"
     "\n    }"
     "\n  }"
     "\n  dc__fg = saved;"

@@ -238,6 +238,12 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
     case DC_STMT_BARRIER:
       close_region(e);  // all work-items reach it before any goes on
       break;
+    case DC_STMT_GRID_SYNC:
+      // A barrier of the group first, then of the grid: the group's
+      // thread waits there for every other group's (see cpu_abi.h).
+      close_region(e);
+      puts_out(e, " _launch->grid_sync(_launch->grid_sync_ctx);");
+      break;
     case DC_STMT_BLOCK:
       push_scope(e);
       for (uint32_t i = 0; i < s->child_count; ++i) {

@@ -399,6 +399,9 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s) {
     case DC_STMT_BARRIER:  // regions handle theirs at group level
       puts_out(e, " dc__fiber_barrier(_wi);");
       break;
+    case DC_STMT_GRID_SYNC:  // likewise
+      puts_out(e, " dc__fiber_grid_sync(_wi);");
+      break;
     case DC_STMT_EMPTY:
       puts_out(e, " ;");
       break;

@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +25,11 @@
 #include "cpu_codegen.h"
 #include "cpu_compiler.h"
 #include "cpu_internal.h"
+#include "futex.h"
 #include "kcache.h"
 #include "program_internal.h"
 #include "sha256.h"
+#include "worker_pool_internal.h"
 
 // The prelude and ABI text every generated module starts with (generated
 // into the build from cpu_abi.h and cpu_prelude.h).
@@ -424,6 +428,78 @@ void dc__cpu_program_destroy(dc_device_t* device, dc_program_t* program) {
   pthread_mutex_unlock(&cpu->lock);
 }
 
+//===-- The grid barrier -------------------------------------------------===//
+
+// dc_grid_sync() across the groups of a cooperative dispatch, one thread
+// per group (dc__worker_pool_gang): a sense-reversing barrier. Each thread
+// reads the generation, then arrives; the last to arrive resets the count
+// and moves the generation on, which releases the others (they spin a
+// little, then sleep on it). The arrivals' read-modify-writes and the
+// generation's store and loads order every group's memory accesses before
+// the barrier ahead of every group's accesses after it.
+//
+// A group whose kernel returns while another waits at a barrier (the
+// kernel reached dc_grid_sync() in some groups but not in others) would
+// leave that one waiting for ever: arriving and exiting each check the
+// other's counter (sequentially consistent on both sides, so at least one
+// sees the other), and whichever notices breaks the barrier: it releases
+// every waiter and lets every later dc_grid_sync() through, the dispatch
+// runs to its end and fails. A bounds-check fault does not stop a group
+// (the access is skipped), so a faulting group still arrives.
+typedef struct cpu_grid_t {
+  unsigned count;     // groups, one thread each
+  uint64_t spin_ns;   // how long a waiter spins before it sleeps
+  alignas(64) atomic_uint arrived;
+  alignas(64) atomic_uint generation;
+  atomic_uint sleepers;
+  atomic_uint exited;  // groups whose kernel has returned
+  atomic_bool broken;
+} cpu_grid_t;
+
+static void grid_break(cpu_grid_t* g) {
+  atomic_store(&g->broken, true);
+  atomic_fetch_add(&g->generation, 1u);
+  dc__futex_wake(&g->generation, INT_MAX);
+}
+
+static void grid_sync(void* ctx) {
+  cpu_grid_t* g = ctx;
+  if (atomic_load(&g->broken)) return;
+  unsigned gen = atomic_load(&g->generation);
+  if (atomic_fetch_add(&g->arrived, 1u) + 1u == g->count) {
+    atomic_store(&g->arrived, 0u);  // before anyone can arrive again
+    atomic_store(&g->generation, gen + 1u);
+    if (atomic_load(&g->sleepers) != 0u) {
+      dc__futex_wake(&g->generation, INT_MAX);
+    }
+    return;
+  }
+  if (atomic_load(&g->exited) != 0u) {  // that group will never arrive
+    grid_break(g);
+    return;
+  }
+  uint64_t deadline = 0;
+  for (unsigned i = 1; atomic_load(&g->generation) == gen; ++i) {
+    dc__cpu_relax();
+    if ((i & 63) != 0) continue;
+    uint64_t now = dc__now_ns();
+    if (deadline == 0) deadline = now + g->spin_ns;
+    if (now >= deadline) break;
+  }
+  if (atomic_load(&g->generation) != gen) return;
+  atomic_fetch_add(&g->sleepers, 1u);
+  while (atomic_load(&g->generation) == gen) {
+    dc__futex_wait(&g->generation, gen);
+  }
+  atomic_fetch_sub(&g->sleepers, 1u);
+}
+
+// A group's kernel has returned: it arrives at no barrier any more.
+static void grid_exit(cpu_grid_t* g) {
+  atomic_fetch_add(&g->exited, 1u);
+  if (atomic_load(&g->arrived) != 0u) grid_break(g);
+}
+
 //===-- Dispatch --------------------------------------------------------===//
 
 typedef struct cpu_job_t {
@@ -435,6 +511,7 @@ typedef struct cpu_job_t {
   size_t per_thread;
   size_t local_bytes;
   dc__fault_t fault;
+  cpu_grid_t* grid;    // a cooperative dispatch's barrier, else NULL
 } cpu_job_t;
 
 static dc_status_t run_groups(void* user_data, size_t begin, size_t end,
@@ -443,6 +520,41 @@ static dc_status_t run_groups(void* user_data, size_t begin, size_t end,
   char* mem = job->memory ? job->memory + thread * job->per_thread : NULL;
   job->kernel->run(job->launch, job->args, job->lengths, begin, end, mem,
                    mem ? mem + job->local_bytes : NULL, &job->fault);
+  if (job->grid != NULL) grid_exit(job->grid);
+  return DC_OK;
+}
+
+// Runs a cooperative dispatch: every group at once, each on a thread of
+// its own, meeting at grid_sync(). dc__kernel_prepare() has checked that
+// the groups fit the pool (max_cooperative_groups).
+static dc_status_t run_cooperative(const dc_kernel_t* k,
+                                   dc_worker_pool_t* pool, size_t groups,
+                                   dc__launch_t* launch, cpu_job_t* job) {
+  cpu_grid_t grid = {
+      .count = (unsigned)groups,
+      .spin_ns = dc_worker_pool_idle_policy(pool) == DC_IDLE_POWER ? 0
+                                                                   : 50000,
+  };
+  launch->grid_sync = grid_sync;
+  launch->grid_sync_ctx = &grid;
+  job->grid = &grid;
+  dc_status_t st = dc__worker_pool_gang(pool, (uint32_t)groups, run_groups,
+                                        job);
+  if (st != DC_OK) {
+    char why[512];
+    dc__strlcpy(why, dc_last_error(), sizeof(why));
+    return DC_FAIL(st, "dc_kernel_dispatch: kernel '%s' synchronises its "
+                   "grid (dc_grid_sync), but its %zu work-groups cannot run "
+                   "at once: %s",
+                   k->info.name, groups, why);
+  }
+  if (atomic_load(&grid.broken) && !job->fault.set) {
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "dc_kernel_dispatch: kernel '%s' reached dc_grid_sync() "
+                   "in some work-groups but not in others (every work-group "
+                   "must reach each one); its results are undefined",
+                   k->info.name);
+  }
   return DC_OK;
 }
 
@@ -569,7 +681,10 @@ dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
                             (threads * chunks_per_thread),
                         (size_t)1);
   dc_status_t st =
-      dc_worker_pool_parallel_for(pool, 0, groups, chunk, run_groups, &job);
+      kernel->info.uses_grid_sync
+          ? run_cooperative(kernel, pool, groups, &launch, &job)
+          : dc_worker_pool_parallel_for(pool, 0, groups, chunk, run_groups,
+                                        &job);
   dc_allocator_free(dc_context_allocator(device->context), block,
                     memory_size);
   if (st == DC_OK && job.fault.set) st = report_fault(kernel, &job.fault);

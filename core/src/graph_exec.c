@@ -1,0 +1,1043 @@
+// graph_exec.c: instantiated graphs: the plan (streams, order, events,
+// prepared commands), runs, and the run report.
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buffer_internal.h"
+#include "graph_internal.h"
+#include "telemetry_internal.h"
+
+// One op of the plan, with its state in the last run and its history.
+typedef struct plan_op_t {
+  struct dc_graph_exec_t* exec;
+  const dc__op_t* op;       // borrowed from the graph the exec retains
+  const char* name;         // the flat name ("parent/child")
+  dc_arg_t* args;           // the exec's own arguments (set_arg changes them)
+  uint32_t* preds;          // plan indices of the ops it depends on
+  size_t pred_count;
+  uint32_t stream;          // index into exec->streams
+  uint32_t priority;        // ops on its longest chain to the end
+  dc_event_t* event;        // recorded after it when another stream waits
+  // The last run (written by the thread that runs the op).
+  dc_op_state_t state;
+  dc_status_t status;
+  uint32_t attempts;
+  uint64_t duration_ns;
+  char* message;            // allocated on first failure, kept for reuse
+  // Every run.
+  uint64_t runs;
+  uint64_t total_ns;
+  uint64_t recent[DC_OP_HISTORY];
+} plan_op_t;
+
+#define MESSAGE_SIZE 384
+
+struct dc_graph_exec_t {
+  uint32_t magic;
+  dc_graph_t* graph;           // retained
+  dc_context_t* ctx;
+  dc__scheduler_t* sched;
+  dc__flat_t flat;
+  plan_op_t* ops;              // in plan order
+  size_t count;
+  uint32_t* preds;             // every op's dependencies, one array
+  dc_stream_t** streams;       // retained
+  size_t stream_count;
+  dc__cmd_t* cmds;             // per stream, in order
+  size_t cmd_count;
+  size_t* stream_cmds;         // first command of each stream; one more
+  // A run, guarded by the scheduler's lock.
+  pthread_cond_t done;
+  size_t outstanding;          // commands the scheduler still holds
+  bool running;
+  // Why ops that have not started must not start: DC_OK, or
+  // DC_ERR_CANCELLED / DC_ERR_DEADLINE_EXCEEDED / DC_ERR_ABORTED (an op
+  // failed under DC_ERRORS_STOP_AT_FIRST).
+  atomic_int stop;
+  dc_cancel_token_t* token;    // the run's, borrowed
+};
+
+static bool is_exec(const dc_graph_exec_t* e) {
+  return e != NULL && e->magic == DC_MAGIC_EXEC;
+}
+
+static const char* const kStateNames[] = {"pending", "ok", "FAILED",
+                                          "cancelled"};
+
+//===-- Running one op --------------------------------------------------===//
+
+const char* dc__plan_op_name(const void* plan_op) {
+  return ((const plan_op_t*)plan_op)->name;
+}
+
+static dc_status_t run_op(const char* name, const dc__op_t* op,
+                          const dc_arg_t* args, dc_graph_t* owner);
+
+// Reads an indirect dispatch's grid and runs it.
+static dc_status_t run_indirect(const char* name, const dc__op_t* op,
+                                const dc_arg_t* args) {
+  uint64_t sizes[3] = {0, 0, 0};
+  dc_buffer_t* b = op->grid_buffer;
+  if (b->dtype == DC_DTYPE_U32) {
+    uint32_t v[3];
+    DC_RETURN_IF_ERROR(dc_buffer_read(b, op->grid_offset, v, op->dims));
+    for (uint32_t d = 0; d < op->dims; ++d) sizes[d] = v[d];
+  } else {
+    DC_RETURN_IF_ERROR(dc_buffer_read(b, op->grid_offset, sizes, op->dims));
+  }
+  dc_dispatch_t grid = {.dims = op->dims};
+  for (uint32_t d = 0; d < op->dims; ++d) {
+    grid.global[d] = (size_t)sizes[d];
+    grid.local[d] = op->local[d];
+  }
+  char fn[96];
+  snprintf(fn, sizeof(fn), "indirect dispatch '%s'", name);
+  dc__prepared_t prepared;
+  DC_RETURN_IF_ERROR(dc__kernel_prepare(fn, op->kernel, &grid, args,
+                                        op->arg_count, &prepared));
+  uint64_t start, end;
+  return dc__kernel_run(op->kernel, &prepared, args, &start, &end);
+}
+
+// Builds a subflow and runs its ops one after another on this thread, in
+// an order that respects their dependencies.
+static dc_status_t run_subflow(const char* name, const dc__op_t* op,
+                               dc_graph_t* owner) {
+  dc_graph_t* sub = NULL;
+  char sub_name[96];
+  snprintf(sub_name, sizeof(sub_name), "%s", name);
+  dc_graph_params_t params = {.name = sub_name};
+  DC_RETURN_IF_ERROR(dc_graph_create(owner->ctx, &params, &sub));
+  dc_status_t st = op->subflow_fn(sub, op->user_data);
+  dc__flat_t flat;
+  if (st == DC_OK) st = dc__graph_flatten("subflow", sub, &flat);
+  if (st == DC_OK) {
+    // Flat ops in insertion order satisfy every implicit edge; explicit
+    // ones may point forward, so run in a topological order.
+    size_t n = flat.count;
+    uint32_t* order = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t* indegree = calloc(n ? n : 1, sizeof(uint32_t));
+    if (order == NULL || indegree == NULL) {
+      st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "subflow '%s': out of memory", name);
+    }
+    size_t head = 0, tail = 0;
+    for (size_t e = 0; st == DC_OK && e < flat.edge_count; ++e) {
+      ++indegree[flat.edges[e].to];
+    }
+    for (size_t i = 0; st == DC_OK && i < n; ++i) {
+      if (indegree[i] == 0) order[tail++] = (uint32_t)i;
+    }
+    while (st == DC_OK && head < tail) {
+      uint32_t i = order[head++];
+      st = run_op(flat.names[i], flat.ops[i], flat.ops[i]->args, sub);
+      if (st != DC_OK) {
+        dc__saved_error_t saved;
+        dc__error_save(&saved);
+        st = dc_set_error(st, "subflow op '%s': %s", flat.names[i],
+                          saved.message);
+        break;
+      }
+      for (size_t e = 0; e < flat.edge_count; ++e) {
+        if (flat.edges[e].from == i && --indegree[flat.edges[e].to] == 0) {
+          order[tail++] = flat.edges[e].to;
+        }
+      }
+    }
+    free(order);
+    free(indegree);
+    dc__flat_free(&flat);
+  }
+  dc__saved_error_t saved;
+  dc__error_save(&saved);
+  dc_graph_release(sub);
+  dc__error_restore(&saved);
+  return st;
+}
+
+static dc_status_t run_op(const char* name, const dc__op_t* op,
+                          const dc_arg_t* args, dc_graph_t* owner) {
+  switch (op->kind) {
+    case DC_OP_DISPATCH: {
+      uint64_t start, end;
+      for (size_t i = 0; i < op->arg_count; ++i) {
+        if (args[i].kind == DC_ARG_BUFFER) {
+          dc__buffer_mark_written(args[i].buffer);
+        }
+      }
+      return dc__kernel_run(op->kernel, &op->prepared, args, &start, &end);
+    }
+    case DC_OP_INDIRECT:
+      return run_indirect(name, op, args);
+    case DC_OP_COPY:
+      return dc_buffer_copy(op->dst, op->dst_offset, op->src, op->src_offset,
+                            op->count);
+    case DC_OP_FILL:
+      return dc_buffer_fill(op->dst, op->dst_offset, op->count, op->value);
+    case DC_OP_HOST:
+      return dc__call_host_fn(op->host_fn, op->user_data);
+    case DC_OP_SUBFLOW:
+      return run_subflow(name, op, owner);
+    case DC_OP_GRAPH:
+      break;  // flattened away
+  }
+  return DC_OK;
+}
+
+static dc__span_kind_t span_kind(dc__op_kind_t kind) {
+  switch (kind) {
+    case DC_OP_DISPATCH:
+    case DC_OP_INDIRECT: return DC_SPAN_KERNEL;
+    case DC_OP_COPY: return DC_SPAN_COPY;
+    case DC_OP_FILL: return DC_SPAN_FILL;
+    default: return DC_SPAN_HOST;
+  }
+}
+
+// Why |p| must not run (DC_OK if it may), with a message into |why|.
+static dc_status_t reason_to_cancel(const plan_op_t* p, char* why,
+                                    size_t size) {
+  dc_graph_exec_t* e = p->exec;
+  if (e->token && dc_cancel_token_is_cancelled(e->token)) {
+    atomic_store(&e->stop, DC_ERR_CANCELLED);
+  }
+  dc_status_t stop = (dc_status_t)atomic_load(&e->stop);
+  if (stop != DC_OK) {
+    snprintf(why, size, "%s", stop == DC_ERR_DEADLINE_EXCEEDED
+                                  ? "the run passed its timeout"
+                                  : stop == DC_ERR_ABORTED
+                                        ? "an op failed and the graph "
+                                          "stops at the first failure"
+                                        : "the run was cancelled");
+    return DC_ERR_CANCELLED;
+  }
+  for (size_t i = 0; i < p->pred_count; ++i) {
+    const plan_op_t* pred = &e->ops[p->preds[i]];
+    if (pred->state == DC_OP_FAILED || pred->state == DC_OP_CANCELLED) {
+      snprintf(why, size, "'%s', which it depends on, %s", pred->name,
+               pred->state == DC_OP_FAILED ? "failed" : "was cancelled");
+      return DC_ERR_CANCELLED;
+    }
+  }
+  return DC_OK;
+}
+
+static void keep_message(plan_op_t* p, const char* text) {
+  if (p->message == NULL) p->message = malloc(MESSAGE_SIZE);
+  if (p->message) dc__strlcpy(p->message, text, MESSAGE_SIZE);
+}
+
+dc_status_t dc__plan_op_run(void* plan_op) {
+  plan_op_t* p = plan_op;
+  dc_graph_exec_t* e = p->exec;
+  uint64_t start = dc__now_ns();
+  char why[MESSAGE_SIZE];
+  dc_status_t status = reason_to_cancel(p, why, sizeof(why));
+  bool ran = status == DC_OK;
+  if (ran) {
+    status = run_op(p->name, p->op, p->args, e->graph);
+    p->attempts = 1;
+  }
+  uint64_t end = dc__now_ns();
+  p->status = status;
+  p->duration_ns = end - start;
+  if (!ran) {
+    p->state = DC_OP_CANCELLED;
+    keep_message(p, why);
+  } else if (status != DC_OK) {
+    p->state = DC_OP_FAILED;
+    keep_message(p, dc_last_error());
+    dc__telemetry_error(e->ctx, status, dc_last_error());
+    DC_LOG(e->ctx, DC_LOG_ERROR, "graph", "graph '%s': op '%s' failed: %s",
+           e->graph->name, p->name, dc_last_error());
+    if (e->graph->error_mode == DC_ERRORS_STOP_AT_FIRST) {
+      atomic_store(&e->stop, DC_ERR_ABORTED);
+    }
+  } else {
+    p->state = DC_OP_SUCCEEDED;
+    p->recent[p->runs % DC_OP_HISTORY] = p->duration_ns;
+    ++p->runs;
+    p->total_ns += p->duration_ns;
+  }
+  dc_stream_t* st = dc__current_stream();
+  dc__span_t span = {
+      .kind = span_kind(p->op->kind),
+      .outcome = ran ? DC_SPAN_RAN : DC_SPAN_CANCELLED,
+      .status = status,
+      .name = p->name,
+      .stream_id = dc_stream_id(st),
+      .stream_label = dc_stream_label(st),
+      .start_ns = start,
+      .end_ns = ran ? end : start,
+      .kernel = p->op->kind == DC_OP_DISPATCH ? p->op->kernel : NULL,
+  };
+  dc__telemetry_span(e->ctx, &span);
+  return status;
+}
+
+void dc__plan_command_done(void* run) {
+  dc_graph_exec_t* e = run;
+  if (--e->outstanding == 0) pthread_cond_signal(&e->done);
+}
+
+//===-- Planning --------------------------------------------------------===//
+
+typedef struct planner_t {
+  const dc__flat_t* flat;
+  size_t n;
+  size_t* succ_first;   // successors of op i: succ[succ_first[i]..[i+1])
+  uint32_t* succ;
+  size_t* pred_first;
+  uint32_t* pred;
+  uint32_t* priority;   // longest chain of ops from i to an exit
+  uint32_t* order;      // plan order -> flat index
+  uint32_t* position;   // flat index -> plan order
+} planner_t;
+
+static void free_planner(planner_t* pl) {
+  free(pl->succ_first);
+  free(pl->succ);
+  free(pl->pred_first);
+  free(pl->pred);
+  free(pl->priority);
+  free(pl->order);
+  free(pl->position);
+}
+
+static bool build_adjacency(planner_t* pl) {
+  const dc__flat_t* f = pl->flat;
+  size_t n = pl->n, m = f->edge_count;
+  pl->succ_first = calloc(n + 1, sizeof(size_t));
+  pl->pred_first = calloc(n + 1, sizeof(size_t));
+  pl->succ = malloc((m ? m : 1) * sizeof(uint32_t));
+  pl->pred = malloc((m ? m : 1) * sizeof(uint32_t));
+  if (!pl->succ_first || !pl->pred_first || !pl->succ || !pl->pred) {
+    return false;
+  }
+  for (size_t e = 0; e < m; ++e) {
+    ++pl->succ_first[f->edges[e].from + 1];
+    ++pl->pred_first[f->edges[e].to + 1];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    pl->succ_first[i + 1] += pl->succ_first[i];
+    pl->pred_first[i + 1] += pl->pred_first[i];
+  }
+  size_t* next_succ = malloc((n ? n : 1) * sizeof(size_t));
+  size_t* next_pred = malloc((n ? n : 1) * sizeof(size_t));
+  if (!next_succ || !next_pred) {
+    free(next_succ);
+    free(next_pred);
+    return false;
+  }
+  memcpy(next_succ, pl->succ_first, n * sizeof(size_t));
+  memcpy(next_pred, pl->pred_first, n * sizeof(size_t));
+  for (size_t e = 0; e < m; ++e) {
+    pl->succ[next_succ[f->edges[e].from]++] = f->edges[e].to;
+    pl->pred[next_pred[f->edges[e].to]++] = f->edges[e].from;
+  }
+  free(next_succ);
+  free(next_pred);
+  return true;
+}
+
+// A max-heap of ready ops by priority, then by flat index (earlier first).
+typedef struct heap_t {
+  uint32_t* items;
+  size_t count;
+  const uint32_t* priority;
+} heap_t;
+
+static bool before(const heap_t* h, uint32_t a, uint32_t b) {
+  if (h->priority[a] != h->priority[b]) {
+    return h->priority[a] > h->priority[b];
+  }
+  return a < b;
+}
+
+static void heap_push(heap_t* h, uint32_t v) {
+  size_t i = h->count++;
+  h->items[i] = v;
+  while (i > 0 && before(h, h->items[i], h->items[(i - 1) / 2])) {
+    uint32_t t = h->items[i];
+    h->items[i] = h->items[(i - 1) / 2];
+    h->items[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
+  }
+}
+
+static uint32_t heap_pop(heap_t* h) {
+  uint32_t top = h->items[0];
+  h->items[0] = h->items[--h->count];
+  for (size_t i = 0;;) {
+    size_t l = 2 * i + 1, r = l + 1, best = i;
+    if (l < h->count && before(h, h->items[l], h->items[best])) best = l;
+    if (r < h->count && before(h, h->items[r], h->items[best])) best = r;
+    if (best == i) break;
+    uint32_t t = h->items[i];
+    h->items[i] = h->items[best];
+    h->items[best] = t;
+    i = best;
+  }
+  return top;
+}
+
+// Computes the critical-path priorities and the plan order: a topological
+// order that always takes the ready op with the longest chain after it.
+static bool order_ops(planner_t* pl) {
+  size_t n = pl->n;
+  pl->priority = calloc(n ? n : 1, sizeof(uint32_t));
+  pl->order = malloc((n ? n : 1) * sizeof(uint32_t));
+  pl->position = malloc((n ? n : 1) * sizeof(uint32_t));
+  uint32_t* indegree = calloc(n ? n : 1, sizeof(uint32_t));
+  uint32_t* topo = malloc((n ? n : 1) * sizeof(uint32_t));
+  heap_t h = {malloc((n ? n : 1) * sizeof(uint32_t)), 0, pl->priority};
+  bool ok = pl->priority && pl->order && pl->position && indegree && topo &&
+            h.items;
+  if (ok) {
+    // Any topological order first (Kahn), for the priorities.
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; ++i) {
+      indegree[i] = (uint32_t)(pl->pred_first[i + 1] - pl->pred_first[i]);
+      if (indegree[i] == 0) topo[tail++] = (uint32_t)i;
+    }
+    while (head < tail) {
+      uint32_t v = topo[head++];
+      for (size_t k = pl->succ_first[v]; k < pl->succ_first[v + 1]; ++k) {
+        if (--indegree[pl->succ[k]] == 0) topo[tail++] = pl->succ[k];
+      }
+    }
+    for (size_t k = n; k-- > 0;) {
+      uint32_t v = topo[k], longest = 0;
+      for (size_t s = pl->succ_first[v]; s < pl->succ_first[v + 1]; ++s) {
+        if (pl->priority[pl->succ[s]] > longest) {
+          longest = pl->priority[pl->succ[s]];
+        }
+      }
+      pl->priority[v] = longest + 1;
+    }
+    // Then the list schedule.
+    for (size_t i = 0; i < n; ++i) {
+      indegree[i] = (uint32_t)(pl->pred_first[i + 1] - pl->pred_first[i]);
+      if (indegree[i] == 0) heap_push(&h, (uint32_t)i);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      uint32_t v = heap_pop(&h);
+      pl->order[k] = v;
+      pl->position[v] = (uint32_t)k;
+      for (size_t s = pl->succ_first[v]; s < pl->succ_first[v + 1]; ++s) {
+        if (--indegree[pl->succ[s]] == 0) heap_push(&h, pl->succ[s]);
+      }
+    }
+  }
+  free(indegree);
+  free(topo);
+  free(h.items);
+  return ok;
+}
+
+// Gives each op a stream: a chain stays on the stream of the op it
+// continues; other ops go to the stream with the fewest ops so far.
+static void assign_streams(dc_graph_exec_t* e, const planner_t* pl,
+                           uint32_t* last_on_stream, size_t* load) {
+  for (size_t s = 0; s < e->stream_count; ++s) last_on_stream[s] = UINT32_MAX;
+  for (size_t k = 0; k < e->count; ++k) {
+    plan_op_t* p = &e->ops[k];
+    uint32_t pick = UINT32_MAX, best_priority = 0;
+    for (size_t i = 0; i < p->pred_count; ++i) {
+      const plan_op_t* pred = &e->ops[p->preds[i]];
+      if (last_on_stream[pred->stream] == p->preds[i] &&
+          (pick == UINT32_MAX || pred->priority > best_priority)) {
+        pick = pred->stream;
+        best_priority = pred->priority;
+      }
+    }
+    if (pick == UINT32_MAX) {
+      pick = 0;
+      for (uint32_t s = 1; s < e->stream_count; ++s) {
+        if (load[s] < load[pick]) pick = s;
+      }
+    }
+    p->stream = pick;
+    last_on_stream[pick] = (uint32_t)k;
+    ++load[pick];
+  }
+  (void)pl;
+}
+
+// Builds the commands: per stream, for each op in plan order, the waits
+// for ops on other streams it has not already waited for (by stream
+// order), the op, and a record when another stream waits for it.
+static dc_status_t build_commands(dc_graph_exec_t* e) {
+  size_t n = e->count, S = e->stream_count;
+  // waited[s * S + t]: position in stream t's sequence up to which stream s
+  // has waited; a wait for an earlier op of t is implied.
+  long* waited = malloc(S * S * sizeof(long));
+  uint32_t* seq = calloc(n ? n : 1, sizeof(uint32_t));  // op's index on its
+  size_t* on_stream = calloc(S, sizeof(size_t));        // stream
+  bool* wait_needed = calloc(n ? n : 1, sizeof(bool));  // per pred edge
+  size_t edges = 0;
+  for (size_t k = 0; k < n; ++k) edges += e->ops[k].pred_count;
+  bool* edge_wait = calloc(edges ? edges : 1, sizeof(bool));
+  dc_status_t st = DC_OK;
+  if (!waited || !seq || !on_stream || !wait_needed || !edge_wait) {
+    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < S * S; ++i) waited[i] = -1;
+  for (size_t k = 0; k < n; ++k) seq[k] = (uint32_t)on_stream[e->ops[k].stream]++;
+  // Pass 1: which edges need a wait, which ops a record.
+  size_t waits = 0, records = 0, edge = 0;
+  for (size_t k = 0; k < n; ++k) {
+    plan_op_t* p = &e->ops[k];
+    for (size_t i = 0; i < p->pred_count; ++i, ++edge) {
+      plan_op_t* pred = &e->ops[p->preds[i]];
+      size_t at = p->stream * S + pred->stream;
+      if (pred->stream == p->stream || (long)seq[p->preds[i]] <= waited[at]) {
+        continue;
+      }
+      waited[at] = seq[p->preds[i]];
+      edge_wait[edge] = true;
+      ++waits;
+      if (!wait_needed[p->preds[i]]) {
+        wait_needed[p->preds[i]] = true;
+        ++records;
+      }
+    }
+  }
+  e->cmd_count = n + waits + records;
+  e->cmds = e->cmd_count ? dc_allocator_calloc(e->ctx->allocator,
+                                               e->cmd_count, sizeof(dc__cmd_t))
+                         : NULL;
+  e->stream_cmds = calloc(S + 1, sizeof(size_t));
+  if ((e->cmd_count && e->cmds == NULL) || e->stream_cmds == NULL) {
+    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    plan_op_t* p = &e->ops[k];
+    if (!wait_needed[k]) continue;
+    st = dc_event_create(dc_stream_device(e->streams[p->stream]),
+                         DC_EVENT_DEFAULT, &p->event);
+    if (st != DC_OK) goto done;
+    // A run records it once and waits for it: one pending generation.
+    pthread_mutex_lock(&e->sched->lock);
+    bool reserved = dc__event_reserve_locked(p->event, 1);
+    pthread_mutex_unlock(&e->sched->lock);
+    if (!reserved) {
+      st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
+                   "memory");
+      goto done;
+    }
+  }
+  // Pass 2: commands, grouped by stream.
+  size_t* count = calloc(S, sizeof(size_t));
+  if (count == NULL) {
+    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
+    goto done;
+  }
+  edge = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const plan_op_t* p = &e->ops[k];
+    for (size_t i = 0; i < p->pred_count; ++i) count[p->stream] += edge_wait[edge++];
+    count[p->stream] += 1 + (p->event != NULL);
+  }
+  for (size_t s = 0; s < S; ++s) e->stream_cmds[s + 1] = e->stream_cmds[s] + count[s];
+  for (size_t s = 0; s < S; ++s) count[s] = e->stream_cmds[s];
+  edge = 0;
+  for (size_t k = 0; k < n; ++k) {
+    plan_op_t* p = &e->ops[k];
+    for (size_t i = 0; i < p->pred_count; ++i) {
+      if (!edge_wait[edge++]) continue;
+      dc__cmd_t* c = &e->cmds[count[p->stream]++];
+      c->kind = DC_CMD_WAIT;
+      c->u.event.event = e->ops[p->preds[i]].event;
+      c->plan_run = e;
+    }
+    dc__cmd_t* c = &e->cmds[count[p->stream]++];
+    c->kind = DC_CMD_OP;
+    c->u.op.plan_op = p;
+    c->plan_run = e;
+    if (p->event) {
+      c = &e->cmds[count[p->stream]++];
+      c->kind = DC_CMD_RECORD;
+      c->u.event.event = p->event;
+      c->plan_run = e;
+    }
+  }
+  free(count);
+done:
+  free(waited);
+  free(seq);
+  free(on_stream);
+  free(wait_needed);
+  free(edge_wait);
+  return st;
+}
+
+// Copies each dispatch's arguments so that set_arg changes the exec only.
+static dc_status_t copy_args(dc_graph_exec_t* e) {
+  for (size_t k = 0; k < e->count; ++k) {
+    plan_op_t* p = &e->ops[k];
+    size_t n = p->op->arg_count;
+    if (n == 0) continue;
+    p->args = dc_allocator_malloc(e->ctx->allocator, n * sizeof(dc_arg_t));
+    if (p->args == NULL) {
+      return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                     "dc_graph_instantiate: out of memory");
+    }
+    memcpy(p->args, p->op->args, n * sizeof(dc_arg_t));
+    for (size_t i = 0; i < n; ++i) {
+      if (p->args[i].kind == DC_ARG_BUFFER) dc_buffer_retain(p->args[i].buffer);
+    }
+  }
+  return DC_OK;
+}
+
+// Every op must run on the group's device.
+static dc_status_t check_devices(const dc_graph_exec_t* e,
+                                 const dc_device_t* device) {
+  for (size_t i = 0; i < e->flat.count; ++i) {
+    const dc__op_t* op = e->flat.ops[i];
+    const dc_device_t* d = NULL;
+    if (op->kernel) {
+      d = op->kernel->program->device;
+    } else if (op->kind == DC_OP_FILL) {
+      d = dc_buffer_device(op->dst);
+    } else if (op->kind == DC_OP_COPY &&
+               dc_buffer_device(op->dst) != device &&
+               dc_buffer_device(op->src) != device) {
+      d = dc_buffer_device(op->dst);
+    }
+    if (d != NULL && d != device) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "dc_graph_instantiate: op '%s' runs on %s, the stream "
+                     "group on %s", e->flat.names[i], dc_device_name(d),
+                     dc_device_name(device));
+    }
+  }
+  return DC_OK;
+}
+
+static dc_status_t plan(dc_graph_exec_t* e) {
+  planner_t pl = {.flat = &e->flat, .n = e->flat.count};
+  dc_status_t st = DC_OK;
+  size_t n = pl.n, S = e->stream_count;
+  uint32_t* last_on_stream = malloc(S * sizeof(uint32_t));
+  size_t* load = calloc(S, sizeof(size_t));
+  e->ops = calloc(n ? n : 1, sizeof(plan_op_t));
+  if (!last_on_stream || !load || !e->ops || !build_adjacency(&pl) ||
+      !order_ops(&pl) ||
+      !(e->preds = malloc((e->flat.edge_count ? e->flat.edge_count : 1) *
+                          sizeof(uint32_t)))) {
+    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
+    goto done;
+  }
+  e->count = n;
+  size_t used = 0;
+  for (size_t k = 0; k < n; ++k) {
+    uint32_t v = pl.order[k];
+    plan_op_t* p = &e->ops[k];
+    p->exec = e;
+    p->op = e->flat.ops[v];
+    p->name = e->flat.names[v];
+    p->priority = pl.priority[v];
+    p->preds = e->preds + used;
+    for (size_t i = pl.pred_first[v]; i < pl.pred_first[v + 1]; ++i) {
+      p->preds[p->pred_count++] = pl.position[pl.pred[i]];
+    }
+    used += p->pred_count;
+  }
+  assign_streams(e, &pl, last_on_stream, load);
+  st = copy_args(e);
+  if (st == DC_OK) st = build_commands(e);
+done:
+  free(last_on_stream);
+  free(load);
+  free_planner(&pl);
+  return st;
+}
+
+//===-- Lifetime --------------------------------------------------------===//
+
+void dc_graph_exec_destroy(dc_graph_exec_t* e) {
+  if (!is_exec(e)) return;
+  dc__scheduler_t* s = e->sched;
+  pthread_mutex_lock(&s->lock);
+  while (e->running) pthread_cond_wait(&e->done, &s->lock);
+  e->magic = 0;
+  pthread_mutex_unlock(&s->lock);
+  dc_allocator_t a = e->ctx->allocator;
+  for (size_t k = 0; e->ops && k < e->count; ++k) {
+    plan_op_t* p = &e->ops[k];
+    if (p->op == NULL) continue;
+    for (size_t i = 0; p->args && i < p->op->arg_count; ++i) {
+      if (p->args[i].kind == DC_ARG_BUFFER) dc_buffer_release(p->args[i].buffer);
+    }
+    if (p->args) dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
+    dc_event_release(p->event);
+    free(p->message);
+  }
+  free(e->preds);
+  free(e->ops);
+  if (e->cmds) dc_allocator_free(a, e->cmds, e->cmd_count * sizeof(dc__cmd_t));
+  free(e->stream_cmds);
+  for (size_t i = 0; i < e->stream_count; ++i) dc_stream_release(e->streams[i]);
+  free(e->streams);
+  dc__flat_free(&e->flat);
+  pthread_cond_destroy(&e->done);
+  dc_graph_release(e->graph);
+  dc_allocator_free(a, e, sizeof(*e));
+}
+
+dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
+                                 dc_graph_exec_t** out_exec) {
+  static const char* fn = "dc_graph_instantiate";
+  DC_REQUIRE_ARG(out_exec, fn);
+  *out_exec = NULL;
+  if (!dc__graph_valid(g)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
+                   fn);
+  }
+  size_t S = dc_stream_group_size(group);
+  if (S == 0) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: 'group' is NULL or released", fn);
+  }
+  dc_device_t* device = dc_stream_device(dc_stream_group_stream(group, 0));
+  if (dc_device_context(device) != g->ctx) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the stream group belongs to another context", fn);
+  }
+  dc_graph_exec_t* e = dc_allocator_calloc(g->ctx->allocator, 1, sizeof(*e));
+  if (e == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate", fn);
+  }
+  e->ctx = g->ctx;
+  e->sched = g->ctx->scheduler;
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);  // for run timeouts
+  pthread_cond_init(&e->done, &attr);
+  pthread_condattr_destroy(&attr);
+  dc_graph_retain(g);
+  e->graph = g;
+  e->magic = DC_MAGIC_EXEC;
+  e->streams = calloc(S, sizeof(dc_stream_t*));
+  dc_status_t st = e->streams ? DC_OK
+                              : DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                                        "%s: cannot allocate", fn);
+  for (size_t i = 0; st == DC_OK && i < S; ++i) {
+    e->streams[i] = dc_stream_group_stream(group, i);
+    dc_stream_retain(e->streams[i]);
+    e->stream_count = i + 1;
+  }
+  if (st == DC_OK) st = dc__graph_flatten(fn, g, &e->flat);
+  if (st == DC_OK) {
+    dc__graph_warn_uninitialised(g, &e->flat, NULL, 0);
+    st = check_devices(e, device);
+  }
+  if (st == DC_OK) st = plan(e);
+  if (st != DC_OK) {
+    dc__saved_error_t saved;
+    dc__error_save(&saved);
+    dc_graph_exec_destroy(e);
+    dc__error_restore(&saved);
+    return st;
+  }
+  *out_exec = e;
+  return DC_OK;
+}
+
+//===-- Runs ------------------------------------------------------------===//
+
+static bool runs_done(void* arg) {
+  return ((dc_graph_exec_t*)arg)->outstanding == 0;
+}
+
+// The run's result, by the graph's error mode (after the run).
+static dc_status_t outcome(dc_graph_exec_t* e, uint64_t timeout_ns) {
+  dc_status_t stop = (dc_status_t)atomic_load(&e->stop);
+  const char* name = e->graph->name;
+  if (stop == DC_ERR_DEADLINE_EXCEEDED) {
+    return DC_FAIL(stop, "graph '%s': the run passed its timeout of %llu ns",
+                   name, (unsigned long long)timeout_ns);
+  }
+  if (stop == DC_ERR_CANCELLED) {
+    return DC_FAIL(stop, "graph '%s': the run was cancelled", name);
+  }
+  const plan_op_t* first = NULL;
+  size_t failed = 0;
+  for (size_t k = 0; k < e->count; ++k) {
+    if (e->ops[k].state != DC_OP_FAILED) continue;
+    if (first == NULL) first = &e->ops[k];
+    ++failed;
+  }
+  if (first == NULL) return DC_OK;
+  const char* first_message = first->message ? first->message : "";
+  if (e->graph->error_mode != DC_ERRORS_COLLECT_ALL || failed == 1) {
+    return DC_FAIL(first->status, "graph '%s': op '%s' failed: %s", name,
+                   first->name, first_message);
+  }
+  char text[1000];
+  size_t used = (size_t)snprintf(text, sizeof(text), "graph '%s': %zu ops "
+                                 "failed:", name, failed);
+  for (size_t k = 0; k < e->count && used < sizeof(text); ++k) {
+    const plan_op_t* p = &e->ops[k];
+    if (p->state != DC_OP_FAILED) continue;
+    int w = snprintf(text + used, sizeof(text) - used, " '%s' (%s: %s);",
+                     p->name, dc_status_name(p->status),
+                     p->message ? p->message : "");
+    if (w > 0) used += (size_t)w;
+  }
+  return DC_FAIL(first->status, "%s", text);
+}
+
+dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
+                              const dc_run_params_t* params) {
+  static const char* fn = "dc_graph_exec_run";
+  if (!is_exec(e)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
+                   fn);
+  }
+  dc_run_params_t p = params ? *params : (dc_run_params_t){0};
+  dc__scheduler_t* s = e->sched;
+  pthread_mutex_lock(&s->lock);
+  if (e->running) {
+    pthread_mutex_unlock(&s->lock);
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "%s: graph '%s' is already running", fn, e->graph->name);
+  }
+  for (size_t i = 0; i < e->stream_count; ++i) {
+    dc_stream_t* st = e->streams[i];
+    if (st->error != DC_OK) {
+      dc_status_t err = dc_set_error(
+          st->error, "%s: stream '%s' of the group has failed (reset it "
+          "first): %s", fn, st->label, st->message);
+      pthread_mutex_unlock(&s->lock);
+      return err;
+    }
+  }
+  e->running = true;
+  atomic_store(&e->stop, DC_OK);
+  e->token = p.cancel;
+  for (size_t k = 0; k < e->count; ++k) {
+    plan_op_t* op = &e->ops[k];
+    op->state = DC_OP_PENDING;
+    op->status = DC_OK;
+    op->attempts = 0;
+    op->duration_ns = 0;
+    if (op->message) op->message[0] = '\0';
+  }
+  // This run's generation of each event, then every command.
+  for (size_t c = 0; c < e->cmd_count; ++c) {
+    dc__cmd_t* cmd = &e->cmds[c];
+    if (cmd->kind == DC_CMD_RECORD) {  // room was reserved: cannot fail
+      cmd->u.event.generation =
+          dc__event_new_generation_locked(cmd->u.event.event);
+    }
+  }
+  for (size_t c = 0; c < e->cmd_count; ++c) {
+    dc__cmd_t* cmd = &e->cmds[c];
+    if (cmd->kind == DC_CMD_WAIT) {
+      cmd->u.event.generation = cmd->u.event.event->recorded;
+    }
+  }
+  e->outstanding = e->cmd_count;
+  for (size_t i = 0; i < e->stream_count; ++i) {
+    for (size_t c = e->stream_cmds[i]; c < e->stream_cmds[i + 1]; ++c) {
+      dc__stream_push(e->streams[i], &e->cmds[c]);
+    }
+  }
+  if (p.timeout_ns != 0 &&
+      dc__wait_on_locked(&e->done, &s->lock, runs_done, e, p.timeout_ns) !=
+          DC_OK) {
+    atomic_store(&e->stop, DC_ERR_DEADLINE_EXCEEDED);
+  }
+  while (e->outstanding > 0) pthread_cond_wait(&e->done, &s->lock);
+  e->running = false;
+  pthread_cond_broadcast(&e->done);  // a destroy may wait
+  pthread_mutex_unlock(&s->lock);
+  // Ops that never started (their stream was cancelled, say) are reported
+  // as cancelled.
+  for (size_t k = 0; k < e->count; ++k) {
+    plan_op_t* op = &e->ops[k];
+    if (op->state == DC_OP_PENDING) {
+      op->state = DC_OP_CANCELLED;
+      op->status = DC_ERR_CANCELLED;
+      keep_message(op, "it did not start before the run ended");
+    }
+  }
+  return outcome(e, p.timeout_ns);
+}
+
+void dc_graph_exec_cancel(dc_graph_exec_t* e) {
+  if (is_exec(e)) atomic_store(&e->stop, DC_ERR_CANCELLED);
+}
+
+dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
+                                  size_t arg_index, const dc_arg_t* arg) {
+  static const char* fn = "dc_graph_exec_set_arg";
+  if (!is_exec(e)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
+                   fn);
+  }
+  DC_REQUIRE_ARG(op, fn);
+  DC_REQUIRE_ARG(arg, fn);
+  plan_op_t* p = NULL;
+  for (size_t k = 0; k < e->count && p == NULL; ++k) {
+    if (strcmp(e->ops[k].name, op) == 0) p = &e->ops[k];
+  }
+  if (p == NULL) {
+    return DC_FAIL(DC_ERR_NOT_FOUND, "%s: graph '%s' has no op '%s'", fn,
+                   e->graph->name, op);
+  }
+  if (p->op->kind != DC_OP_DISPATCH && p->op->kind != DC_OP_INDIRECT) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: op '%s' is a %s, not a "
+                   "dispatch", fn, op, dc__op_kind_name(p->op->kind));
+  }
+  if (arg_index >= p->op->arg_count) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: op '%s': argument %zu is out of range (kernel '%s' "
+                   "has %zu)", fn, op, arg_index,
+                   dc_kernel_name(p->op->kernel), p->op->arg_count);
+  }
+  DC_RETURN_IF_ERROR(dc__kernel_check_arg(fn, p->op->kernel, arg_index, arg));
+  const dc_arg_t* old = &p->args[arg_index];
+  if (arg->kind == DC_ARG_BUFFER &&
+      dc_buffer_length(arg->buffer) != dc_buffer_length(old->buffer)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: op '%s': argument %zu: the new buffer has %zu "
+                   "elements, the one it replaces %zu", fn, op, arg_index,
+                   dc_buffer_length(arg->buffer),
+                   dc_buffer_length(old->buffer));
+  }
+  if (arg->kind == DC_ARG_LOCAL && arg->local_size != old->local_size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: op '%s': argument %zu: a __local size of %zu bytes "
+                   "cannot replace one of %zu", fn, op, arg_index,
+                   arg->local_size, old->local_size);
+  }
+  pthread_mutex_lock(&e->sched->lock);
+  bool running = e->running;
+  pthread_mutex_unlock(&e->sched->lock);
+  if (running) {
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "%s: graph '%s' is running", fn, e->graph->name);
+  }
+  if (arg->kind == DC_ARG_BUFFER) dc_buffer_retain(arg->buffer);
+  if (old->kind == DC_ARG_BUFFER) dc_buffer_release(old->buffer);
+  p->args[arg_index] = *arg;
+  return DC_OK;
+}
+
+//===-- Reports ---------------------------------------------------------===//
+
+size_t dc_graph_exec_op_count(const dc_graph_exec_t* e) {
+  return is_exec(e) ? e->count : 0;
+}
+
+static int by_u64(const void* a, const void* b) {
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return (x > y) - (x < y);
+}
+
+dc_status_t dc_graph_exec_op(const dc_graph_exec_t* e, size_t index,
+                             dc_op_report_t* out) {
+  static const char* fn = "dc_graph_exec_op";
+  DC_REQUIRE_ARG(out, fn);
+  if (!is_exec(e)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
+                   fn);
+  }
+  if (index >= e->count) {
+    return DC_FAIL(DC_ERR_OUT_OF_RANGE, "%s: index %zu, the graph has %zu "
+                   "op(s)", fn, index, e->count);
+  }
+  const plan_op_t* p = &e->ops[index];
+  *out = (dc_op_report_t){
+      .name = p->name,
+      .kind = dc__op_kind_name(p->op->kind),
+      .state = p->state,
+      .stream_id = dc_stream_id(e->streams[p->stream]),
+      .attempts = p->attempts,
+      .duration_ns = p->duration_ns,
+      .status = p->status,
+      .message = p->message ? p->message : "",
+      .runs = p->runs,
+      .mean_ns = p->runs ? (double)p->total_ns / (double)p->runs : 0.0,
+  };
+  size_t kept = DC_MIN(p->runs, (uint64_t)DC_OP_HISTORY);
+  if (kept > 0) {
+    uint64_t sorted[DC_OP_HISTORY];
+    memcpy(sorted, p->recent, kept * sizeof(uint64_t));
+    qsort(sorted, kept, sizeof(uint64_t), by_u64);
+    size_t rank = (kept * 95 + 99) / 100;  // nearest rank
+    out->p95_ns = (double)sorted[rank - 1];
+  }
+  return DC_OK;
+}
+
+dc_status_t dc_graph_exec_report(const dc_graph_exec_t* e, char* buffer,
+                                 size_t size, size_t* out_length) {
+  static const char* fn = "dc_graph_exec_report";
+  DC_REQUIRE_ARG(out_length, fn);
+  if (!is_exec(e)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
+                   fn);
+  }
+  size_t used = 0;
+  for (size_t k = 0; k < e->count; ++k) {
+    dc_op_report_t r;
+    dc_graph_exec_op(e, k, &r);
+    char line[600];
+    int n = snprintf(line, sizeof(line),
+                     "%-24s %-9s stream %-3u attempts %u  %9.3f ms%s%s%s%s\n",
+                     r.name, kStateNames[r.state], r.stream_id, r.attempts,
+                     (double)r.duration_ns / 1e6, r.message[0] ? "  " : "",
+                     r.state == DC_OP_FAILED ? dc_status_name(r.status) : "",
+                     r.state == DC_OP_FAILED ? ": " : "", r.message);
+    if (n < 0) continue;
+    if (buffer && used < size) {
+      snprintf(buffer + used, size - used, "%s", line);
+    }
+    used += (size_t)n;
+  }
+  if (buffer && size) buffer[DC_MIN(used, size - 1)] = '\0';
+  *out_length = used;
+  return DC_OK;
+}
+
+dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
+                                 size_t size, size_t* out_length) {
+  static const char* fn = "dc_graph_exec_to_dot";
+  DC_REQUIRE_ARG(out_length, fn);
+  if (!is_exec(e)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
+                   fn);
+  }
+  size_t n = e->flat.count;
+  uint32_t* stream_of = malloc((n ? n : 1) * sizeof(uint32_t));
+  dc_op_state_t* state_of = malloc((n ? n : 1) * sizeof(dc_op_state_t));
+  if (stream_of == NULL || state_of == NULL) {
+    free(stream_of);
+    free(state_of);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+  }
+  // Plan ops point at flat names; match them back by name pointer.
+  for (size_t k = 0; k < e->count; ++k) {
+    for (size_t i = 0; i < n; ++i) {
+      if (e->flat.names[i] == e->ops[k].name) {
+        stream_of[i] = dc_stream_id(e->streams[e->ops[k].stream]);
+        state_of[i] = e->ops[k].state;
+        break;
+      }
+    }
+  }
+  dc_status_t st = dc__flat_to_dot(e->graph->name, &e->flat, stream_of,
+                                   state_of, buffer, size, out_length);
+  free(stream_of);
+  free(state_of);
+  return st;
+}

@@ -1,0 +1,135 @@
+// graph_internal.h: graphs, their instances (plans) and runs.
+//
+// A graph is a list of ops in the order they were added. Instantiating
+// flattens nested graphs into one list of "plan ops", derives every edge
+// (explicit and from buffer access), orders the ops by critical path,
+// gives each a stream and turns the result into prepared stream commands:
+// waits, the op itself, records. A run pushes those commands (they belong
+// to the plan and are never freed by the scheduler) and waits until the
+// scheduler has let go of all of them.
+// SPDX-License-Identifier: MIT
+#ifndef DC_GRAPH_INTERNAL_H_
+#define DC_GRAPH_INTERNAL_H_
+
+#include "dc/graph.h"
+#include "stream_internal.h"
+
+#define DC_MAGIC_GRAPH 0xDC670001u
+#define DC_MAGIC_EXEC 0xDC670002u
+#define DC_OP_HISTORY 64  // durations kept per op for its p95
+
+typedef enum dc__op_kind_e {
+  DC_OP_DISPATCH,
+  DC_OP_INDIRECT,
+  DC_OP_COPY,
+  DC_OP_FILL,
+  DC_OP_HOST,
+  DC_OP_GRAPH,
+  DC_OP_SUBFLOW,
+} dc__op_kind_t;
+
+// One access of an op to a buffer, by memory: the root buffer and a byte
+// range of it.
+typedef struct dc__access_t {
+  dc_buffer_t* buffer;  // retained; the buffer as given
+  const dc_buffer_t* root;
+  size_t begin, end;    // bytes of the root's block
+  dc_access_t mode;
+} dc__access_t;
+
+// An op as added to a graph. Everything is owned (strings, arrays) or
+// retained (kernels, buffers, child graphs).
+typedef struct dc__op_t {
+  char* name;
+  dc__op_kind_t kind;
+  dc_kernel_t* kernel;        // DISPATCH, INDIRECT
+  dc__prepared_t prepared;    // DISPATCH
+  dc_arg_t* args;             // DISPATCH, INDIRECT (buffers retained)
+  size_t arg_count;
+  uint32_t dims;              // INDIRECT
+  dc_buffer_t* grid_buffer;   // INDIRECT (retained)
+  size_t grid_offset;
+  size_t local[3];            // INDIRECT; zeros: the engine chooses
+  dc_buffer_t* dst;           // COPY, FILL (retained)
+  dc_buffer_t* src;           // COPY (retained)
+  size_t dst_offset, src_offset, count;
+  unsigned char value[16];    // FILL
+  dc_host_fn_t host_fn;       // HOST
+  dc_subflow_fn_t subflow_fn; // SUBFLOW
+  void* user_data;
+  dc_graph_t* child;          // GRAPH (retained)
+  char** after;               // names this op runs after
+  size_t after_count, after_capacity;
+  dc__access_t* access;       // declared and implied accesses
+  size_t access_count;
+} dc__op_t;
+
+struct dc_graph_t {
+  uint32_t magic;
+  atomic_uint refs;
+  dc_context_t* ctx;
+  dc__live_node_t live;
+  char name[64];
+  dc_error_mode_t error_mode;
+  dc__op_t* ops;
+  size_t count, capacity;
+  uint32_t* names;            // open-addressed: op index + 1, 0 empty
+  size_t names_capacity;      // a power of two
+};
+
+// An edge of the flattened graph, for plans and DOT.
+typedef enum dc__edge_kind_e {
+  DC_EDGE_AFTER,
+  DC_EDGE_RAW,
+  DC_EDGE_WAR,
+  DC_EDGE_WAW,
+} dc__edge_kind_t;
+
+typedef struct dc__edge_t {
+  uint32_t from, to;
+  dc__edge_kind_t kind;
+} dc__edge_t;
+
+// The flattened form of a graph: ops (borrowed from the graphs they were
+// added to), their full names, and the edges between them.
+typedef struct dc__flat_t {
+  dc_allocator_t allocator;
+  const dc__op_t** ops;
+  char** names;               // "parent/child" for nested ops
+  size_t count, capacity;
+  dc__edge_t* edges;
+  size_t edge_count, edge_capacity;
+} dc__flat_t;
+
+// Flattens |graph| (nested graphs expanded) and derives its edges; checks
+// names and cycles. Messages start with |fn|. On failure |flat| is freed.
+DC_INTERNAL dc_status_t dc__graph_flatten(const char* fn, dc_graph_t* graph,
+                                          dc__flat_t* flat);
+DC_INTERNAL void dc__flat_free(dc__flat_t* flat);
+// Logs (and appends to |warnings|) every op of |flat| that reads a buffer
+// that no op writes and that was never written before.
+DC_INTERNAL void dc__graph_warn_uninitialised(dc_graph_t* graph,
+                                              const dc__flat_t* flat,
+                                              char* warnings, size_t size);
+// Whether |graph| is a live graph.
+DC_INTERNAL bool dc__graph_valid(const dc_graph_t* graph);
+// Writes DOT for |flat|; |stream_of| and |state_of| (may be NULL) label
+// the nodes of an instance.
+DC_INTERNAL dc_status_t dc__flat_to_dot(const char* graph_name,
+                                        const dc__flat_t* flat,
+                                        const uint32_t* stream_of,
+                                        const dc_op_state_t* state_of,
+                                        char* buffer, size_t size,
+                                        size_t* out_length);
+DC_INTERNAL const char* dc__op_kind_name(dc__op_kind_t kind);
+
+// Runs one plan op (the DC_CMD_OP command of the scheduler), on a stream
+// thread. Returns the op's status; the stream does not fail with it.
+DC_INTERNAL dc_status_t dc__plan_op_run(void* plan_op);
+// Its name and span kind, for the scheduler's telemetry.
+DC_INTERNAL const char* dc__plan_op_name(const void* plan_op);
+// Called (scheduler lock held) when the scheduler lets go of a command
+// that belongs to a plan.
+DC_INTERNAL void dc__plan_command_done(void* run);
+
+#endif  // DC_GRAPH_INTERNAL_H_
