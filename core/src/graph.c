@@ -324,9 +324,11 @@ static dc_status_t take_args(dc_graph_t* g, dc__op_t* op,
     return DC_ERR_OUT_OF_MEMORY;
   }
   memcpy(op->args, args, count * sizeof(dc_arg_t));
+  for (size_t i = 0; i < count; ++i) {  // all first: free_op releases all
+    if (args[i].kind == DC_ARG_BUFFER) dc_buffer_retain(args[i].buffer);
+  }
   for (size_t i = 0; i < count; ++i) {
     if (args[i].kind != DC_ARG_BUFFER) continue;
-    dc_buffer_retain(args[i].buffer);
     const dc_kernel_arg_info_t* info = dc_kernel_arg_info(op->kernel, i);
     dc_access_t mode = info->is_const ? DC_ACCESS_READ : DC_ACCESS_READ_WRITE;
     if (add_access(a, op, args[i].buffer, mode) != DC_OK) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arena.h"
 #include "buffer_internal.h"
 #include "graph_internal.h"
 #include "telemetry_internal.h"
@@ -37,6 +38,7 @@ typedef struct plan_op_t {
 
 struct dc_graph_exec_t {
   uint32_t magic;
+  dc__arena_t arena;           // the plan's arrays, freed with the exec
   dc_graph_t* graph;           // retained
   dc_context_t* ctx;
   dc__scheduler_t* sched;
@@ -59,6 +61,15 @@ struct dc_graph_exec_t {
   atomic_int stop;
   dc_cancel_token_t* token;    // the run's, borrowed
 };
+
+// |count| zeroed elements of |size| bytes from |arena| (at least one, so
+// that empty graphs need no special case); NULL when out of memory.
+static void* zalloc(dc__arena_t* arena, size_t count, size_t size) {
+  size_t bytes = (count ? count : 1) * size;
+  void* p = dc__arena_alloc(arena, bytes);
+  if (p) memset(p, 0, bytes);
+  return p;
+}
 
 static bool is_exec(const dc_graph_exec_t* e) {
   return e != NULL && e->magic == DC_MAGIC_EXEC;
@@ -118,8 +129,10 @@ static dc_status_t run_subflow(const char* name, const dc__op_t* op,
     // Flat ops in insertion order satisfy every implicit edge; explicit
     // ones may point forward, so run in a topological order.
     size_t n = flat.count;
-    uint32_t* order = malloc((n ? n : 1) * sizeof(uint32_t));
-    uint32_t* indegree = calloc(n ? n : 1, sizeof(uint32_t));
+    dc__arena_t scratch;
+    dc__arena_init(&scratch, owner->ctx->allocator);
+    uint32_t* order = zalloc(&scratch, n, sizeof(uint32_t));
+    uint32_t* indegree = zalloc(&scratch, n, sizeof(uint32_t));
     if (order == NULL || indegree == NULL) {
       st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "subflow '%s': out of memory", name);
     }
@@ -146,8 +159,7 @@ static dc_status_t run_subflow(const char* name, const dc__op_t* op,
         }
       }
     }
-    free(order);
-    free(indegree);
+    dc__arena_free_all(&scratch);
     dc__flat_free(&flat);
   }
   dc__saved_error_t saved;
@@ -225,7 +237,9 @@ static dc_status_t reason_to_cancel(const plan_op_t* p, char* why,
 }
 
 static void keep_message(plan_op_t* p, const char* text) {
-  if (p->message == NULL) p->message = malloc(MESSAGE_SIZE);
+  if (p->message == NULL) {
+    p->message = dc_allocator_malloc(p->exec->ctx->allocator, MESSAGE_SIZE);
+  }
   if (p->message) dc__strlcpy(p->message, text, MESSAGE_SIZE);
 }
 
@@ -285,6 +299,7 @@ void dc__plan_command_done(void* run) {
 //===-- Planning --------------------------------------------------------===//
 
 typedef struct planner_t {
+  dc__arena_t* scratch;  // everything below is allocated here
   const dc__flat_t* flat;
   size_t n;
   size_t* succ_first;   // successors of op i: succ[succ_first[i]..[i+1])
@@ -296,23 +311,13 @@ typedef struct planner_t {
   uint32_t* position;   // flat index -> plan order
 } planner_t;
 
-static void free_planner(planner_t* pl) {
-  free(pl->succ_first);
-  free(pl->succ);
-  free(pl->pred_first);
-  free(pl->pred);
-  free(pl->priority);
-  free(pl->order);
-  free(pl->position);
-}
-
 static bool build_adjacency(planner_t* pl) {
   const dc__flat_t* f = pl->flat;
   size_t n = pl->n, m = f->edge_count;
-  pl->succ_first = calloc(n + 1, sizeof(size_t));
-  pl->pred_first = calloc(n + 1, sizeof(size_t));
-  pl->succ = malloc((m ? m : 1) * sizeof(uint32_t));
-  pl->pred = malloc((m ? m : 1) * sizeof(uint32_t));
+  pl->succ_first = zalloc(pl->scratch, n + 1, sizeof(size_t));
+  pl->pred_first = zalloc(pl->scratch, n + 1, sizeof(size_t));
+  pl->succ = zalloc(pl->scratch, m, sizeof(uint32_t));
+  pl->pred = zalloc(pl->scratch, m, sizeof(uint32_t));
   if (!pl->succ_first || !pl->pred_first || !pl->succ || !pl->pred) {
     return false;
   }
@@ -324,21 +329,15 @@ static bool build_adjacency(planner_t* pl) {
     pl->succ_first[i + 1] += pl->succ_first[i];
     pl->pred_first[i + 1] += pl->pred_first[i];
   }
-  size_t* next_succ = malloc((n ? n : 1) * sizeof(size_t));
-  size_t* next_pred = malloc((n ? n : 1) * sizeof(size_t));
-  if (!next_succ || !next_pred) {
-    free(next_succ);
-    free(next_pred);
-    return false;
-  }
+  size_t* next_succ = zalloc(pl->scratch, n, sizeof(size_t));
+  size_t* next_pred = zalloc(pl->scratch, n, sizeof(size_t));
+  if (!next_succ || !next_pred) return false;
   memcpy(next_succ, pl->succ_first, n * sizeof(size_t));
   memcpy(next_pred, pl->pred_first, n * sizeof(size_t));
   for (size_t e = 0; e < m; ++e) {
     pl->succ[next_succ[f->edges[e].from]++] = f->edges[e].to;
     pl->pred[next_pred[f->edges[e].to]++] = f->edges[e].from;
   }
-  free(next_succ);
-  free(next_pred);
   return true;
 }
 
@@ -387,12 +386,12 @@ static uint32_t heap_pop(heap_t* h) {
 // order that always takes the ready op with the longest chain after it.
 static bool order_ops(planner_t* pl) {
   size_t n = pl->n;
-  pl->priority = calloc(n ? n : 1, sizeof(uint32_t));
-  pl->order = malloc((n ? n : 1) * sizeof(uint32_t));
-  pl->position = malloc((n ? n : 1) * sizeof(uint32_t));
-  uint32_t* indegree = calloc(n ? n : 1, sizeof(uint32_t));
-  uint32_t* topo = malloc((n ? n : 1) * sizeof(uint32_t));
-  heap_t h = {malloc((n ? n : 1) * sizeof(uint32_t)), 0, pl->priority};
+  pl->priority = zalloc(pl->scratch, n, sizeof(uint32_t));
+  pl->order = zalloc(pl->scratch, n, sizeof(uint32_t));
+  pl->position = zalloc(pl->scratch, n, sizeof(uint32_t));
+  uint32_t* indegree = zalloc(pl->scratch, n, sizeof(uint32_t));
+  uint32_t* topo = zalloc(pl->scratch, n, sizeof(uint32_t));
+  heap_t h = {zalloc(pl->scratch, n, sizeof(uint32_t)), 0, pl->priority};
   bool ok = pl->priority && pl->order && pl->position && indegree && topo &&
             h.items;
   if (ok) {
@@ -431,16 +430,13 @@ static bool order_ops(planner_t* pl) {
       }
     }
   }
-  free(indegree);
-  free(topo);
-  free(h.items);
   return ok;
 }
 
 // Gives each op a stream: a chain stays on the stream of the op it
 // continues; other ops go to the stream with the fewest ops so far.
-static void assign_streams(dc_graph_exec_t* e, const planner_t* pl,
-                           uint32_t* last_on_stream, size_t* load) {
+static void assign_streams(dc_graph_exec_t* e, uint32_t* last_on_stream,
+                           size_t* load) {
   for (size_t s = 0; s < e->stream_count; ++s) last_on_stream[s] = UINT32_MAX;
   for (size_t k = 0; k < e->count; ++k) {
     plan_op_t* p = &e->ops[k];
@@ -463,27 +459,26 @@ static void assign_streams(dc_graph_exec_t* e, const planner_t* pl,
     last_on_stream[pick] = (uint32_t)k;
     ++load[pick];
   }
-  (void)pl;
 }
 
 // Builds the commands: per stream, for each op in plan order, the waits
 // for ops on other streams it has not already waited for (by stream
 // order), the op, and a record when another stream waits for it.
-static dc_status_t build_commands(dc_graph_exec_t* e) {
+static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   size_t n = e->count, S = e->stream_count;
   // waited[s * S + t]: position in stream t's sequence up to which stream s
   // has waited; a wait for an earlier op of t is implied.
-  long* waited = malloc(S * S * sizeof(long));
-  uint32_t* seq = calloc(n ? n : 1, sizeof(uint32_t));  // op's index on its
-  size_t* on_stream = calloc(S, sizeof(size_t));        // stream
-  bool* wait_needed = calloc(n ? n : 1, sizeof(bool));  // per pred edge
+  long* waited = zalloc(scratch, S * S, sizeof(long));
+  uint32_t* seq = zalloc(scratch, n, sizeof(uint32_t));  // index on its stream
+  size_t* on_stream = zalloc(scratch, S, sizeof(size_t));
+  bool* wait_needed = zalloc(scratch, n, sizeof(bool));  // a record after it
   size_t edges = 0;
   for (size_t k = 0; k < n; ++k) edges += e->ops[k].pred_count;
-  bool* edge_wait = calloc(edges ? edges : 1, sizeof(bool));
-  dc_status_t st = DC_OK;
-  if (!waited || !seq || !on_stream || !wait_needed || !edge_wait) {
-    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
-    goto done;
+  bool* edge_wait = zalloc(scratch, edges, sizeof(bool));  // per pred edge
+  size_t* count = zalloc(scratch, S, sizeof(size_t));
+  if (!waited || !seq || !on_stream || !wait_needed || !edge_wait || !count) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
+                   "memory");
   }
   for (size_t i = 0; i < S * S; ++i) waited[i] = -1;
   for (size_t k = 0; k < n; ++k) seq[k] = (uint32_t)on_stream[e->ops[k].stream]++;
@@ -510,33 +505,27 @@ static dc_status_t build_commands(dc_graph_exec_t* e) {
   e->cmds = e->cmd_count ? dc_allocator_calloc(e->ctx->allocator,
                                                e->cmd_count, sizeof(dc__cmd_t))
                          : NULL;
-  e->stream_cmds = calloc(S + 1, sizeof(size_t));
+  e->stream_cmds = zalloc(&e->arena, S + 1, sizeof(size_t));
   if ((e->cmd_count && e->cmds == NULL) || e->stream_cmds == NULL) {
-    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
-    goto done;
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
+                   "memory");
   }
   for (size_t k = 0; k < n; ++k) {
     plan_op_t* p = &e->ops[k];
     if (!wait_needed[k]) continue;
-    st = dc_event_create(dc_stream_device(e->streams[p->stream]),
-                         DC_EVENT_DEFAULT, &p->event);
-    if (st != DC_OK) goto done;
+    dc_status_t st = dc_event_create(dc_stream_device(e->streams[p->stream]),
+                                     DC_EVENT_DEFAULT, &p->event);
+    if (st != DC_OK) return st;
     // A run records it once and waits for it: one pending generation.
     pthread_mutex_lock(&e->sched->lock);
     bool reserved = dc__event_reserve_locked(p->event, 1);
     pthread_mutex_unlock(&e->sched->lock);
     if (!reserved) {
-      st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
-                   "memory");
-      goto done;
+      return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
+                     "memory");
     }
   }
   // Pass 2: commands, grouped by stream.
-  size_t* count = calloc(S, sizeof(size_t));
-  if (count == NULL) {
-    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
-    goto done;
-  }
   edge = 0;
   for (size_t k = 0; k < n; ++k) {
     const plan_op_t* p = &e->ops[k];
@@ -566,14 +555,7 @@ static dc_status_t build_commands(dc_graph_exec_t* e) {
       c->plan_run = e;
     }
   }
-  free(count);
-done:
-  free(waited);
-  free(seq);
-  free(on_stream);
-  free(wait_needed);
-  free(edge_wait);
-  return st;
+  return DC_OK;
 }
 
 // Copies each dispatch's arguments so that set_arg changes the exec only.
@@ -621,41 +603,40 @@ static dc_status_t check_devices(const dc_graph_exec_t* e,
 }
 
 static dc_status_t plan(dc_graph_exec_t* e) {
-  planner_t pl = {.flat = &e->flat, .n = e->flat.count};
-  dc_status_t st = DC_OK;
+  dc__arena_t scratch;
+  dc__arena_init(&scratch, e->ctx->allocator);
+  planner_t pl = {.scratch = &scratch, .flat = &e->flat, .n = e->flat.count};
   size_t n = pl.n, S = e->stream_count;
-  uint32_t* last_on_stream = malloc(S * sizeof(uint32_t));
-  size_t* load = calloc(S, sizeof(size_t));
-  e->ops = calloc(n ? n : 1, sizeof(plan_op_t));
-  if (!last_on_stream || !load || !e->ops || !build_adjacency(&pl) ||
-      !order_ops(&pl) ||
-      !(e->preds = malloc((e->flat.edge_count ? e->flat.edge_count : 1) *
-                          sizeof(uint32_t)))) {
+  uint32_t* last_on_stream = zalloc(&scratch, S, sizeof(uint32_t));
+  size_t* load = zalloc(&scratch, S, sizeof(size_t));
+  e->ops = zalloc(&e->arena, n, sizeof(plan_op_t));
+  e->preds = zalloc(&e->arena, e->flat.edge_count, sizeof(uint32_t));
+  dc_status_t st = DC_OK;
+  if (!last_on_stream || !load || !e->ops || !e->preds ||
+      !build_adjacency(&pl) || !order_ops(&pl)) {
     st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
-    goto done;
   }
-  e->count = n;
-  size_t used = 0;
-  for (size_t k = 0; k < n; ++k) {
-    uint32_t v = pl.order[k];
-    plan_op_t* p = &e->ops[k];
-    p->exec = e;
-    p->op = e->flat.ops[v];
-    p->name = e->flat.names[v];
-    p->priority = pl.priority[v];
-    p->preds = e->preds + used;
-    for (size_t i = pl.pred_first[v]; i < pl.pred_first[v + 1]; ++i) {
-      p->preds[p->pred_count++] = pl.position[pl.pred[i]];
+  if (st == DC_OK) {
+    e->count = n;
+    size_t used = 0;
+    for (size_t k = 0; k < n; ++k) {
+      uint32_t v = pl.order[k];
+      plan_op_t* p = &e->ops[k];
+      p->exec = e;
+      p->op = e->flat.ops[v];
+      p->name = e->flat.names[v];
+      p->priority = pl.priority[v];
+      p->preds = e->preds + used;
+      for (size_t i = pl.pred_first[v]; i < pl.pred_first[v + 1]; ++i) {
+        p->preds[p->pred_count++] = pl.position[pl.pred[i]];
+      }
+      used += p->pred_count;
     }
-    used += p->pred_count;
+    assign_streams(e, last_on_stream, load);
+    st = copy_args(e);
   }
-  assign_streams(e, &pl, last_on_stream, load);
-  st = copy_args(e);
-  if (st == DC_OK) st = build_commands(e);
-done:
-  free(last_on_stream);
-  free(load);
-  free_planner(&pl);
+  if (st == DC_OK) st = build_commands(e, &scratch);
+  dc__arena_free_all(&scratch);
   return st;
 }
 
@@ -677,14 +658,11 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
     }
     if (p->args) dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
     dc_event_release(p->event);
-    free(p->message);
+    if (p->message) dc_allocator_free(a, p->message, MESSAGE_SIZE);
   }
-  free(e->preds);
-  free(e->ops);
   if (e->cmds) dc_allocator_free(a, e->cmds, e->cmd_count * sizeof(dc__cmd_t));
-  free(e->stream_cmds);
   for (size_t i = 0; i < e->stream_count; ++i) dc_stream_release(e->streams[i]);
-  free(e->streams);
+  dc__arena_free_all(&e->arena);
   dc__flat_free(&e->flat);
   pthread_cond_destroy(&e->done);
   dc_graph_release(e->graph);
@@ -724,7 +702,8 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   dc_graph_retain(g);
   e->graph = g;
   e->magic = DC_MAGIC_EXEC;
-  e->streams = calloc(S, sizeof(dc_stream_t*));
+  dc__arena_init(&e->arena, g->ctx->allocator);
+  e->streams = zalloc(&e->arena, S, sizeof(dc_stream_t*));
   dc_status_t st = e->streams ? DC_OK
                               : DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                                         "%s: cannot allocate", fn);
@@ -1018,11 +997,12 @@ dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
                    fn);
   }
   size_t n = e->flat.count;
-  uint32_t* stream_of = malloc((n ? n : 1) * sizeof(uint32_t));
-  dc_op_state_t* state_of = malloc((n ? n : 1) * sizeof(dc_op_state_t));
+  dc__arena_t scratch;
+  dc__arena_init(&scratch, e->ctx->allocator);
+  uint32_t* stream_of = zalloc(&scratch, n, sizeof(uint32_t));
+  dc_op_state_t* state_of = zalloc(&scratch, n, sizeof(dc_op_state_t));
   if (stream_of == NULL || state_of == NULL) {
-    free(stream_of);
-    free(state_of);
+    dc__arena_free_all(&scratch);
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   }
   // Plan ops point at flat names; match them back by name pointer.
@@ -1037,7 +1017,6 @@ dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
   }
   dc_status_t st = dc__flat_to_dot(e->graph->name, &e->flat, stream_of,
                                    state_of, buffer, size, out_length);
-  free(stream_of);
-  free(state_of);
+  dc__arena_free_all(&scratch);
   return st;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "buffer_internal.h"
 #include "graph_internal.h"
 
@@ -91,6 +92,10 @@ static bool finish_unit(dc__flat_t* f, unit_t* u) {
   }
   if (has_in) dc_allocator_free(a, has_in, n * sizeof(bool));
   if (has_out) dc_allocator_free(a, has_out, n * sizeof(bool));
+  if (!ok) {
+    free_unit(a, u);
+    u->entries = u->exits = NULL;
+  }
   return ok;
 }
 
@@ -250,7 +255,7 @@ static dc_status_t oom(const char* fn, const dc_graph_t* g) {
 static dc_status_t add_unit(const char* fn, dc__flat_t* f,
                             const dc_graph_t* g, const dc__op_t* op,
                             const char* prefix, unit_t* u) {
-  size_t n = strlen(prefix) + strlen(op->name) + 2;
+  size_t n = strlen(prefix) + strlen(op->name) + 1;  // the name and a NUL
   char* name = dc_allocator_malloc(f->allocator, n);
   if (name == NULL) return oom(fn, g);
   snprintf(name, n, "%s%s", prefix, op->name);
@@ -301,11 +306,9 @@ static dc_status_t flatten_graph(const char* fn, dc__flat_t* f,
   if (g->count && units == NULL) return oom(fn, g);
   uint32_t begin = (uint32_t)f->count;
   dc_status_t st = DC_OK;
-  size_t made = 0;
-  for (; made < g->count && st == DC_OK; ++made) {
-    st = add_unit(fn, f, g, &g->ops[made], prefix, &units[made]);
+  for (size_t i = 0; i < g->count && st == DC_OK; ++i) {
+    st = add_unit(fn, f, g, &g->ops[i], prefix, &units[i]);
   }
-  if (st != DC_OK) --made;
   // Explicit edges.
   for (size_t i = 0; i < g->count && st == DC_OK; ++i) {
     const dc__op_t* op = &g->ops[i];
@@ -334,7 +337,7 @@ static dc_status_t flatten_graph(const char* fn, dc__flat_t* f,
     }
   }
   free_hazards(&h);
-  for (size_t i = 0; i < made; ++i) free_unit(a, &units[i]);
+  for (size_t i = 0; i < g->count; ++i) free_unit(a, &units[i]);
   if (units) dc_allocator_free(a, units, g->count * sizeof(unit_t));
   if (st != DC_OK) return st;
   *out = (unit_t){.begin = begin, .end = (uint32_t)f->count};
@@ -367,17 +370,15 @@ static void dedupe_edges(dc__flat_t* f) {
 
 // Writes "a -> b -> a" for a cycle among the ops Kahn's algorithm could not
 // order (|left|), following edges backwards from one of them.
-static void describe_cycle(const dc__flat_t* f, const bool* left, char* buf,
-                           size_t size) {
+static void describe_cycle(const dc__flat_t* f, const bool* left,
+                           dc__arena_t* scratch, char* buf, size_t size) {
   size_t n = f->count;
   // Every op left has a predecessor that is left; walking predecessors
   // must revisit an op, and the walk from there is the cycle.
-  uint32_t* step = malloc(n * sizeof(uint32_t));
-  long* seen_at = malloc(n * sizeof(long));
+  uint32_t* step = dc__arena_alloc(scratch, n * sizeof(uint32_t));
+  long* seen_at = dc__arena_alloc(scratch, n * sizeof(long));
   if (step == NULL || seen_at == NULL) {
     snprintf(buf, size, "(cannot list the ops: out of memory)");
-    free(step);
-    free(seen_at);
     return;
   }
   for (size_t i = 0; i < n; ++i) seen_at[i] = -1;
@@ -405,8 +406,6 @@ static void describe_cycle(const dc__flat_t* f, const bool* left, char* buf,
   if (used < size) {
     snprintf(buf + used, size - used, "%s", f->names[step[len - 1]]);
   }
-  free(step);
-  free(seen_at);
 }
 
 // Orders the ops topologically (Kahn); fails naming a cycle.
@@ -414,15 +413,19 @@ static dc_status_t check_cycles(const char* fn, const char* graph_name,
                                 const dc__flat_t* f) {
   size_t n = f->count;
   if (n == 0) return DC_OK;
-  uint32_t* indegree = calloc(n, sizeof(uint32_t));
-  uint32_t* queue = malloc(n * sizeof(uint32_t));
-  size_t* first = calloc(n + 1, sizeof(size_t));  // edges sorted by from
-  bool* left = malloc(n * sizeof(bool));
+  dc__arena_t scratch;
+  dc__arena_init(&scratch, f->allocator);
+  uint32_t* indegree = dc__arena_alloc(&scratch, n * sizeof(uint32_t));
+  uint32_t* queue = dc__arena_alloc(&scratch, n * sizeof(uint32_t));
+  size_t* first = dc__arena_alloc(&scratch, (n + 1) * sizeof(size_t));
+  bool* left = dc__arena_alloc(&scratch, n * sizeof(bool));
   dc_status_t st = DC_OK;
   if (!indegree || !queue || !first || !left) {
-    st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
-    goto done;
+    dc__arena_free_all(&scratch);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   }
+  memset(indegree, 0, n * sizeof(uint32_t));
+  memset(first, 0, (n + 1) * sizeof(size_t));  // edges are sorted by from
   for (size_t e = 0; e < f->edge_count; ++e) {
     ++indegree[f->edges[e].to];
     ++first[f->edges[e].from + 1];
@@ -441,15 +444,11 @@ static dc_status_t check_cycles(const char* fn, const char* graph_name,
   if (tail < n) {
     for (size_t i = 0; i < n; ++i) left[i] = indegree[i] != 0;
     char cycle[512];
-    describe_cycle(f, left, cycle, sizeof(cycle));
+    describe_cycle(f, left, &scratch, cycle, sizeof(cycle));
     st = DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                  "%s: graph '%s' has a cycle: %s", fn, graph_name, cycle);
   }
-done:
-  free(indegree);
-  free(queue);
-  free(first);
-  free(left);
+  dc__arena_free_all(&scratch);
   return st;
 }
 

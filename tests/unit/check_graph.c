@@ -702,6 +702,100 @@ START_TEST(test_graph_random_dags_match_sequential_runs) {
 }
 END_TEST
 
+
+//===-- Out of memory ---------------------------------------------------===//
+
+// Builds, instantiates and runs a small graph with every allocation on the
+// way failing in turn: each call fails cleanly with OUT_OF_MEMORY or
+// succeeds, and in the end every block is back. A replay allocates
+// nothing.
+static dc_status_t build_and_run(dc_device_t* d, dc_kernel_t* add,
+                                 dc_buffer_t* a, dc_buffer_t* b,
+                                 size_t* replay_allocations,
+                                 dc_test_allocator_t* counter) {
+  dc_context_t* c = dc_device_context(d);
+  dc_graph_t* g = NULL;
+  dc_graph_t* child = NULL;
+  dc_stream_group_t* grp = NULL;
+  dc_graph_exec_t* e = NULL;
+  int zero = 0;
+  dc_dispatch_t grid = {.dims = 1, .global = {16}};
+  dc_arg_t args[3] = {dc_arg_buffer(a), dc_arg_buffer(b), dc_arg_i32(2)};
+  const char* after_fill[] = {"fill"};
+  dc_status_t st = dc_graph_create(c, &(dc_graph_params_t){.name = "oom"}, &g);
+  if (st == DC_OK) st = dc_graph_create(c, NULL, &child);
+  if (st == DC_OK) st = dc_graph_fill(child, "fill", b, 0, 16, &zero, NULL);
+  if (st == DC_OK) {
+    st = dc_graph_dispatch(child, "add", add, &grid, args, 3,
+                           &(dc_op_options_t){after_fill, 1, NULL, 0});
+  }
+  if (st == DC_OK) st = dc_graph_add_graph(g, "inner", child, NULL);
+  if (st == DC_OK) st = dc_graph_copy(g, "copy", a, 0, b, 0, 16, NULL);
+  if (st == DC_OK) {
+    st = dc_stream_group_create(d, &(dc_stream_group_params_t){.count = 2},
+                                &grp);
+  }
+  if (st == DC_OK) st = dc_graph_instantiate(g, grp, &e);
+  if (st == DC_OK) st = dc_graph_exec_run(e, NULL);
+  if (st == DC_OK) {
+    size_t before = atomic_load(&counter->attempts);
+    st = dc_graph_exec_run(e, NULL);
+    *replay_allocations = atomic_load(&counter->attempts) - before;
+  }
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(child);
+  dc_graph_release(g);
+  return st;
+}
+
+START_TEST(test_graph_survives_every_allocation_failing) {
+  dc_test_allocator_t counter = {0};
+  dc_context_params_t params = dc_test_quiet_params();
+  params.kernel_cache_dir = cache_dir;
+  params.allocator = dc_test_allocator(&counter);
+  dc_context_t* c = dc_test_context_new(&params);
+  dc_device_t* d = dc_test_cpu(c);
+  dc_program_t* p = build_on(d, "graph.cl", kKernels, NULL);
+  dc_kernel_t* add = kernel_of(p, "add");
+  dc_buffer_t* a = dc_test_buffer_new(d, DC_DTYPE_I32, 16, "a");
+  dc_buffer_t* b = dc_test_buffer_new(d, DC_DTYPE_I32, 16, "b");
+  int one = 1;
+  DC_CK_OK(dc_buffer_fill(a, 0, 16, &one));
+  // One pass without failures, to warm the caches (stream threads,
+  // commands, events) that later passes reuse.
+  size_t replay = 1;
+  DC_CK_OK(build_and_run(d, add, a, b, &replay, &counter));
+  ck_assert_uint_eq(replay, 0);
+  int failed = 0;
+  for (size_t n = 1;; ++n) {
+    counter.fail_at = atomic_load(&counter.attempts) + n;
+    counter.fail_once = true;
+    dc_status_t st = build_and_run(d, add, a, b, &replay, &counter);
+    bool hit = atomic_load(&counter.attempts) >= counter.fail_at;
+    counter.fail_at = 0;
+    if (!hit) {  // every allocation has failed once: done
+      DC_CK_OK(st);
+      break;
+    }
+    ck_assert_msg(st == DC_OK || st == DC_ERR_OUT_OF_MEMORY,
+                  "allocation %zu failing gave %s: %s", n,
+                  dc_status_name(st), dc_last_error());
+    failed += st != DC_OK;
+    // Only the program and the two buffers stay.
+    ck_assert_msg(dc_context_report_leaks(c) == 3,
+                  "allocation %zu failing (%s: %s) left objects behind", n,
+                  dc_status_name(st), dc_last_error());
+  }
+  ck_assert_int_gt(failed, 10);
+  dc_buffer_release(a);
+  dc_buffer_release(b);
+  dc_program_release(p);
+  dc_context_release(c);
+  DC_CK_ALLOCATOR_BALANCED(&counter);
+}
+END_TEST
+
 //===-- Invalid input ---------------------------------------------------===//
 
 START_TEST(test_graph_rejects_bad_input) {
@@ -789,6 +883,7 @@ static Suite* graph_suite(void) {
   tcase_add_test(deps, test_graph_run_cancellation_and_deadline);
   tcase_add_test(deps, test_graph_random_dags_match_sequential_runs);
   tcase_add_test(deps, test_graph_rejects_bad_input);
+  tcase_add_test(deps, test_graph_survives_every_allocation_failing);
   return s;
 }
 

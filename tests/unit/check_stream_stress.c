@@ -26,9 +26,9 @@
 #endif
 #endif
 #ifdef DC_STRESS_TSAN
-#define SCALE(n) ((n) / 2)
+#define SCALE(n) (n)
 #else
-#define SCALE(n) ((n) * 2)
+#define SCALE(n) ((n) * 4)
 #endif
 
 // A wait this long means a deadlock.
