@@ -349,6 +349,22 @@ START_TEST(test_graph_nests_graphs) {
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   ck_assert_int_eq(log.count, 4);
   for (int i = 0; i < 4; ++i) ck_assert_int_eq(log.entries[i], i);
+  log.count = 0;
+  // The ops are on the timeline under their own names.
+  char trace_path[600];
+  snprintf(trace_path, sizeof(trace_path), "%s/graph-trace.json", cache_dir);
+  DC_CK_OK(dc_trace_start(ctx, 0));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  dc_trace_stop(ctx);
+  DC_CK_OK(dc_trace_write(ctx, trace_path));
+  FILE* trace = fopen(trace_path, "r");
+  ck_assert_ptr_nonnull(trace);
+  static char json[65536];
+  size_t got = fread(json, 1, sizeof(json) - 1, trace);
+  json[got] = '\0';
+  fclose(trace);
+  DC_CK_STR_HAS(json, "\"name\":\"inner/x\"");
+  DC_CK_STR_HAS(json, "\"name\":\"after\"");
   char text[2048];
   size_t len = 0;
   DC_CK_OK(dc_graph_exec_report(e, text, sizeof(text), &len));
