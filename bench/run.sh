@@ -19,7 +19,8 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build-bench"}
-benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels"
+benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels
+  bench_streams"
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # The OpenMP baseline runs with OpenMP's own defaults, whatever the caller's

@@ -93,6 +93,9 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   ev->pool_next = NULL;
   ev->recorded = 0;
   ev->pending_count = 0;  // the array stays, for reuse
+  atomic_store(&ev->recorded_now, 0);
+  atomic_store(&ev->pending_now, 0u);
+  ev->host_waiters = 0;
   ev->failed_count = 0;
   ev->time_ns = 0;
   ev->waiters = NULL;
@@ -261,11 +264,18 @@ dc_status_t dc__wait_on_locked(pthread_cond_t* cv, pthread_mutex_t* lock,
 
 dc_status_t dc__wait_locked(dc__scheduler_t* s, bool (*done)(void* arg),
                             void* arg, uint64_t timeout_ns) {
-  ++s->host_waiters;
-  dc_status_t st = dc__wait_on_locked(&s->done_cv, &s->lock, done, arg,
-                                      timeout_ns);
-  --s->host_waiters;
-  return st;
+  return dc__wait_on_locked(&s->done_cv, &s->lock, done, arg, timeout_ns);
+}
+
+bool dc__poll_ns(bool (*done)(const void* arg), const void* arg,
+                 uint64_t spin_ns, uint64_t timeout_ns) {
+  if (done(arg)) return true;
+  uint64_t start = dc__now_ns();
+  uint64_t limit = DC_MIN(spin_ns, timeout_ns);
+  while (dc__now_ns() - start < limit) {
+    if (done(arg)) return true;
+  }
+  return false;
 }
 
 typedef struct event_target_t {
@@ -278,6 +288,14 @@ static bool target_done(void* arg) {
   return dc__event_done_locked(t->event, t->generation);
 }
 
+// Whether nothing recorded on the event is pending, read without the lock
+// (a hint: the caller confirms under the lock).
+static bool nothing_pending(const void* arg) {
+  const dc_event_t* ev = arg;
+  return atomic_load_explicit(&((dc_event_t*)ev)->pending_now,
+                              memory_order_acquire) == 0u;
+}
+
 dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
   static const char* fn = "dc_event_wait";
   if (!is_event(ev)) {
@@ -286,9 +304,13 @@ dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
   }
   dc__scheduler_t* s = sched_of(ev);
   dc__telemetry_host_wait(ev->device->context);
+  // Short waits end here, without a sleep and a wake-up.
+  dc__poll_ns(nothing_pending, ev, DC_HOST_SPIN_NS, timeout_ns);
   pthread_mutex_lock(&s->lock);
   event_target_t target = {ev, ev->recorded};
+  ++ev->host_waiters;
   dc_status_t st = dc__wait_locked(s, target_done, &target, timeout_ns);
+  --ev->host_waiters;
   if (st == DC_OK) {
     st = dc__event_outcome_locked(ev, target.generation);
   } else {

@@ -16,7 +16,20 @@
 // that commands queued back to back do not each pay a wake-up.
 #define SPIN_NS 50000u
 // Commands kept for reuse per scheduler.
-#define FREE_CMD_LIMIT 256
+// Commands kept for reuse, per size class: enough for deep queues of small
+// commands, fewer of the large ones (about 4.5 MiB at most in all).
+static const size_t kClassArgs[DC_CMD_CLASSES] = {0, 2, DC_CMD_MAX_INLINE_ARGS};
+static const size_t kClassLimit[DC_CMD_CLASSES] = {4096, 4096, 512};
+
+static size_t class_of(size_t arg_count) {
+  size_t c = 0;
+  while (c + 1 < DC_CMD_CLASSES && kClassArgs[c] < arg_count) ++c;
+  return c;
+}
+
+static size_t cmd_bytes(size_t inline_capacity) {
+  return offsetof(dc__cmd_t, inline_args) + inline_capacity * sizeof(dc_arg_t);
+}
 
 // Set on a stream thread whose scheduler was destroyed under it (the last
 // object of the context went away on that thread): it must exit at once.
@@ -48,8 +61,13 @@ static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
     s->ready_head[r] = st;
   }
   s->ready_tail[r] = st;
-  atomic_fetch_add_explicit(&s->ready_count, 1u, memory_order_release);
-  if (s->sleeping > 0) pthread_cond_signal(&s->work_cv);
+  unsigned ready =
+      atomic_fetch_add_explicit(&s->ready_count, 1u, memory_order_release) +
+      1u;
+  // A spinning thread will take it; wake a sleeper only for the rest.
+  if (s->sleeping > 0 && ready > s->spinning) {
+    pthread_cond_signal(&s->work_cv);
+  }
 }
 
 // The first stream of the highest non-empty rank; equal ranks take turns
@@ -70,23 +88,34 @@ static dc_stream_t* pop_ready(dc__scheduler_t* s) {
   return NULL;
 }
 
-static void wake_host_waiters(dc__scheduler_t* s) {
-  if (s->host_waiters > 0) pthread_cond_broadcast(&s->done_cv);
+// Wakes the host threads waiting for |st| to drain up to a command that
+// has now finished (lock held). Each waiter sets wake_at to its target,
+// so that finishing commands wakes nobody until one is reached.
+static void wake_stream_waiters(dc__scheduler_t* s, dc_stream_t* st) {
+  if (st->head == NULL || st->head->sequence > st->wake_at) {
+    st->wake_at = UINT64_MAX;
+    pthread_cond_broadcast(&s->done_cv);
+  }
+  if (s->queued == 0 && s->drain_waiters > 0) {
+    pthread_cond_broadcast(&s->done_cv);
+  }
 }
 
 //===-- Commands --------------------------------------------------------===//
 
-dc__cmd_t* dc__cmd_new(dc__scheduler_t* s) {
-  dc__cmd_t* cmd = s->free_cmds;
+dc__cmd_t* dc__cmd_new(dc__scheduler_t* s, size_t arg_count) {
+  size_t c = class_of(arg_count);
+  dc__cmd_t* cmd = s->free_cmds[c];
   if (cmd != NULL) {
-    s->free_cmds = cmd->next;
-    --s->free_cmd_count;
+    s->free_cmds[c] = cmd->next;
+    --s->free_cmd_count[c];
   } else {
-    cmd = dc_allocator_malloc(s->ctx->allocator, sizeof(*cmd));
+    cmd = dc_allocator_malloc(s->ctx->allocator, cmd_bytes(kClassArgs[c]));
     if (cmd == NULL) return NULL;
   }
   // The inline argument storage is written only when used.
   memset(cmd, 0, offsetof(dc__cmd_t, inline_args));
+  cmd->inline_capacity = kClassArgs[c];
   return cmd;
 }
 
@@ -126,12 +155,13 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
     case DC_CMD_OP:
       break;
   }
-  if (s->free_cmd_count < FREE_CMD_LIMIT) {
-    cmd->next = s->free_cmds;
-    s->free_cmds = cmd;
-    ++s->free_cmd_count;
+  size_t c = class_of(cmd->inline_capacity);
+  if (s->free_cmd_count[c] < kClassLimit[c]) {
+    cmd->next = s->free_cmds[c];
+    s->free_cmds[c] = cmd;
+    ++s->free_cmd_count[c];
   } else {
-    dc_allocator_free(a, cmd, sizeof(*cmd));
+    dc_allocator_free(a, cmd, cmd_bytes(cmd->inline_capacity));
   }
 }
 
@@ -260,6 +290,7 @@ static dc__cmd_t* pop_head(dc_stream_t* st) {
   --st->queued;
   --st->sched->queued;
   cmd->next = NULL;
+  atomic_store_explicit(&st->done_seq, cmd->sequence, memory_order_release);
   return cmd;
 }
 
@@ -277,7 +308,7 @@ static void fail_stream(dc_stream_t* st, dc_status_t status,
 // for freeing.
 static bool after_command(dc__scheduler_t* s, dc_stream_t* st) {
   st->running = false;
-  wake_host_waiters(s);
+  wake_stream_waiters(s, st);
   if (st->head != NULL) {
     make_ready(s, st);
     return false;
@@ -356,6 +387,26 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
   return SETTLED;
 }
 
+size_t dc__stream_record_now_locked(dc_stream_t* st, dc__cmd_t* cmd,
+                                   dc__event_callback_t* due) {
+  dc__scheduler_t* s = st->sched;
+  cmd->sequence = ++st->next_sequence;
+  if (st->token != NULL) {
+    cmd->token = st->token;
+    atomic_fetch_add(&cmd->token->refs, 1u);
+  }
+  ++st->stats.submitted;
+  cmd->next = NULL;
+  st->head = st->tail = cmd;
+  ++st->queued;
+  ++s->queued;
+  size_t n = 0;
+  settle_head(st, due, &n);  // a record always settles
+  dc__cmd_free_locked(s, pop_head(st));
+  wake_stream_waiters(s, st);
+  return n;
+}
+
 // Runs the head command of |st|, which the calling thread has claimed
 // (st->running keeps it at the head). Enters and leaves with the lock.
 static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
@@ -396,6 +447,7 @@ static dc_stream_t* next_stream(dc__scheduler_t* s) {
     dc_stream_t* st = pop_ready(s);
     if (st != NULL) return st;
     // Poll a while without the lock before sleeping.
+    ++s->spinning;
     pthread_mutex_unlock(&s->lock);
     uint64_t until = dc__now_ns() + SPIN_NS;
     while (atomic_load_explicit(&s->ready_count, memory_order_acquire) ==
@@ -403,6 +455,7 @@ static dc_stream_t* next_stream(dc__scheduler_t* s) {
            dc__now_ns() < until) {
     }
     pthread_mutex_lock(&s->lock);
+    --s->spinning;
     if (s->stopping || atomic_load(&s->ready_count) != 0u) continue;
     ++s->sleeping;
     pthread_cond_wait(&s->work_cv, &s->lock);
@@ -495,6 +548,10 @@ uint64_t dc__event_new_generation_locked(dc_event_t* ev) {
     return 0;
   }
   ev->pending[ev->pending_count++] = ++ev->recorded;
+  atomic_store_explicit(&ev->recorded_now, ev->recorded,
+                        memory_order_relaxed);
+  atomic_store_explicit(&ev->pending_now, ev->pending_count,
+                        memory_order_release);
   return ev->recorded;
 }
 
@@ -548,7 +605,9 @@ size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
     }
   }
   if (n > 0) atomic_fetch_add(&ev->refs, 1u);  // kept for the callbacks
-  wake_host_waiters(s);
+  atomic_store_explicit(&ev->pending_now, ev->pending_count,
+                        memory_order_release);
+  if (ev->host_waiters > 0) pthread_cond_broadcast(&s->done_cv);
   return n;
 }
 
@@ -613,11 +672,11 @@ dc_status_t dc__scheduler_create(dc_context_t* ctx, dc__scheduler_t** out) {
 
 void dc__scheduler_drain(dc__scheduler_t* s) {
   pthread_mutex_lock(&s->lock);
-  ++s->host_waiters;
-  while (s->queued > 0 || s->unfreed > 0) {
+  ++s->drain_waiters;
+  while (s->queued > 0) {
     pthread_cond_wait(&s->done_cv, &s->lock);
   }
-  --s->host_waiters;
+  --s->drain_waiters;
   pthread_mutex_unlock(&s->lock);
 }
 
@@ -644,10 +703,13 @@ void dc__scheduler_destroy(dc__scheduler_t* s) {
       pthread_join(s->threads[i], NULL);
     }
   }
-  while (s->free_cmds != NULL) {
-    dc__cmd_t* next = s->free_cmds->next;
-    dc_allocator_free(s->ctx->allocator, s->free_cmds, sizeof(dc__cmd_t));
-    s->free_cmds = next;
+  for (size_t c = 0; c < DC_CMD_CLASSES; ++c) {
+    while (s->free_cmds[c] != NULL) {
+      dc__cmd_t* next = s->free_cmds[c]->next;
+      dc_allocator_free(s->ctx->allocator, s->free_cmds[c],
+                        cmd_bytes(kClassArgs[c]));
+      s->free_cmds[c] = next;
+    }
   }
   for (size_t d = 0; d < DC_MAX_DEVICES; ++d) {
     for (int t = 0; t < 2; ++t) dc__event_pool_deinit(&s->event_pools[d][t]);
@@ -703,7 +765,13 @@ size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
   st->queued -= n;
   s->queued -= n;
   st->stats.cancelled += n;
-  if (n > 0) wake_host_waiters(s);
+  if (n > 0) {
+    if (keep == NULL) {
+      atomic_store_explicit(&st->done_seq, (*out)->sequence,
+                            memory_order_release);
+    }
+    pthread_cond_broadcast(&s->done_cv);
+  }
   return n;
 }
 

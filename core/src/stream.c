@@ -62,6 +62,7 @@ dc_status_t dc_stream_create(dc_device_t* device,
   st->live.describe = describe_stream;
   pthread_mutex_lock(&s->lock);
   st->id = ++s->next_stream_id;
+  st->wake_at = UINT64_MAX;
   if (p.label != NULL && p.label[0] != '\0') {
     dc__strlcpy(st->label, p.label, sizeof(st->label));
   } else {
@@ -101,32 +102,23 @@ void dc__stream_free(dc_stream_t* st) {
   if (st->all_next) st->all_next->all_prev = st->all_prev;
   --s->stream_count;
   dc_cancel_token_t* token = st->token;
-  bool unfreed = st->unfreed;
   pthread_mutex_unlock(&s->lock);
   dc_cancel_token_release(token);
-  dc__context_untrack(ctx, &st->live);
   dc__object_cache_free(&ctx->stream_cache, st);
-  if (unfreed) {  // off the live list now: a draining context may go on
-    pthread_mutex_lock(&s->lock);
-    --s->unfreed;
-    pthread_cond_broadcast(&s->done_cv);
-    pthread_mutex_unlock(&s->lock);
-  }
   dc__context_unref(ctx);  // may destroy the context: the very last step
 }
 
 void dc_stream_release(dc_stream_t* st) {
   if (!is_stream(st) || atomic_fetch_sub(&st->refs, 1u) != 1u) return;
   dc__scheduler_t* s = st->sched;
+  // Released with work queued is not a leak: off the live list now. The
+  // stream still keeps the context alive until it is freed.
+  dc__context_untrack(s->ctx, &st->live);
   pthread_mutex_lock(&s->lock);
   st->header.magic = DC_MAGIC_RELEASED;
   st->released = true;
   // A stream with work queued is freed by the thread that finishes it.
   bool free_now = st->head == NULL && !st->running;
-  if (!free_now) {  // dc__scheduler_drain() waits for it
-    st->unfreed = true;
-    ++s->unfreed;
-  }
   pthread_mutex_unlock(&s->lock);
   if (free_now) dc__stream_free(st);
 }
@@ -147,9 +139,9 @@ uint32_t dc_stream_id(const dc_stream_t* st) {
 
 // Takes a command for |st| (NULL and an error when out of memory).
 static dc__cmd_t* new_cmd(const char* fn, dc_stream_t* st,
-                          dc__cmd_kind_t kind) {
+                          dc__cmd_kind_t kind, size_t arg_count) {
   pthread_mutex_lock(&st->sched->lock);
-  dc__cmd_t* cmd = dc__cmd_new(st->sched);
+  dc__cmd_t* cmd = dc__cmd_new(st->sched, arg_count);
   pthread_mutex_unlock(&st->sched->lock);
   if (cmd == NULL) {
     DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a command", fn);
@@ -191,10 +183,10 @@ dc_status_t dc_stream_dispatch(dc_stream_t* st, dc_kernel_t* kernel,
   dc__prepared_t prepared;
   DC_RETURN_IF_ERROR(
       dc__kernel_prepare(fn, kernel, dispatch, args, arg_count, &prepared));
-  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_DISPATCH);
+  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_DISPATCH, arg_count);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc_arg_t* copy = cmd->inline_args;
-  if (arg_count > DC_INLINE_ARGS) {
+  if (arg_count > cmd->inline_capacity) {
     copy = dc_allocator_malloc(st->device->context->allocator,
                                arg_count * sizeof(dc_arg_t));
     if (copy == NULL) {
@@ -241,7 +233,7 @@ static dc_status_t push_transfer(const char* fn, dc_stream_t* st,
                                  size_t dst_offset, dc_buffer_t* src,
                                  size_t src_offset, size_t count,
                                  void* host) {
-  dc__cmd_t* cmd = new_cmd(fn, st, kind);
+  dc__cmd_t* cmd = new_cmd(fn, st, kind, 0);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc_buffer_retain(dst);
   dc_buffer_retain(src);
@@ -303,7 +295,7 @@ dc_status_t dc_stream_fill(dc_stream_t* st, dc_buffer_t* buffer,
   DC_REQUIRE_ARG(value, fn);
   DC_RETURN_IF_ERROR(check_operand(fn, buffer, "buffer", offset, count));
   DC_RETURN_IF_ERROR(check_device(fn, st, buffer, "buffer"));
-  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_FILL);
+  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_FILL, 0);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   memcpy(cmd->u.transfer.value, value, dc_dtype_size(buffer->dtype));
   dc_buffer_retain(buffer);
@@ -320,7 +312,7 @@ dc_status_t dc_stream_host(dc_stream_t* st, dc_host_fn_t host_fn,
   if (host_fn == NULL) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'fn' must not be NULL", fn);
   }
-  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_HOST);
+  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_HOST, 0);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   cmd->u.host.fn = host_fn;
   cmd->u.host.user_data = user_data;
@@ -347,7 +339,7 @@ dc_status_t dc_stream_record(dc_stream_t* st, dc_event_t* ev) {
   static const char* fn = "dc_stream_record";
   DC_RETURN_IF_ERROR(check_stream(fn, st));
   DC_RETURN_IF_ERROR(check_event(fn, st, ev, true));
-  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_RECORD);
+  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_RECORD, 0);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc_event_retain(ev);
   cmd->u.event.event = ev;
@@ -355,13 +347,20 @@ dc_status_t dc_stream_record(dc_stream_t* st, dc_event_t* ev) {
   pthread_mutex_lock(&s->lock);
   bool alive = is_stream(st) && !st->released;
   uint64_t generation = alive ? dc__event_new_generation_locked(ev) : 0;
-  if (generation != 0) {
+  dc__event_callback_t due[DC_EVENT_CALLBACKS];
+  size_t due_count = 0;
+  if (generation == 0) {
+    dc__cmd_free_locked(s, cmd);
+  } else if (st->head == NULL && !st->running) {
+    // An idle stream: the record is due now, no thread needs to wake.
+    cmd->u.event.generation = generation;
+    due_count = dc__stream_record_now_locked(st, cmd, due);
+  } else {
     cmd->u.event.generation = generation;
     dc__stream_push(st, cmd);
-  } else {
-    dc__cmd_free_locked(s, cmd);
   }
   pthread_mutex_unlock(&s->lock);
+  if (due_count > 0) dc__event_run_callbacks(ev, due, due_count);
   if (!alive) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'stream' was released", fn);
   }
@@ -380,7 +379,7 @@ dc_status_t dc_stream_wait_event(dc_stream_t* st, dc_event_t* ev) {
   uint64_t generation = ev->recorded;
   pthread_mutex_unlock(&s->lock);
   if (generation == 0) return DC_OK;  // never recorded: nothing to wait for
-  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_WAIT);
+  dc__cmd_t* cmd = new_cmd(fn, st, DC_CMD_WAIT, 0);
   if (cmd == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc_event_retain(ev);
   cmd->u.event.event = ev;
@@ -398,6 +397,22 @@ typedef struct drained_t {
 static bool is_drained(void* arg) {
   const drained_t* d = arg;
   return d->stream->head == NULL || d->stream->head->sequence > d->sequence;
+}
+
+// is_drained(), and if not, asks to be woken when it is (lock held).
+static bool drained_or_register(void* arg) {
+  drained_t* d = arg;
+  if (is_drained(d)) return true;
+  dc_stream_t* st = (dc_stream_t*)d->stream;
+  if (st->wake_at > d->sequence) st->wake_at = d->sequence;
+  return false;
+}
+
+// Whether the command |d|->sequence has finished, read without the lock.
+static bool reached(const void* arg) {
+  const drained_t* d = arg;
+  return atomic_load_explicit(&((dc_stream_t*)d->stream)->done_seq,
+                              memory_order_acquire) >= d->sequence;
 }
 
 // The stream's error into the caller's dc_last_error() (lock held).
@@ -422,7 +437,13 @@ dc_status_t dc_stream_sync(dc_stream_t* st, uint64_t timeout_ns) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   drained_t d = {st, st->next_sequence};
-  dc_status_t status = dc__wait_locked(s, is_drained, &d, timeout_ns);
+  if (!is_drained(&d)) {  // short waits end polling, without a wake-up
+    pthread_mutex_unlock(&s->lock);
+    dc__poll_ns(reached, &d, DC_HOST_SPIN_NS, timeout_ns);
+    pthread_mutex_lock(&s->lock);
+  }
+  dc_status_t status = dc__wait_locked(s, drained_or_register, &d,
+                                       timeout_ns);
   if (status == DC_OK) {
     status = raise_error(st);
   } else {
@@ -451,7 +472,7 @@ dc_status_t dc_stream_reset(dc_stream_t* st) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   drained_t d = {st, st->next_sequence};
-  dc__wait_locked(s, is_drained, &d, DC_TIMEOUT_INFINITE);
+  dc__wait_locked(s, drained_or_register, &d, DC_TIMEOUT_INFINITE);
   dc_status_t status = raise_error(st);
   st->error = DC_OK;
   st->message[0] = '\0';

@@ -30,7 +30,10 @@
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
 #define DC_EVENT_FAILURES 16
-#define DC_INLINE_ARGS 8  // dispatch arguments stored in the command itself
+// Commands come in three sizes, by the dispatch arguments they hold inline
+// (more than the largest go to a separate allocation).
+#define DC_CMD_CLASSES 3
+#define DC_CMD_MAX_INLINE_ARGS 8
 
 typedef enum dc__cmd_kind_e {
   DC_CMD_DISPATCH,
@@ -89,7 +92,8 @@ struct dc__cmd_t {
       void* plan_op;
     } op;
   } u;
-  dc_arg_t inline_args[DC_INLINE_ARGS];
+  size_t inline_capacity;     // of inline_args
+  dc_arg_t inline_args[];
 };
 
 struct dc_cancel_token_t {
@@ -116,12 +120,13 @@ struct dc_stream_t {
   bool blocked;               // the head waits for an event
   bool ready;                 // on a ready list
   bool released;              // the user let go; freed once drained
-  bool unfreed;               // counted in the scheduler's unfreed
   dc_stream_t* ready_next;
   dc_stream_t* wait_next;     // in the waited event's list
   dc_stream_t* all_next;      // in the scheduler's list of streams
   dc_stream_t* all_prev;
   uint64_t blocked_since_ns;
+  uint64_t wake_at;           // host syncs wait for this command at least
+  _Atomic uint64_t done_seq;  // the last command that finished
   dc_cancel_token_t* token;   // given to new commands
   dc_status_t error;          // the first failure, until reset
   char message[512];
@@ -151,6 +156,10 @@ struct dc_event_t {
   char message[512];          // the latest poisoning error's message
   uint64_t time_ns;           // when the latest generation completed
   dc_stream_t* waiters;       // streams parked on this event
+  uint32_t host_waiters;      // host threads in dc_event_wait
+  // Copies of recorded and pending_count for lock-free polling.
+  _Atomic uint64_t recorded_now;
+  atomic_uint pending_now;
   dc__event_callback_t callbacks[DC_EVENT_CALLBACKS];
   uint32_t callback_count;
 };
@@ -175,15 +184,15 @@ typedef struct dc__scheduler_t {
   dc_stream_t* streams;       // every stream not yet freed
   size_t stream_count;
   size_t queued;              // commands queued on all streams
-  size_t unfreed;             // released streams not yet freed
   uint32_t next_stream_id;
   pthread_t threads[DC_MAX_STREAM_THREADS];
   uint32_t thread_count;
   uint32_t sleeping;          // threads blocked on work_cv
-  uint32_t host_waiters;      // threads blocked on done_cv
+  uint32_t spinning;          // threads polling for work before sleeping
+  uint32_t drain_waiters;     // threads waiting for every stream to drain
   bool stopping;
-  dc__cmd_t* free_cmds;       // recycled commands
-  size_t free_cmd_count;
+  dc__cmd_t* free_cmds[DC_CMD_CLASSES];  // recycled commands, by size
+  size_t free_cmd_count[DC_CMD_CLASSES];
   dc__event_pool_t event_pools[DC_MAX_DEVICES][2];  // [device][timing]
   struct dc__scheduler_t* registry_next;  // for cancel tokens
 } dc__scheduler_t;
@@ -202,12 +211,20 @@ DC_INTERNAL void dc__scheduler_drain(dc__scheduler_t* sched);
 // DC_MAX_STREAM_THREADS. Called with the lock held.
 DC_INTERNAL dc_status_t dc__scheduler_grow(dc__scheduler_t* sched);
 
-// A command from the scheduler's free list or the allocator (lock held),
-// zeroed; NULL when out of memory.
-DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched);
+// A command with room for |arg_count| inline arguments (if that many fit)
+// from the scheduler's free lists or the allocator (lock held), zeroed
+// but for the argument storage; NULL when out of memory.
+DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched, size_t arg_count);
 // Appends |cmd| to |stream|, which is alive and not released (lock held),
 // and makes the stream ready if it was idle.
 DC_INTERNAL void dc__stream_push(dc_stream_t* stream, dc__cmd_t* cmd);
+// Completes the record |cmd| on |stream|, which is idle (nothing queued or
+// running), on the calling thread: with nothing before it, it is due at
+// once. Returns the number of callbacks moved to |due| (lock held; run
+// them with dc__event_run_callbacks() after unlocking).
+DC_INTERNAL size_t dc__stream_record_now_locked(dc_stream_t* stream,
+                                               dc__cmd_t* cmd,
+                                               dc__event_callback_t* due);
 // Drops the references a finished command holds and recycles it (lock
 // held). Releasing objects here is safe: a command's stream keeps the
 // context alive, and the context's lock is only ever taken after the
@@ -265,6 +282,15 @@ DC_INTERNAL dc_status_t dc__event_outcome_locked(const dc_event_t* event,
 DC_INTERNAL dc_status_t dc__wait_locked(dc__scheduler_t* sched,
                                         bool (*done)(void* arg), void* arg,
                                         uint64_t timeout_ns);
+
+// How long a host thread polls before it sleeps in a wait: a command that
+// finishes within it costs no wake-up.
+#define DC_HOST_SPIN_NS 20000u
+
+// Polls |done(arg)| for at most |spin_ns| (and |timeout_ns|) without any
+// lock; returns whether it became true. A hint for the locked wait after.
+DC_INTERNAL bool dc__poll_ns(bool (*done)(const void* arg), const void* arg,
+                             uint64_t spin_ns, uint64_t timeout_ns);
 
 // The same on any condition variable (of CLOCK_MONOTONIC) used with
 // |lock|, which is held.

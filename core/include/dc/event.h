@@ -97,8 +97,10 @@ typedef void (*dc_event_callback_t)(dc_event_t* event, dc_status_t status,
                                     void* user_data);
 
 // Runs |callback| when the event's last record (as of this call)
-// completes: on the engine thread that completes it, or at once on the
-// calling thread if it already has (or the event was never recorded). The
+// completes: on the thread that completes it (an engine thread, or the
+// thread calling dc_stream_record() on an idle stream, where the record is
+// due at once), or at once on the calling thread if it already has
+// completed (or the event was never recorded). The
 // callback must not block for long; it may call any dc function except
 // waiting for work queued after the event on the same stream. Up to 8
 // callbacks may be pending per event.
