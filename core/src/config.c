@@ -11,6 +11,7 @@
 
 // More threads than this is a typo, not a machine.
 #define DC__MAX_THREADS 4096u
+#define DC__MAX_CPU_DEVICES 8u
 
 static dc_status_t env_log_level(dc_log_level_t* level) {
   const char* text = getenv("DC_LOG");
@@ -90,6 +91,11 @@ static dc_status_t check_params(const dc_context_params_t* p) {
                    "dc_context_create: thread_count %u is more than %u",
                    p->thread_count, DC__MAX_THREADS);
   }
+  if (p->cpu_devices > DC__MAX_CPU_DEVICES) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_context_create: cpu_devices %u is more than %u",
+                   p->cpu_devices, DC__MAX_CPU_DEVICES);
+  }
   return DC_OK;
 }
 
@@ -155,6 +161,13 @@ dc_status_t dc__config_resolve(const dc_context_params_t* params,
   DC_RETURN_IF_ERROR(env_size("DC_MEMORY_BUDGET", &out->device_memory_budget));
   DC_RETURN_IF_ERROR(env_bool("DC_BOUNDS_CHECK", &out->bounds_check));
   DC_RETURN_IF_ERROR(env_bool("DC_AUTOTUNE", &out->autotune));
+  DC_RETURN_IF_ERROR(env_u32("DC_CPU_DEVICES", &out->cpu_devices));
+  if (out->cpu_devices > DC__MAX_CPU_DEVICES) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_context_create: DC_CPU_DEVICES=%u is more than %u",
+                   out->cpu_devices, DC__MAX_CPU_DEVICES);
+  }
+  if (out->cpu_devices == 0) out->cpu_devices = 1;
   // Thread count, cache limit and budget still at 0 are resolved per
   // device, from its capabilities, when the devices are known. The cache
   // directory stays empty when it defaults: the kernel cache resolves it.

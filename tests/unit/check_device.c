@@ -47,6 +47,46 @@ START_TEST(test_device_cpu_is_device_zero) {
 }
 END_TEST
 
+START_TEST(test_device_extra_cpu_devices) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.cpu_devices = 3;
+  dc_context_t* ctx = dc_test_context_new(&p);
+  ck_assert_uint_eq(dc_context_device_count(ctx), 3);
+  const char* names[] = {"cpu", "cpu:1", "cpu:2"};
+  dc_device_t* d[3];
+  for (size_t i = 0; i < 3; ++i) {
+    DC_CK_OK(dc_context_device(ctx, i, &d[i]));
+    ck_assert_str_eq(dc_device_name(d[i]), names[i]);
+    ck_assert_str_eq(dc_device_info(d[i])->backend, "cpu");
+  }
+  // Separate devices: buffers live on one, and copies cross between them.
+  dc_buffer_t* a = dc_test_buffer_new(d[0], DC_DTYPE_I32, 4, "on cpu");
+  dc_buffer_t* b = dc_test_buffer_new(d[2], DC_DTYPE_I32, 4, "on cpu:2");
+  int32_t in[4] = {1, 2, 3, 4}, out[4] = {0};
+  DC_CK_OK(dc_buffer_write(a, 0, in, 4));
+  DC_CK_OK(dc_buffer_copy(b, 0, a, 0, 4));
+  DC_CK_OK(dc_buffer_read(b, 0, out, 4));
+  ck_assert_mem_eq(in, out, sizeof(in));
+  ck_assert_ptr_eq(dc_buffer_device(b), d[2]);
+  dc_buffer_release(a);
+  dc_buffer_release(b);
+  dc_context_release(ctx);
+  // From the environment, and bounded.
+  setenv("DC_CPU_DEVICES", "2", 1);
+  ctx = dc_test_context_new(NULL);
+  ck_assert_uint_eq(dc_context_device_count(ctx), 2);
+  dc_context_release(ctx);
+  setenv("DC_CPU_DEVICES", "9", 1);
+  dc_context_t* none = NULL;
+  DC_CK_FAIL(dc_context_create(NULL, &none), DC_ERR_INVALID_ARGUMENT,
+             "DC_CPU_DEVICES=9 is more than 8");
+  unsetenv("DC_CPU_DEVICES");
+  p.cpu_devices = 9;
+  DC_CK_FAIL(dc_context_create(&p, &none), DC_ERR_INVALID_ARGUMENT,
+             "cpu_devices 9 is more than 8");
+}
+END_TEST
+
 START_TEST(test_device_cpu_info_is_read_from_the_machine) {
   dc_context_params_t p = dc_test_quiet_params();
   p.thread_count = 3;
@@ -482,6 +522,7 @@ static Suite* device_suite(void) {
   TCase* core = tcase_create("core");
   tcase_add_checked_fixture(core, fixture, fixture);
   tcase_add_test(core, test_device_cpu_is_device_zero);
+  tcase_add_test(core, test_device_extra_cpu_devices);
   tcase_add_test(core, test_device_cpu_info_is_read_from_the_machine);
   tcase_add_test(core, test_device_find_by_name_and_backend);
   tcase_add_test(core, test_device_backend_devices_follow_the_cpu);

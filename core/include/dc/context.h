@@ -80,6 +80,12 @@ typedef struct dc_context_params_t {
   // size to the engine, once per kernel and grid, and keep the fastest.
   // false: DC_AUTOTUNE=1 turns it on.
   bool autotune;
+  // CPU devices to create (at most 8). 0: DC_CPU_DEVICES, else 1. The
+  // extra ones, "cpu:1", "cpu:2"..., run on the same processor and worker
+  // pool with memory pools and program caches of their own: they let a
+  // pipeline that spans devices (copies between them, fallback from one to
+  // another) run and be tested on a machine without a GPU.
+  uint32_t cpu_devices;
 } dc_context_params_t;
 
 // Creates a context with |params| (borrowed; NULL means all defaults).

@@ -1,6 +1,7 @@
 // cpu_device.c: the CPU device: host memory and the context's worker pool.
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "context_internal.h"
@@ -104,8 +105,9 @@ static const dc_device_vtable_t kCpuVtable = {
     .program_cache_stats = dc__cpu_program_cache_stats,
 };
 
-dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {
-  (void)user_data;
+// Adds the CPU device |index|: "cpu", then "cpu:1", "cpu:2"...
+static dc_status_t add_cpu(dc_context_t* ctx, uint32_t index,
+                           const dc_device_info_t* machine) {
   dc_allocator_t allocator = dc_context_allocator(ctx);
   dc__cpu_device_t* cpu = dc_allocator_calloc(allocator, 1, sizeof(*cpu));
   if (cpu == NULL) {
@@ -114,9 +116,8 @@ dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {
   }
   cpu->allocator = allocator;
   pthread_mutex_init(&cpu->lock, NULL);
-  dc_device_info_t info;
-  dc__cpu_read_info(dc_worker_pool_thread_count(dc_context_worker_pool(ctx)),
-                    &info);
+  dc_device_info_t info = *machine;
+  if (index > 0) snprintf(info.name, sizeof(info.name), "cpu:%u", index);
   dc_status_t status = dc_device_initialize(&cpu->base, &kCpuVtable, ctx, &info);
   if (status == DC_OK) status = dc_context_add_device(ctx, &cpu->base);
   if (status != DC_OK) {
@@ -124,4 +125,17 @@ dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {
     dc_allocator_free(allocator, cpu, sizeof(*cpu));
   }
   return status;
+}
+
+dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data) {
+  (void)user_data;
+  dc_device_info_t machine;
+  dc__cpu_read_info(dc_worker_pool_thread_count(dc_context_worker_pool(ctx)),
+                    &machine);
+  dc_context_params_t params;
+  dc_context_params(ctx, &params);
+  for (uint32_t i = 0; i < params.cpu_devices; ++i) {
+    DC_RETURN_IF_ERROR(add_cpu(ctx, i, &machine));
+  }
+  return DC_OK;
 }
