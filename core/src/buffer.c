@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buffer_internal.h"
+#include "fault_internal.h"
 #include "memory_pool_internal.h"
 
 // Cross-device copies go through host memory in pieces of this size.
@@ -121,6 +122,8 @@ dc_status_t dc_buffer_create(dc_device_t* device,
   DC_REQUIRE_ARG(device, fn);
   DC_REQUIRE_ARG(params, fn);
   DC_RETURN_IF_ERROR(check_params(params, fn));
+  DC_RETURN_IF_ERROR(dc__fault_check(device->context, DC_FAULT_ALLOC, device,
+                                     params->label));
   size_t bytes = params->length * dc_dtype_size(params->dtype);
   void* memory = NULL;
   size_t block_size = 0;
@@ -236,6 +239,8 @@ dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
   DC_REQUIRE_ARG(src, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
+                                     buffer->device, buffer->label));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
@@ -251,6 +256,8 @@ dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
   DC_REQUIRE_ARG(dst, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
+                                     buffer->device, buffer->label));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   return d->vtable->read(d, buffer->memory,
@@ -265,6 +272,8 @@ dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
   DC_REQUIRE_ARG(value, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
+  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
+                                     buffer->device, buffer->label));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
@@ -313,6 +322,8 @@ dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
   }
   DC_RETURN_IF_ERROR(dc__buffer_check_range(dst, dst_offset, count, fn, "dst"));
   DC_RETURN_IF_ERROR(dc__buffer_check_range(src, src_offset, count, fn, "src"));
+  DC_RETURN_IF_ERROR(dc__fault_check(dst->device->context, DC_FAULT_COPY,
+                                     dst->device, dst->label));
   size_t esize = dc_dtype_size(dst->dtype);
   size_t dst_byte = dst->byte_offset + dst_offset * esize;
   size_t src_byte = src->byte_offset + src_offset * esize;

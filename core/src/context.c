@@ -9,6 +9,8 @@
 
 #include "buffer_internal.h"
 #include "context_internal.h"
+#include "breaker_internal.h"
+#include "fault_internal.h"
 #include "program_internal.h"
 #include "memory_pool_internal.h"
 #include "stream_internal.h"
@@ -36,6 +38,8 @@ static uint32_t available_cores(void) {
 static void destroy_context(dc_context_t* ctx) {
   // Stream threads and pooled events refer to the devices: they go first.
   dc__scheduler_destroy(ctx->scheduler);
+  dc__fault_forget(ctx);
+  dc__resilience_context_destroy(ctx);
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc__builtins_release(ctx->devices[i]);
   }
@@ -92,6 +96,7 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
                         dc__stream_object_size(), STREAM_QUARANTINE);
 
   dc_status_t status = init_context(ctx);
+  if (status == DC_OK) status = dc__fault_init(ctx);  // DC_FAULTS
   if (status != DC_OK) {
     dc__saved_error_t saved;
     dc__error_save(&saved);

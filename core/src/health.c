@@ -1,9 +1,10 @@
 // health.c: dc_health_report(), the context's state as one JSON object:
-// devices, streams, counters and errors.
+// devices, streams, circuit breakers, counters and errors.
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
 #include "context_internal.h"
+#include "dc/breaker.h"
 #include "dc/event.h"
 #include "dc/memory_pool.h"
 #include "dc/stream.h"
@@ -115,6 +116,38 @@ static void write_stream(dc_stream_t* stream, void* user_data) {
   dc__json_end_object(w);
 }
 
+// The breakers of the context's registry, in creation order.
+static void write_breakers(dc__json_t* w, dc_context_t* ctx) {
+  dc__json_key(w, "breakers");
+  dc__json_begin_array(w);
+  size_t count = dc_breaker_count(ctx);
+  for (size_t i = 0; i < count; ++i) {
+    dc_breaker_t* b = NULL;
+    dc_breaker_stats_t s;
+    if (dc_breaker_at(ctx, i, &b) != DC_OK ||
+        dc_breaker_stats(b, &s) != DC_OK) {
+      continue;
+    }
+    dc__json_begin_object(w);
+    dc__json_member_string(w, "name", dc_breaker_name(b));
+    dc__json_member_string(w, "state", dc_breaker_state_name(s.state));
+    dc__json_key(w, "time_in_state_ms");
+    dc__json_thousandths(w, (int64_t)(s.time_in_state_ns / 1000));
+    dc__json_key(w, "open_remaining_ms");
+    dc__json_thousandths(w, (int64_t)(s.open_remaining_ns / 1000));
+    dc__json_member_u64(w, "window_calls", s.window_calls);
+    dc__json_member_u64(w, "window_failures", s.window_failures);
+    dc__json_member_u64(w, "calls", s.calls);
+    dc__json_member_u64(w, "failures", s.failures);
+    dc__json_member_u64(w, "rejections", s.rejections);
+    dc__json_member_u64(w, "opens", s.opens);
+    dc__json_member_u64(w, "half_opens", s.half_opens);
+    dc__json_member_u64(w, "closes", s.closes);
+    dc__json_end_object(w);
+  }
+  dc__json_end_array(w);
+}
+
 static void write_counters(dc__json_t* w, dc_context_t* ctx) {
   dc_counters_t c;
   dc__json_key(w, "counters");
@@ -196,6 +229,7 @@ dc_status_t dc_health_report(dc_context_t* ctx, char* buffer, size_t size,
   dc__json_begin_array(&w);
   dc__context_foreach_stream(ctx, write_stream, &w);
   dc__json_end_array(&w);
+  write_breakers(&w, ctx);
   write_counters(&w, ctx);
   write_errors(&w, ctx);
   dc__json_end_object(&w);

@@ -89,6 +89,7 @@ static inline void dc_test_clear_env(void) {
   static const char* const kVars[] = {
       "DC_LOG",           "DC_WORKERS",       "DC_IDLE",
       "DC_POOL_CACHE_LIMIT", "DC_MEMORY_BUDGET", "DC_DEVICES",
+      "DC_FAULTS",
   };
   for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
     unsetenv(kVars[i]);

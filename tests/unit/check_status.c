@@ -45,6 +45,8 @@ static const struct {
      DC_STATUS_CLASS_PERMANENT},
     {DC_ERR_COMPILE, 18, "COMPILE", "kernel compilation failed",
      DC_STATUS_CLASS_PERMANENT},
+    {DC_ERR_CIRCUIT_OPEN, 19, "CIRCUIT_OPEN", "circuit breaker open",
+     DC_STATUS_CLASS_TRANSIENT},
 };
 #define CODE_COUNT (sizeof(kCodes) / sizeof(kCodes[0]))
 
@@ -96,7 +98,7 @@ START_TEST(test_status_transient_set_is_exactly_the_documented_one) {
   // The header names the transient codes; everything else is not.
   static const dc_status_t kTransient[] = {
       DC_ERR_DEADLINE_EXCEEDED, DC_ERR_RESOURCE_EXHAUSTED, DC_ERR_ABORTED,
-      DC_ERR_UNAVAILABLE, DC_ERR_OUT_OF_MEMORY,
+      DC_ERR_UNAVAILABLE, DC_ERR_OUT_OF_MEMORY, DC_ERR_CIRCUIT_OPEN,
   };
   for (size_t i = 0; i < CODE_COUNT; ++i) {
     bool expected = false;
@@ -150,7 +152,7 @@ END_TEST
 //===-- errors ----------------------------------------------------------===//
 
 START_TEST(test_status_unknown_values) {
-  static const int kUnknown[] = {-1, 19, 100, 1 << 20};
+  static const int kUnknown[] = {-1, 20, 100, 1 << 20};
   for (size_t i = 0; i < sizeof(kUnknown) / sizeof(kUnknown[0]); ++i) {
     dc_status_t s = (dc_status_t)kUnknown[i];
     ck_assert_str_eq(dc_status_name(s), "UNKNOWN_STATUS");

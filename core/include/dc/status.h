@@ -57,7 +57,8 @@ DC_EXTERN_C_BEGIN
   XX(ERR_DATA_LOSS, 15, PERMANENT, "data loss")                              \
   XX(ERR_OUT_OF_MEMORY, 16, TRANSIENT, "out of memory")                      \
   XX(ERR_DEVICE_LOST, 17, PERMANENT, "device lost")                          \
-  XX(ERR_COMPILE, 18, PERMANENT, "kernel compilation failed")
+  XX(ERR_COMPILE, 18, PERMANENT, "kernel compilation failed")              \
+  XX(ERR_CIRCUIT_OPEN, 19, TRANSIENT, "circuit breaker open")
 
 // The status codes. DC_OK is 0; every error is positive.
 typedef enum dc_status_e {
@@ -85,7 +86,7 @@ DC_API dc_status_class_t dc_status_class(dc_status_t status);
 
 // Returns true when |status| is transient, the failures that retry
 // policies retry by default: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED,
-// ABORTED, UNAVAILABLE and OUT_OF_MEMORY.
+// ABORTED, UNAVAILABLE, OUT_OF_MEMORY and CIRCUIT_OPEN.
 DC_API bool dc_status_is_transient(dc_status_t status);
 
 // Looks up a status by its name as dc_status_name() spells it. Returns

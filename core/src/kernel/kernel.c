@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buffer_internal.h"
+#include "fault_internal.h"
 #include "program_internal.h"
 #include "telemetry_internal.h"
 
@@ -411,8 +412,12 @@ dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
   pack_args(k, args, values, lengths);
   dc_device_t* device = k->program->device;
   uint64_t start = dc__now_ns();
-  dc_status_t st = device->vtable->dispatch(device, k, &prepared->launch,
-                                            values, lengths);
+  dc_status_t st =
+      dc__fault_check(device->context, DC_FAULT_LAUNCH, device, k->info.name);
+  if (st == DC_OK) {
+    st = device->vtable->dispatch(device, k, &prepared->launch, values,
+                                  lengths);
+  }
   uint64_t end = dc__now_ns();
   if (prepared->tuning >= 0 && st == DC_OK) {
     dc__autotune_record(k, &prepared->launch, prepared->tuning, end - start);

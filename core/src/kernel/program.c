@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fault_internal.h"
 #include "program_internal.h"
 
 static const char* kFn = "dc_program_create";
@@ -186,6 +187,8 @@ dc_status_t dc_program_create(dc_device_t* device,
   *out_program = NULL;
   size_t length = 0;
   DC_RETURN_IF_ERROR(check_params(device, params, &length));
+  DC_RETURN_IF_ERROR(dc__fault_check(device->context, DC_FAULT_COMPILE, device,
+                                     params->name ? params->name : "program"));
   dc_program_t* p = NULL;
   DC_RETURN_IF_ERROR(
       dc__program_new(device, params->name ? params->name : "program", &p));

@@ -1,0 +1,39 @@
+// breaker_internal.h: the per-context state of retry policies and circuit
+// breakers (the breaker registry, its default parameters, each device's
+// default retry policy), and a clock tests can replace. Never installed.
+// SPDX-License-Identifier: MIT
+#ifndef DC_BREAKER_INTERNAL_H_
+#define DC_BREAKER_INTERNAL_H_
+
+#include "dc/breaker.h"
+#include "dc/retry.h"
+#include "internal.h"
+
+// The state lives in a process-wide table keyed by the context, created
+// on first use. The context must drop it when it is destroyed: call this
+// from the context's destruction, before the devices go. Safe to call for
+// a context that never used breakers or retry policies, and more than
+// once.
+DC_INTERNAL void dc__resilience_context_destroy(dc_context_t* ctx);
+
+// The device-wide default retry policy (retry.c's public functions).
+// |policy| NULL resets it.
+DC_INTERNAL dc_status_t dc__resilience_set_device_policy(
+    dc_device_t* device, const dc_retry_policy_t* policy);
+DC_INTERNAL void dc__resilience_device_policy(const dc_device_t* device,
+                                              dc_retry_policy_t* out_policy);
+
+// Replaces the breaker's clock (default: dc__now_ns) with |now_ns|
+// called with |user_data| (NULL |now_ns|: back to the default). For
+// tests; set it before the breaker is used by other threads.
+typedef uint64_t (*dc__clock_fn_t)(void* user_data);
+DC_INTERNAL void dc__breaker_set_clock(dc_breaker_t* breaker,
+                                       dc__clock_fn_t now_ns,
+                                       void* user_data);
+
+// Writes |ns| as "10 s", "1.5 s", "50 ms", "100 us" or "7 ns" into |buf|
+// and returns |buf| (retry.c).
+DC_INTERNAL const char* dc__format_duration(uint64_t ns, char* buf,
+                                            size_t size);
+
+#endif  // DC_BREAKER_INTERNAL_H_

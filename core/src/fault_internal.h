@@ -1,0 +1,38 @@
+// fault_internal.h: the engine's side of fault injection (fault.c).
+// SPDX-License-Identifier: MIT
+#ifndef DC_FAULT_INTERNAL_H_
+#define DC_FAULT_INTERNAL_H_
+
+#include "dc/fault.h"
+#include "internal.h"
+
+// Rules of all contexts together. While it is 0 a check is this one load.
+DC_INTERNAL atomic_uint dc__fault_rule_count;
+
+DC_INTERNAL dc_status_t dc__fault_check_slow(dc_context_t* ctx,
+                                             dc_fault_site_t site,
+                                             const dc_device_t* device,
+                                             const char* name);
+
+// Called at each site, after the call's own checks and before the device
+// does anything: returns DC_OK, or the status of an injected fault with
+// the message set (dc_set_error) and logged at level debug. |name| is the
+// kernel, program or buffer label the call is about (NULL or "": none).
+static inline dc_status_t dc__fault_check(dc_context_t* ctx,
+                                          dc_fault_site_t site,
+                                          const dc_device_t* device,
+                                          const char* name) {
+  if (atomic_load_explicit(&dc__fault_rule_count, memory_order_relaxed) ==
+      0) {
+    return DC_OK;
+  }
+  return dc__fault_check_slow(ctx, site, device, name);
+}
+
+// Adds the rules of the environment variable DC_FAULTS to |ctx|, once its
+// devices are known. Fails with DC_ERR_INVALID_ARGUMENT if it is malformed.
+DC_INTERNAL dc_status_t dc__fault_init(dc_context_t* ctx);
+// Logs what each rule of |ctx| did (level info) and frees them.
+DC_INTERNAL void dc__fault_forget(dc_context_t* ctx);
+
+#endif  // DC_FAULT_INTERNAL_H_
