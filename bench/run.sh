@@ -11,16 +11,16 @@
 # BUILD_DIR holds. The raw results (tab-separated, see bench/harness.h) are
 # kept in BUILD_DIR/bench-results.tsv.
 #
-# Before building, scripts/install-bench-deps.sh installs what the kernel
-# benchmark compares with (pocl, the OpenCL loader, OpenBLAS); when it
-# cannot, bench_kernels runs without those baselines and says so.
+# Before building, scripts/install-bench-deps.sh installs what the
+# benchmarks compare with (pocl, the OpenCL loader, OpenBLAS, StarPU); when
+# it cannot, the benchmarks run without those baselines and say so.
 # SPDX-License-Identifier: MIT
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build-bench"}
 benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels
-  bench_streams"
+  bench_streams bench_graph"
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # The OpenMP baseline runs with OpenMP's own defaults, whatever the caller's
@@ -33,6 +33,11 @@ unset OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_PROC_BIND OMP_PLACES OMP_DYNAMIC \
 unset POCL_MAX_PTHREAD_COUNT POCL_CPU_MAX_CU_COUNT POCL_AFFINITY \
   POCL_WORK_GROUP_METHOD POCL_DEBUG POCL_DEVICES POCL_KERNEL_CACHE \
   POCL_CACHE_DIR OPENBLAS_NUM_THREADS 2>/dev/null || true
+# StarPU likewise: bench_graph gives it as many CPU workers as dc has stream
+# threads and a private STARPU_HOME; its other settings are its defaults.
+unset STARPU_NCPU STARPU_NCPUS STARPU_NCUDA STARPU_NOPENCL STARPU_SCHED \
+  STARPU_WORKERS_NOBIND STARPU_WORKERS_CPUID STARPU_CALIBRATE \
+  STARPU_PROFILING STARPU_HOME STARPU_SILENT 2>/dev/null || true
 
 if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
   if ! sh "$root/scripts/install-bench-deps.sh"; then

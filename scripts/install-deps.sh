@@ -38,6 +38,9 @@ if [ "${1:-}" = bench ]; then
   # OpenBLAS: cblas.h and libopenblas.so for the direct baseline, and
   # libopenblas.so.0, which dc_builtin_matmul loads as its fast path.
   want libopenblas-dev    have_glob '/usr/lib/*/libopenblas.so'
+  # StarPU, bench_graph's baseline: its headers, library and pkg-config file
+  # (Debian 12 ships StarPU 1.3 as starpu-1.3).
+  want libstarpu-dev      have_glob '/usr/lib/*/pkgconfig/starpu-1.*.pc'
 fi
 
 if [ -z "$need" ]; then

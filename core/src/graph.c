@@ -119,8 +119,7 @@ static uint32_t hash_name(const char* s) {
   return h;
 }
 
-// The index of the op called |name|, or -1.
-static long find_op(const dc_graph_t* g, const char* name) {
+long dc__graph_find_op(const dc_graph_t* g, const char* name) {
   if (g->names_capacity == 0) return -1;
   size_t mask = g->names_capacity - 1;
   for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
@@ -173,7 +172,7 @@ static dc_status_t check_new(const char* fn, const dc_graph_t* g,
   if (name == NULL || name[0] == '\0') {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the op needs a name", fn);
   }
-  if (find_op(g, name) >= 0) {
+  if (dc__graph_find_op(g, name) >= 0) {
     return DC_FAIL(DC_ERR_ALREADY_EXISTS,
                    "%s: graph '%s' already has an op named '%s'", fn,
                    g->name, name);
@@ -538,7 +537,7 @@ dc_status_t dc_graph_after(dc_graph_t* g, const char* op_name,
   }
   DC_REQUIRE_ARG(op_name, fn);
   DC_REQUIRE_ARG(after, fn);
-  long i = find_op(g, op_name);
+  long i = dc__graph_find_op(g, op_name);
   if (i < 0) {
     return DC_FAIL(DC_ERR_NOT_FOUND, "%s: graph '%s' has no op '%s'", fn,
                    g->name, op_name);

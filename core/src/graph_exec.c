@@ -243,7 +243,8 @@ static void keep_message(plan_op_t* p, const char* text) {
   if (p->message) dc__strlcpy(p->message, text, MESSAGE_SIZE);
 }
 
-dc_status_t dc__plan_op_run(void* plan_op) {
+dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
+                            uint64_t* out_end) {
   plan_op_t* p = plan_op;
   dc_graph_exec_t* e = p->exec;
   uint64_t start = dc__now_ns();
@@ -288,6 +289,8 @@ dc_status_t dc__plan_op_run(void* plan_op) {
       .kernel = p->op->kind == DC_OP_DISPATCH ? p->op->kernel : NULL,
   };
   dc__telemetry_span(e->ctx, &span);
+  *out_start = start;
+  *out_end = end;
   return status;
 }
 

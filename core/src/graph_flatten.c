@@ -57,12 +57,14 @@ void dc__flat_free(dc__flat_t* f) {
 // have no dependency inside the unit and |exits| no dependent inside it.
 typedef struct unit_t {
   uint32_t begin, end;
+  uint32_t self;  // a one-op unit's entry and exit, without allocations
   uint32_t* entries;
   uint32_t* exits;
   size_t entry_count, exit_count;
 } unit_t;
 
 static void free_unit(dc_allocator_t a, unit_t* u) {
+  if (u->entries == &u->self) return;
   size_t n = u->end - u->begin;
   if (u->entries) dc_allocator_free(a, u->entries, n * sizeof(uint32_t));
   if (u->exits) dc_allocator_free(a, u->exits, n * sizeof(uint32_t));
@@ -293,8 +295,10 @@ static dc_status_t add_unit(const char* fn, dc__flat_t* f,
   f->ops[f->count] = op;
   f->names[f->count] = name;
   uint32_t index = (uint32_t)f->count++;
-  *u = (unit_t){.begin = index, .end = index + 1};
-  return finish_unit(f, u) ? DC_OK : oom(fn, g);
+  *u = (unit_t){.begin = index, .end = index + 1, .self = index};
+  u->entries = u->exits = &u->self;
+  u->entry_count = u->exit_count = 1;
+  return DC_OK;
 }
 
 static dc_status_t flatten_graph(const char* fn, dc__flat_t* f,
@@ -313,8 +317,8 @@ static dc_status_t flatten_graph(const char* fn, dc__flat_t* f,
   for (size_t i = 0; i < g->count && st == DC_OK; ++i) {
     const dc__op_t* op = &g->ops[i];
     for (size_t k = 0; k < op->after_count && st == DC_OK; ++k) {
-      size_t j = 0;
-      while (j < g->count && strcmp(g->ops[j].name, op->after[k]) != 0) ++j;
+      long found = dc__graph_find_op(g, op->after[k]);
+      size_t j = found < 0 ? g->count : (size_t)found;
       if (j == g->count) {
         st = DC_FAIL(DC_ERR_NOT_FOUND,
                      "%s: op '%s%s' runs after '%s', which is not in graph "

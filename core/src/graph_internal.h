@@ -111,6 +111,8 @@ DC_INTERNAL void dc__flat_free(dc__flat_t* flat);
 DC_INTERNAL void dc__graph_warn_uninitialised(dc_graph_t* graph,
                                               const dc__flat_t* flat,
                                               char* warnings, size_t size);
+// The index of the op of |graph| called |name|, or -1 (a hash lookup).
+DC_INTERNAL long dc__graph_find_op(const dc_graph_t* graph, const char* name);
 // Whether |graph| is a live graph.
 DC_INTERNAL bool dc__graph_valid(const dc_graph_t* graph);
 // Writes DOT for |flat|; |stream_of| and |state_of| (may be NULL) label
@@ -124,8 +126,10 @@ DC_INTERNAL dc_status_t dc__flat_to_dot(const char* graph_name,
 DC_INTERNAL const char* dc__op_kind_name(dc__op_kind_t kind);
 
 // Runs one plan op (the DC_CMD_OP command of the scheduler), on a stream
-// thread. Returns the op's status; the stream does not fail with it.
-DC_INTERNAL dc_status_t dc__plan_op_run(void* plan_op);
+// thread, and gives its start and end times (dc__now_ns). Returns the op's
+// status; the stream does not fail with it.
+DC_INTERNAL dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
+                                        uint64_t* out_end);
 // Its name and span kind, for the scheduler's telemetry.
 DC_INTERNAL const char* dc__plan_op_name(const void* plan_op);
 // Called (scheduler lock held) when the scheduler lets go of a command

@@ -47,6 +47,9 @@ typedef struct dc__saved_error_t {
   char message[256];
 } dc__saved_error_t;
 DC_INTERNAL void dc__error_save(dc__saved_error_t* saved);
+// Sets the thread's message to |message| (shorter than the message buffer)
+// without formatting, for hot paths.
+DC_INTERNAL void dc__error_set_raw(const char* message);
 DC_INTERNAL void dc__error_restore(const dc__saved_error_t* saved);
 
 //===-- Sticky errors ---------------------------------------------------===//

@@ -50,7 +50,11 @@ static int rank_of(dc_priority_t p) {
 
 //===-- Ready lists -----------------------------------------------------===//
 
-static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
+// Puts |st| on its ready list if it has work and nobody runs it. |lookers|
+// threads besides the polling ones will look for work at once (a stream
+// thread putting back the stream it just ran), so they need no wake-up.
+static void make_ready_for(dc__scheduler_t* s, dc_stream_t* st,
+                           unsigned lookers) {
   if (st->ready || st->running || st->blocked || st->head == NULL) return;
   int r = rank_of(st->priority);
   st->ready = true;
@@ -65,9 +69,13 @@ static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
       atomic_fetch_add_explicit(&s->ready_count, 1u, memory_order_release) +
       1u;
   // A spinning thread will take it; wake a sleeper only for the rest.
-  if (s->sleeping > 0 && ready > s->spinning) {
+  if (s->sleeping > 0 && ready > s->spinning + lookers) {
     pthread_cond_signal(&s->work_cv);
   }
+}
+
+static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
+  make_ready_for(s, st, 0);
 }
 
 // The first stream of the highest non-empty rank; equal ranks take turns
@@ -240,7 +248,8 @@ static void report(dc_stream_t* st, const dc__cmd_t* cmd,
 
 dc_status_t dc__call_host_fn(dc_host_fn_t fn, void* user_data) {
   // A function that fails without a message of its own still gets one.
-  dc_set_error(DC_ERR_UNKNOWN, "%s", kNoMessage);
+  // (A plain copy: this runs for every host op.)
+  dc__error_set_raw(kNoMessage);
   dc_status_t st = fn(user_data);
   if (st != DC_OK && strcmp(dc_last_error(), kNoMessage) == 0) {
     dc_set_error(st, "a host callback failed with %s (it gave no message)",
@@ -272,9 +281,7 @@ static dc_status_t execute(dc__cmd_t* cmd) {
                             cmd->u.transfer.count, cmd->u.transfer.value);
     case DC_CMD_HOST:
       return dc__call_host_fn(cmd->u.host.fn, cmd->u.host.user_data);
-    case DC_CMD_OP:
-      return dc__plan_op_run(cmd->u.op.plan_op);
-    default:
+    default:  // DC_CMD_OP runs in run_head, timing itself
       break;
   }
   return DC_OK;
@@ -310,7 +317,7 @@ static bool after_command(dc__scheduler_t* s, dc_stream_t* st) {
   st->running = false;
   wake_stream_waiters(s, st);
   if (st->head != NULL) {
-    make_ready(s, st);
+    make_ready_for(s, st, 1);
     return false;
   }
   return st->released;
@@ -338,6 +345,12 @@ typedef enum settle_e {
 static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
                             size_t* due_count) {
   dc__cmd_t* cmd = st->head;
+  // The common case first, without reading the clock.
+  if ((cmd->kind == DC_CMD_OP || cmd->kind == DC_CMD_DISPATCH) &&
+      (cmd->token == NULL || !atomic_load(&cmd->token->cancelled)) &&
+      st->error == DC_OK) {
+    return RUN;
+  }
   uint64_t now = dc__now_ns();
   if (cmd->token != NULL && atomic_load(&cmd->token->cancelled)) {
     if (cmd->kind == DC_CMD_RECORD) {
@@ -413,9 +426,15 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   dc__cmd_t* cmd = st->head;
   pthread_mutex_unlock(&s->lock);
   tls_current_stream = st;
-  uint64_t start = dc__now_ns();
-  dc_status_t status = execute(cmd);
-  uint64_t end = dc__now_ns();
+  uint64_t start, end;
+  dc_status_t status;
+  if (cmd->kind == DC_CMD_OP) {  // the op times itself
+    status = dc__plan_op_run(cmd->u.op.plan_op, &start, &end);
+  } else {
+    start = dc__now_ns();
+    status = execute(cmd);
+    end = dc__now_ns();
+  }
   tls_current_stream = NULL;
   // A graph op reports and contains its own failure (graph_exec.c).
   if (cmd->kind == DC_CMD_OP) status = DC_OK;

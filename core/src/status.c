@@ -73,6 +73,10 @@ bool dc_status_from_name(const char* name, dc_status_t* out_status) {
 
 const char* dc_last_error(void) { return tls_message; }
 
+void dc__error_set_raw(const char* message) {
+  memcpy(tls_message, message, strlen(message) + 1);
+}
+
 dc_status_t dc_set_error(dc_status_t status, const char* format, ...) {
   // Formats aside first: the arguments may quote this thread's message.
   char message[DC_ERROR_MESSAGE_SIZE];

@@ -1240,10 +1240,49 @@ START_TEST(test_program_many_kernels_in_one_program) {
 }
 END_TEST
 
+// The same source, name and options, built for another device.
+START_TEST(test_program_build_for_another_device) {
+  dc_context_params_t params = dc_test_quiet_params();
+  params.kernel_cache_dir = cache_dir;
+  params.cpu_devices = 2;
+  dc_context_t* c = dc_test_context_new(&params);
+  dc_device_t* first = NULL;
+  dc_device_t* second = NULL;
+  DC_CK_OK(dc_context_device(c, 0, &first));
+  DC_CK_OK(dc_context_device(c, 1, &second));
+  dc_program_t* p = build_on(first, "twice.cl",
+                             "__kernel void twice(__global int* x) {\n"
+                             "  x[get_global_id(0)] *= K;\n"
+                             "}\n",
+                             "-D K=2");
+  dc_program_t* q = SENTINEL;
+  DC_CK_OK(dc_program_build_for(p, second, &q));
+  dc_kernel_t* k = NULL;
+  DC_CK_OK(dc_program_find_kernel(q, "twice", &k));
+  dc_buffer_t* b = dc_test_buffer_new(second, DC_DTYPE_I32, 4, "x");
+  int32_t v[4] = {1, 2, 3, 4};
+  DC_CK_OK(dc_buffer_write(b, 0, v, 4));
+  dc_arg_t arg = dc_arg_buffer(b);
+  dc_dispatch_t grid = {.dims = 1, .global = {4}};
+  DC_CK_OK(dc_kernel_dispatch(k, &grid, &arg, 1));  // the option came along
+  DC_CK_OK(dc_buffer_read(b, 0, v, 4));
+  ck_assert_int_eq(v[3], 8);
+  dc_program_t* none = SENTINEL;
+  DC_CK_FAIL(dc_program_build_for(NULL, second, &none),
+             DC_ERR_INVALID_ARGUMENT, "'program' is NULL");
+  ck_assert_ptr_null(none);
+  dc_buffer_release(b);
+  dc_program_release(p);
+  dc_program_release(q);
+  dc_context_release(c);
+}
+END_TEST
+
 static Suite* program_suite(void) {
   Suite* s = dc_test_kernel_suite("program", "dc-check-program");
   TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_program_reflection);
+  tcase_add_test(core, test_program_build_for_another_device);
   tcase_add_test(core, test_program_lookup_errors);
   tcase_add_test(core, test_program_kernel_keeps_program_alive);
   tcase_add_test(core, test_program_define_options);

@@ -60,6 +60,14 @@ DC_API dc_status_t dc_program_create(dc_device_t* device,
 DC_API void dc_program_retain(dc_program_t* program);
 DC_API void dc_program_release(dc_program_t* program);
 
+// Builds the source |program| was built from, with the same name and
+// options, for |device| (another device, for running the same kernels
+// there: fallback uses this). Errors as dc_program_create(), and
+// DC_ERR_INVALID_ARGUMENT for a NULL or released program.
+DC_API dc_status_t dc_program_build_for(const dc_program_t* program,
+                                        dc_device_t* device,
+                                        dc_program_t** out_program);
+
 // Returns the warnings of the build ("" when there were none).
 DC_API const char* dc_program_build_log(const dc_program_t* program);
 

@@ -206,6 +206,12 @@ dc_status_t dc_program_create(dc_device_t* device,
   if (st == DC_OK) {
     p->build_log = dc__arena_strndup(&p->arena, diag.log ? diag.log : "",
                                      diag.log ? diag.length : 0);
+    p->source = dc__arena_strndup(&p->arena, params->source, length);
+    p->source_length = length;
+    p->options = params->options
+                     ? dc__arena_strndup(&p->arena, params->options,
+                                         strlen(params->options))
+                     : NULL;
     dc__program_publish(p);
     *out_program = p;
   } else {
@@ -214,6 +220,28 @@ dc_status_t dc_program_create(dc_device_t* device,
   dc__diag_free(&diag);
   dc__arena_free_all(&scratch);
   return st;
+}
+
+dc_status_t dc_program_build_for(const dc_program_t* program,
+                                 dc_device_t* device,
+                                 dc_program_t** out_program) {
+  static const char* fn = "dc_program_build_for";
+  DC_REQUIRE_ARG(out_program, fn);
+  *out_program = NULL;
+  if (program == NULL || program->magic != DC_MAGIC_PROGRAM) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: 'program' is NULL or released", fn);
+  }
+  DC_REQUIRE_ARG(device, fn);
+  if (program->source == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: program '%s' kept no source",
+                   fn, program->name);
+  }
+  dc_program_params_t params = {.source = program->source,
+                                .source_length = program->source_length,
+                                .name = program->name,
+                                .options = program->options};
+  return dc_program_create(device, &params, out_program);
 }
 
 dc_status_t dc_program_cache_stats(dc_device_t* device,

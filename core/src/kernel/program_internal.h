@@ -42,6 +42,9 @@ struct dc_program_t {
   dc__arena_t arena;  // names, argument tables, kernels, log
   char* name;
   char* build_log;
+  char* source;          // as given, for building it for another device
+  size_t source_length;
+  char* options;         // NULL when none were given
   dc_kernel_t* kernels;
   size_t kernel_count;
   void* impl;  // the backend's (CPU: the loaded module)
