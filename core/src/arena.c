@@ -79,3 +79,10 @@ char* dc__arena_printf(dc__arena_t* arena, const char* format, ...) {
   va_end(args);
   return text;
 }
+
+void* dc__arena_zalloc(dc__arena_t* arena, size_t count, size_t size) {
+  size_t bytes = (count ? count : 1) * size;
+  void* p = dc__arena_alloc(arena, bytes);
+  if (p != NULL) memset(p, 0, bytes);
+  return p;
+}

@@ -21,6 +21,9 @@ DC_INTERNAL void dc__arena_init(dc__arena_t* arena, dc_allocator_t allocator);
 DC_INTERNAL void dc__arena_free_all(dc__arena_t* arena);
 // Returns |size| bytes aligned to 16, or NULL (and sets |failed|).
 DC_INTERNAL void* dc__arena_alloc(dc__arena_t* arena, size_t size);
+// Returns |count| (at least one) zeroed elements of |size| bytes, or NULL.
+DC_INTERNAL void* dc__arena_zalloc(dc__arena_t* arena, size_t count,
+                                   size_t size);
 // Copies |length| bytes of |text| and a NUL.
 DC_INTERNAL char* dc__arena_strndup(dc__arena_t* arena, const char* text,
                                     size_t length);

@@ -31,6 +31,7 @@ typedef struct rule_t {
   uint32_t id;
   dc_fault_rule_t spec;    // as given; |device| and |name| point below
   char device[DEVICE_SIZE];
+  bool exact_device;       // |device| names a device, not only a backend
   char name[NAME_SIZE];
   uint64_t state;          // the generator of |rate|
   uint64_t matched;
@@ -91,10 +92,14 @@ static uint64_t next_random(uint64_t* state) {
 static bool matches(const rule_t* r, dc_fault_site_t site,
                     const dc_device_t* device, const char* name) {
   if ((r->spec.sites & (uint32_t)site) == 0) return false;
-  if (r->device[0] != '\0' &&
-      (device == NULL || (strcmp(device->info.name, r->device) != 0 &&
-                          strcmp(device->info.backend, r->device) != 0))) {
-    return false;
+  if (r->device[0] != '\0') {
+    // A device's own name wins over a backend of that name: "cpu" is the
+    // first CPU device, not cpu:1.
+    bool same = device != NULL &&
+                (strcmp(device->info.name, r->device) == 0 ||
+                 (!r->exact_device &&
+                  strcmp(device->info.backend, r->device) == 0));
+    if (!same) return false;
   }
   return r->name[0] == '\0' || (name != NULL && strcmp(name, r->name) == 0);
 }
@@ -283,6 +288,9 @@ static dc_status_t make_rule(dc_context_t* ctx, const dc_fault_rule_t* spec,
   if (spec->device != NULL) {
     dc__strlcpy(r->device, spec->device, sizeof(r->device));
     r->spec.device = r->device;
+    for (size_t i = 0; i < ctx->device_count; ++i) {
+      r->exact_device |= strcmp(ctx->devices[i]->info.name, r->device) == 0;
+    }
   }
   if (spec->name != NULL) {
     dc__strlcpy(r->name, spec->name, sizeof(r->name));

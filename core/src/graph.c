@@ -46,6 +46,15 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: unknown error mode %d", fn,
                    (int)p.error_mode);
   }
+  if (p.retry != NULL && dc_retry_policy_check(p.retry) != DC_OK) {
+    dc__saved_error_t why;
+    dc__error_save(&why);
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: retry: %s", fn, why.message);
+  }
+  if (p.fallback != NULL && dc_device_context(p.fallback) != ctx) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the fallback device belongs to another context", fn);
+  }
   dc_graph_t* g = dc_allocator_calloc(ctx->allocator, 1, sizeof(*g));
   if (g == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a graph", fn);
@@ -53,6 +62,12 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
   g->ctx = ctx;
   atomic_init(&g->refs, 1u);
   g->error_mode = p.error_mode;
+  g->fallback = p.fallback;
+  g->no_breakers = p.no_breakers;
+  if (p.retry != NULL) {
+    g->retry = *p.retry;
+    g->has_retry = true;
+  }
   dc__strlcpy(g->name, p.name && p.name[0] ? p.name : "graph",
               sizeof(g->name));
   g->live.kind = DC_LIVE_GRAPH;
@@ -242,6 +257,12 @@ static dc_status_t check_options(const char* fn, const char* name,
                    "%s: op '%s': access_count is %zu but access is NULL", fn,
                    name, o->access_count);
   }
+  if (o->retry != NULL && dc_retry_policy_check(o->retry) != DC_OK) {
+    dc__saved_error_t why;
+    dc__error_save(&why);
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: op '%s': retry: %s", fn,
+                   name, why.message);
+  }
   for (size_t i = 0; i < o->access_count; ++i) {
     char param[48];
     snprintf(param, sizeof(param), "access[%zu].buffer", i);
@@ -268,6 +289,14 @@ static dc_status_t commit_op(const char* fn, dc_graph_t* g, dc__op_t* op,
   }
   for (size_t i = 0; o && i < o->access_count && st == DC_OK; ++i) {
     st = add_access(a, op, o->access[i].buffer, o->access[i].access);
+  }
+  if (o != NULL) {
+    op->fallback = o->fallback;
+    op->no_snapshot = o->no_snapshot;
+    if (o->retry != NULL) {
+      op->retry = *o->retry;
+      op->has_retry = true;
+    }
   }
   if (st == DC_OK && g->count == g->capacity) {
     size_t capacity = g->capacity ? g->capacity * 2 : 16;
@@ -329,7 +358,9 @@ static dc_status_t take_args(dc_graph_t* g, dc__op_t* op,
   for (size_t i = 0; i < count; ++i) {
     if (args[i].kind != DC_ARG_BUFFER) continue;
     const dc_kernel_arg_info_t* info = dc_kernel_arg_info(op->kernel, i);
-    dc_access_t mode = info->is_const ? DC_ACCESS_READ : DC_ACCESS_READ_WRITE;
+    dc_access_t mode = info->is_const        ? DC_ACCESS_READ
+                       : info->is_write_only ? DC_ACCESS_WRITE
+                                             : DC_ACCESS_READ_WRITE;
     if (add_access(a, op, args[i].buffer, mode) != DC_OK) {
       return DC_ERR_OUT_OF_MEMORY;
     }
@@ -352,6 +383,7 @@ dc_status_t dc_graph_dispatch(dc_graph_t* g, const char* name,
   dc_kernel_retain(kernel);
   op.kernel = kernel;
   op.prepared = prepared;
+  op.dispatch = *dispatch;
   if (take_args(g, &op, args, arg_count) != DC_OK) {
     free_op(g->ctx->allocator, &op);
     return oom(fn, name);

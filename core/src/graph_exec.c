@@ -27,7 +27,11 @@ typedef struct plan_op_t {
   dc_status_t status;
   uint32_t attempts;
   uint64_t duration_ns;
+  dc_device_t* ran_on;
+  bool fell_back;
   char* message;            // allocated on first failure, kept for reuse
+  dc_program_t* fallback_program;  // built on first fallback, kept
+  dc_buffer_t* snapshots[DC_MAX_SNAPSHOTS];  // copies for safe retries
   // Every run.
   uint64_t runs;
   uint64_t total_ns;
@@ -62,15 +66,6 @@ struct dc_graph_exec_t {
   dc_cancel_token_t* token;    // the run's, borrowed
 };
 
-// |count| zeroed elements of |size| bytes from |arena| (at least one, so
-// that empty graphs need no special case); NULL when out of memory.
-static void* zalloc(dc__arena_t* arena, size_t count, size_t size) {
-  size_t bytes = (count ? count : 1) * size;
-  void* p = dc__arena_alloc(arena, bytes);
-  if (p) memset(p, 0, bytes);
-  return p;
-}
-
 static bool is_exec(const dc_graph_exec_t* e) {
   return e != NULL && e->magic == DC_MAGIC_EXEC;
 }
@@ -82,120 +77,6 @@ static const char* const kStateNames[] = {"pending", "ok", "FAILED",
 
 const char* dc__plan_op_name(const void* plan_op) {
   return ((const plan_op_t*)plan_op)->name;
-}
-
-static dc_status_t run_op(const char* name, const dc__op_t* op,
-                          const dc_arg_t* args, dc_graph_t* owner);
-
-// Reads an indirect dispatch's grid and runs it.
-static dc_status_t run_indirect(const char* name, const dc__op_t* op,
-                                const dc_arg_t* args) {
-  uint64_t sizes[3] = {0, 0, 0};
-  dc_buffer_t* b = op->grid_buffer;
-  if (b->dtype == DC_DTYPE_U32) {
-    uint32_t v[3];
-    DC_RETURN_IF_ERROR(dc_buffer_read(b, op->grid_offset, v, op->dims));
-    for (uint32_t d = 0; d < op->dims; ++d) sizes[d] = v[d];
-  } else {
-    DC_RETURN_IF_ERROR(dc_buffer_read(b, op->grid_offset, sizes, op->dims));
-  }
-  dc_dispatch_t grid = {.dims = op->dims};
-  for (uint32_t d = 0; d < op->dims; ++d) {
-    grid.global[d] = (size_t)sizes[d];
-    grid.local[d] = op->local[d];
-  }
-  char fn[96];
-  snprintf(fn, sizeof(fn), "indirect dispatch '%s'", name);
-  dc__prepared_t prepared;
-  DC_RETURN_IF_ERROR(dc__kernel_prepare(fn, op->kernel, &grid, args,
-                                        op->arg_count, &prepared));
-  uint64_t start, end;
-  return dc__kernel_run(op->kernel, &prepared, args, &start, &end);
-}
-
-// Builds a subflow and runs its ops one after another on this thread, in
-// an order that respects their dependencies.
-static dc_status_t run_subflow(const char* name, const dc__op_t* op,
-                               dc_graph_t* owner) {
-  dc_graph_t* sub = NULL;
-  char sub_name[96];
-  snprintf(sub_name, sizeof(sub_name), "%s", name);
-  dc_graph_params_t params = {.name = sub_name};
-  DC_RETURN_IF_ERROR(dc_graph_create(owner->ctx, &params, &sub));
-  dc_status_t st = op->subflow_fn(sub, op->user_data);
-  dc__flat_t flat;
-  if (st == DC_OK) st = dc__graph_flatten("subflow", sub, &flat);
-  if (st == DC_OK) {
-    // Flat ops in insertion order satisfy every implicit edge; explicit
-    // ones may point forward, so run in a topological order.
-    size_t n = flat.count;
-    dc__arena_t scratch;
-    dc__arena_init(&scratch, owner->ctx->allocator);
-    uint32_t* order = zalloc(&scratch, n, sizeof(uint32_t));
-    uint32_t* indegree = zalloc(&scratch, n, sizeof(uint32_t));
-    if (order == NULL || indegree == NULL) {
-      st = DC_FAIL(DC_ERR_OUT_OF_MEMORY, "subflow '%s': out of memory", name);
-    }
-    size_t head = 0, tail = 0;
-    for (size_t e = 0; st == DC_OK && e < flat.edge_count; ++e) {
-      ++indegree[flat.edges[e].to];
-    }
-    for (size_t i = 0; st == DC_OK && i < n; ++i) {
-      if (indegree[i] == 0) order[tail++] = (uint32_t)i;
-    }
-    while (st == DC_OK && head < tail) {
-      uint32_t i = order[head++];
-      st = run_op(flat.names[i], flat.ops[i], flat.ops[i]->args, sub);
-      if (st != DC_OK) {
-        dc__saved_error_t saved;
-        dc__error_save(&saved);
-        st = dc_set_error(st, "subflow op '%s': %s", flat.names[i],
-                          saved.message);
-        break;
-      }
-      for (size_t e = 0; e < flat.edge_count; ++e) {
-        if (flat.edges[e].from == i && --indegree[flat.edges[e].to] == 0) {
-          order[tail++] = flat.edges[e].to;
-        }
-      }
-    }
-    dc__arena_free_all(&scratch);
-    dc__flat_free(&flat);
-  }
-  dc__saved_error_t saved;
-  dc__error_save(&saved);
-  dc_graph_release(sub);
-  dc__error_restore(&saved);
-  return st;
-}
-
-static dc_status_t run_op(const char* name, const dc__op_t* op,
-                          const dc_arg_t* args, dc_graph_t* owner) {
-  switch (op->kind) {
-    case DC_OP_DISPATCH: {
-      uint64_t start, end;
-      for (size_t i = 0; i < op->arg_count; ++i) {
-        if (args[i].kind == DC_ARG_BUFFER) {
-          dc__buffer_mark_written(args[i].buffer);
-        }
-      }
-      return dc__kernel_run(op->kernel, &op->prepared, args, &start, &end);
-    }
-    case DC_OP_INDIRECT:
-      return run_indirect(name, op, args);
-    case DC_OP_COPY:
-      return dc_buffer_copy(op->dst, op->dst_offset, op->src, op->src_offset,
-                            op->count);
-    case DC_OP_FILL:
-      return dc_buffer_fill(op->dst, op->dst_offset, op->count, op->value);
-    case DC_OP_HOST:
-      return dc__call_host_fn(op->host_fn, op->user_data);
-    case DC_OP_SUBFLOW:
-      return run_subflow(name, op, owner);
-    case DC_OP_GRAPH:
-      break;  // flattened away
-  }
-  return DC_OK;
 }
 
 static dc__span_kind_t span_kind(dc__op_kind_t kind) {
@@ -252,8 +133,13 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
   dc_status_t status = reason_to_cancel(p, why, sizeof(why));
   bool ran = status == DC_OK;
   if (ran) {
-    status = run_op(p->name, p->op, p->args, e->graph);
-    p->attempts = 1;
+    dc__attempt_t attempt = {p->name, p->op, p->args, e->graph,
+                             &p->fallback_program, p->snapshots};
+    dc__attempt_result_t result;
+    status = dc__op_run(&attempt, &result);
+    p->attempts = result.attempts;
+    p->ran_on = result.device;
+    p->fell_back = result.fell_back;
   }
   uint64_t end = dc__now_ns();
   p->status = status;
@@ -317,10 +203,10 @@ typedef struct planner_t {
 static bool build_adjacency(planner_t* pl) {
   const dc__flat_t* f = pl->flat;
   size_t n = pl->n, m = f->edge_count;
-  pl->succ_first = zalloc(pl->scratch, n + 1, sizeof(size_t));
-  pl->pred_first = zalloc(pl->scratch, n + 1, sizeof(size_t));
-  pl->succ = zalloc(pl->scratch, m, sizeof(uint32_t));
-  pl->pred = zalloc(pl->scratch, m, sizeof(uint32_t));
+  pl->succ_first = dc__arena_zalloc(pl->scratch, n + 1, sizeof(size_t));
+  pl->pred_first = dc__arena_zalloc(pl->scratch, n + 1, sizeof(size_t));
+  pl->succ = dc__arena_zalloc(pl->scratch, m, sizeof(uint32_t));
+  pl->pred = dc__arena_zalloc(pl->scratch, m, sizeof(uint32_t));
   if (!pl->succ_first || !pl->pred_first || !pl->succ || !pl->pred) {
     return false;
   }
@@ -332,8 +218,8 @@ static bool build_adjacency(planner_t* pl) {
     pl->succ_first[i + 1] += pl->succ_first[i];
     pl->pred_first[i + 1] += pl->pred_first[i];
   }
-  size_t* next_succ = zalloc(pl->scratch, n, sizeof(size_t));
-  size_t* next_pred = zalloc(pl->scratch, n, sizeof(size_t));
+  size_t* next_succ = dc__arena_zalloc(pl->scratch, n, sizeof(size_t));
+  size_t* next_pred = dc__arena_zalloc(pl->scratch, n, sizeof(size_t));
   if (!next_succ || !next_pred) return false;
   memcpy(next_succ, pl->succ_first, n * sizeof(size_t));
   memcpy(next_pred, pl->pred_first, n * sizeof(size_t));
@@ -389,12 +275,12 @@ static uint32_t heap_pop(heap_t* h) {
 // order that always takes the ready op with the longest chain after it.
 static bool order_ops(planner_t* pl) {
   size_t n = pl->n;
-  pl->priority = zalloc(pl->scratch, n, sizeof(uint32_t));
-  pl->order = zalloc(pl->scratch, n, sizeof(uint32_t));
-  pl->position = zalloc(pl->scratch, n, sizeof(uint32_t));
-  uint32_t* indegree = zalloc(pl->scratch, n, sizeof(uint32_t));
-  uint32_t* topo = zalloc(pl->scratch, n, sizeof(uint32_t));
-  heap_t h = {zalloc(pl->scratch, n, sizeof(uint32_t)), 0, pl->priority};
+  pl->priority = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
+  pl->order = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
+  pl->position = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
+  uint32_t* indegree = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
+  uint32_t* topo = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
+  heap_t h = {dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t)), 0, pl->priority};
   bool ok = pl->priority && pl->order && pl->position && indegree && topo &&
             h.items;
   if (ok) {
@@ -471,14 +357,14 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   size_t n = e->count, S = e->stream_count;
   // waited[s * S + t]: position in stream t's sequence up to which stream s
   // has waited; a wait for an earlier op of t is implied.
-  long* waited = zalloc(scratch, S * S, sizeof(long));
-  uint32_t* seq = zalloc(scratch, n, sizeof(uint32_t));  // index on its stream
-  size_t* on_stream = zalloc(scratch, S, sizeof(size_t));
-  bool* wait_needed = zalloc(scratch, n, sizeof(bool));  // a record after it
+  long* waited = dc__arena_zalloc(scratch, S * S, sizeof(long));
+  uint32_t* seq = dc__arena_zalloc(scratch, n, sizeof(uint32_t));  // index on its stream
+  size_t* on_stream = dc__arena_zalloc(scratch, S, sizeof(size_t));
+  bool* wait_needed = dc__arena_zalloc(scratch, n, sizeof(bool));  // a record after it
   size_t edges = 0;
   for (size_t k = 0; k < n; ++k) edges += e->ops[k].pred_count;
-  bool* edge_wait = zalloc(scratch, edges, sizeof(bool));  // per pred edge
-  size_t* count = zalloc(scratch, S, sizeof(size_t));
+  bool* edge_wait = dc__arena_zalloc(scratch, edges, sizeof(bool));  // per pred edge
+  size_t* count = dc__arena_zalloc(scratch, S, sizeof(size_t));
   if (!waited || !seq || !on_stream || !wait_needed || !edge_wait || !count) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
                    "memory");
@@ -508,7 +394,7 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   e->cmds = e->cmd_count ? dc_allocator_calloc(e->ctx->allocator,
                                                e->cmd_count, sizeof(dc__cmd_t))
                          : NULL;
-  e->stream_cmds = zalloc(&e->arena, S + 1, sizeof(size_t));
+  e->stream_cmds = dc__arena_zalloc(&e->arena, S + 1, sizeof(size_t));
   if ((e->cmd_count && e->cmds == NULL) || e->stream_cmds == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
                    "memory");
@@ -610,10 +496,10 @@ static dc_status_t plan(dc_graph_exec_t* e) {
   dc__arena_init(&scratch, e->ctx->allocator);
   planner_t pl = {.scratch = &scratch, .flat = &e->flat, .n = e->flat.count};
   size_t n = pl.n, S = e->stream_count;
-  uint32_t* last_on_stream = zalloc(&scratch, S, sizeof(uint32_t));
-  size_t* load = zalloc(&scratch, S, sizeof(size_t));
-  e->ops = zalloc(&e->arena, n, sizeof(plan_op_t));
-  e->preds = zalloc(&e->arena, e->flat.edge_count, sizeof(uint32_t));
+  uint32_t* last_on_stream = dc__arena_zalloc(&scratch, S, sizeof(uint32_t));
+  size_t* load = dc__arena_zalloc(&scratch, S, sizeof(size_t));
+  e->ops = dc__arena_zalloc(&e->arena, n, sizeof(plan_op_t));
+  e->preds = dc__arena_zalloc(&e->arena, e->flat.edge_count, sizeof(uint32_t));
   dc_status_t st = DC_OK;
   if (!last_on_stream || !load || !e->ops || !e->preds ||
       !build_adjacency(&pl) || !order_ops(&pl)) {
@@ -661,6 +547,10 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
     }
     if (p->args) dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
     dc_event_release(p->event);
+    dc_program_release(p->fallback_program);
+    for (size_t i = 0; i < DC_MAX_SNAPSHOTS; ++i) {
+      dc_buffer_release(p->snapshots[i]);
+    }
     if (p->message) dc_allocator_free(a, p->message, MESSAGE_SIZE);
   }
   if (e->cmds) dc_allocator_free(a, e->cmds, e->cmd_count * sizeof(dc__cmd_t));
@@ -706,7 +596,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   e->graph = g;
   e->magic = DC_MAGIC_EXEC;
   dc__arena_init(&e->arena, g->ctx->allocator);
-  e->streams = zalloc(&e->arena, S, sizeof(dc_stream_t*));
+  e->streams = dc__arena_zalloc(&e->arena, S, sizeof(dc_stream_t*));
   dc_status_t st = e->streams ? DC_OK
                               : DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                                         "%s: cannot allocate", fn);
@@ -810,6 +700,8 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
     op->status = DC_OK;
     op->attempts = 0;
     op->duration_ns = 0;
+    op->ran_on = NULL;
+    op->fell_back = false;
     if (op->message) op->message[0] = '\0';
   }
   // This run's generation of each event, then every command.
@@ -947,6 +839,8 @@ dc_status_t dc_graph_exec_op(const dc_graph_exec_t* e, size_t index,
       .duration_ns = p->duration_ns,
       .status = p->status,
       .message = p->message ? p->message : "",
+      .device = p->ran_on ? dc_device_name(p->ran_on) : "",
+      .fell_back = p->fell_back,
       .runs = p->runs,
       .mean_ns = p->runs ? (double)p->total_ns / (double)p->runs : 0.0,
   };
@@ -975,9 +869,13 @@ dc_status_t dc_graph_exec_report(const dc_graph_exec_t* e, char* buffer,
     dc_graph_exec_op(e, k, &r);
     char line[600];
     int n = snprintf(line, sizeof(line),
-                     "%-24s %-9s stream %-3u attempts %u  %9.3f ms%s%s%s%s\n",
+                     "%-24s %-9s stream %-3u attempts %u  %9.3f ms"
+                     "%s%s%s%s%s%s%s\n",
                      r.name, kStateNames[r.state], r.stream_id, r.attempts,
-                     (double)r.duration_ns / 1e6, r.message[0] ? "  " : "",
+                     (double)r.duration_ns / 1e6,
+                     r.fell_back ? "  (fell back to " : "",
+                     r.fell_back ? r.device : "",
+                     r.fell_back ? ")" : "", r.message[0] ? "  " : "",
                      r.state == DC_OP_FAILED ? dc_status_name(r.status) : "",
                      r.state == DC_OP_FAILED ? ": " : "", r.message);
     if (n < 0) continue;
@@ -1002,8 +900,8 @@ dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
   size_t n = e->flat.count;
   dc__arena_t scratch;
   dc__arena_init(&scratch, e->ctx->allocator);
-  uint32_t* stream_of = zalloc(&scratch, n, sizeof(uint32_t));
-  dc_op_state_t* state_of = zalloc(&scratch, n, sizeof(dc_op_state_t));
+  uint32_t* stream_of = dc__arena_zalloc(&scratch, n, sizeof(uint32_t));
+  dc_op_state_t* state_of = dc__arena_zalloc(&scratch, n, sizeof(dc_op_state_t));
   if (stream_of == NULL || state_of == NULL) {
     dc__arena_free_all(&scratch);
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);

@@ -17,6 +17,7 @@
 #define DC_MAGIC_GRAPH 0xDC670001u
 #define DC_MAGIC_EXEC 0xDC670002u
 #define DC_OP_HISTORY 64  // durations kept per op for its p95
+#define DC_MAX_SNAPSHOTS 8  // buffers an op's retries restore, at most
 
 typedef enum dc__op_kind_e {
   DC_OP_DISPATCH,
@@ -62,6 +63,11 @@ typedef struct dc__op_t {
   size_t after_count, after_capacity;
   dc__access_t* access;       // declared and implied accesses
   size_t access_count;
+  dc_dispatch_t dispatch;     // DISPATCH: the grid as given (for fallback)
+  dc_retry_policy_t retry;    // valid when has_retry
+  bool has_retry;
+  bool no_snapshot;
+  dc_device_t* fallback;
 } dc__op_t;
 
 struct dc_graph_t {
@@ -71,6 +77,10 @@ struct dc_graph_t {
   dc__live_node_t live;
   char name[64];
   dc_error_mode_t error_mode;
+  dc_retry_policy_t retry;    // valid when has_retry
+  bool has_retry;
+  dc_device_t* fallback;
+  bool no_breakers;
   dc__op_t* ops;
   size_t count, capacity;
   uint32_t* names;            // open-addressed: op index + 1, 0 empty
@@ -124,6 +134,29 @@ DC_INTERNAL dc_status_t dc__flat_to_dot(const char* graph_name,
                                         char* buffer, size_t size,
                                         size_t* out_length);
 DC_INTERNAL const char* dc__op_kind_name(dc__op_kind_t kind);
+
+// One run of an op, with what it needs beyond the op (graph_ops.c).
+typedef struct dc__attempt_t {
+  const char* name;                 // the op's full name
+  const dc__op_t* op;
+  const dc_arg_t* args;             // the instance's arguments
+  dc_graph_t* graph;                // whose defaults apply; owns subflows
+  dc_program_t** fallback_program;  // where the fallback's build is kept
+  dc_buffer_t** snapshots;          // DC_MAX_SNAPSHOTS kept copies
+} dc__attempt_t;
+
+typedef struct dc__attempt_result_t {
+  uint32_t attempts;     // in all, on every device
+  dc_device_t* device;   // where it ran last (NULL for host ops)
+  bool fell_back;
+} dc__attempt_result_t;
+
+// Runs the op as its retry policy, the circuit breakers and its fallback
+// say. Returns its last status (message set).
+DC_INTERNAL dc_status_t dc__op_run(const dc__attempt_t* attempt,
+                                   dc__attempt_result_t* out_result);
+// The device an op runs on (NULL for host ops and subflows).
+DC_INTERNAL dc_device_t* dc__op_device(const dc__op_t* op);
 
 // Runs one plan op (the DC_CMD_OP command of the scheduler), on a stream
 // thread, and gives its start and end times (dc__now_ns). Returns the op's

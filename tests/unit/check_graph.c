@@ -338,9 +338,11 @@ START_TEST(test_graph_nests_graphs) {
   const char* after_inner[] = {"inner"};
   DC_CK_OK(dc_graph_host(g, "before", log_value, &l[0], NULL));
   DC_CK_OK(dc_graph_add_graph(
-      g, "inner", child, &(dc_op_options_t){after_before, 1, NULL, 0}));
+      g, "inner", child, &(dc_op_options_t){.after = after_before, .after_count = 1,
+                                  .access = NULL, .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "after", log_value, &l[3],
-                         &(dc_op_options_t){after_inner, 1, NULL, 0}));
+                         &(dc_op_options_t){.after = after_inner, .after_count = 1,
+                                  .access = NULL, .access_count = 0}));
   DC_CK_FAIL(dc_graph_add_graph(child, "self", g, NULL),
              DC_ERR_INVALID_ARGUMENT, "contains this graph");
   dc_stream_group_t* grp = new_group(2);
@@ -420,9 +422,11 @@ START_TEST(test_graph_subflow_adds_work_at_run_time) {
   dc_buffer_access_t writes_b = {b, DC_ACCESS_WRITE};
   dc_buffer_access_t reads_b = {b, DC_ACCESS_READ};
   DC_CK_OK(dc_graph_subflow(g, "split", build_parts, &s,
-                            &(dc_op_options_t){NULL, 0, &writes_b, 1}));
+                            &(dc_op_options_t){.after = NULL, .after_count = 0,
+                                  .access = &writes_b, .access_count = 1}));
   DC_CK_OK(dc_graph_host(g, "check", check_parts, &s,
-                         &(dc_op_options_t){NULL, 0, &reads_b, 1}));
+                         &(dc_op_options_t){.after = NULL, .after_count = 0,
+                                  .access = &reads_b, .access_count = 1}));
   dc_stream_group_t* grp = new_group(2);
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
@@ -492,9 +496,11 @@ START_TEST(test_graph_failure_cancels_dependents_only) {
   const char* after_dep[] = {"dependent"};
   DC_CK_OK(dc_graph_host(g, "bad", fail_op, "bad", NULL));
   DC_CK_OK(dc_graph_host(g, "dependent", log_value, &l1,
-                         &(dc_op_options_t){after_bad, 1, NULL, 0}));
+                         &(dc_op_options_t){.after = after_bad, .after_count = 1,
+                                  .access = NULL, .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "transitive", log_value, &l1,
-                         &(dc_op_options_t){after_dep, 1, NULL, 0}));
+                         &(dc_op_options_t){.after = after_dep, .after_count = 1,
+                                  .access = NULL, .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "independent", log_value, &l2, NULL));
   dc_stream_group_t* grp = new_group(2);
   dc_graph_exec_t* e = NULL;
@@ -743,7 +749,8 @@ static dc_status_t build_and_run(dc_device_t* d, dc_kernel_t* add,
   if (st == DC_OK) st = dc_graph_fill(child, "fill", b, 0, 16, &zero, NULL);
   if (st == DC_OK) {
     st = dc_graph_dispatch(child, "add", add, &grid, args, 3,
-                           &(dc_op_options_t){after_fill, 1, NULL, 0});
+                           &(dc_op_options_t){.after = after_fill, .after_count = 1,
+                                  .access = NULL, .access_count = 0});
   }
   if (st == DC_OK) st = dc_graph_add_graph(g, "inner", child, NULL);
   if (st == DC_OK) st = dc_graph_copy(g, "copy", a, 0, b, 0, 16, NULL);
@@ -842,11 +849,13 @@ START_TEST(test_graph_rejects_bad_input) {
              "dc_graph_dispatch: kernel 'set' expects 2 argument(s)");
   const char* empty_after[] = {""};
   DC_CK_FAIL(dc_graph_host(g, "h", fail_op, NULL,
-                           &(dc_op_options_t){empty_after, 1, NULL, 0}),
+                           &(dc_op_options_t){.after = empty_after, .after_count = 1,
+                                  .access = NULL, .access_count = 0}),
              DC_ERR_INVALID_ARGUMENT, "op 'h': after[0] is empty");
   dc_buffer_access_t bad_access = {b, (dc_access_t)0};
   DC_CK_FAIL(dc_graph_host(g, "h", fail_op, NULL,
-                           &(dc_op_options_t){NULL, 0, &bad_access, 1}),
+                           &(dc_op_options_t){.after = NULL, .after_count = 0,
+                                  .access = &bad_access, .access_count = 1}),
              DC_ERR_INVALID_ARGUMENT, "access[0] has unknown mode 0");
   ck_assert_uint_eq(dc_graph_op_count(g), 0);  // nothing was added
   DC_CK_FAIL(dc_graph_validate(NULL, NULL, 0), DC_ERR_INVALID_ARGUMENT,

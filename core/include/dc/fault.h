@@ -85,8 +85,9 @@ typedef struct dc_fault_rule_t {
   double rate;         // probability per matching call, in (0, 1]; 0: none
   uint64_t seed;       // seeds the draws of |rate|
   uint64_t limit;      // at most this many faults; 0: no limit
-  const char* device;  // only on this device, or devices of this backend
-                       // ("cpu", "cuda:1", "cuda"); NULL: any
+  const char* device;  // only on the device of this name, else on the
+                       // devices of this backend ("cuda:1", "cuda"; "cpu"
+                       // is the first CPU device, not cpu:1); NULL: any
   const char* name;    // only calls on this name (see Sites); NULL: any
 } dc_fault_rule_t;
 

@@ -11,6 +11,7 @@
 
 #include "dc/buffer.h"
 #include "dc/kernel.h"
+#include "dc/retry.h"
 #include "dc/status.h"
 #include "dc/stream.h"
 
@@ -63,9 +64,22 @@ typedef enum dc_error_mode_e {
   DC_ERRORS_COLLECT_ALL,
 } dc_error_mode_t;
 
+// Resilience (see docs/resilience.md). An op that fails is tried again by
+// its retry policy: the op's, else the graph's, else its device's default
+// (dc_device_set_retry_policy; host ops without a device: the defaults).
+// Before each attempt on a device the device's circuit breaker (named
+// after the device) and, for a dispatch, the kernel's on that device
+// ("<device>/<kernel>") are asked; an open breaker fails the attempt at once with
+// DC_ERR_CIRCUIT_OPEN. A dispatch that still fails (or meets an open
+// breaker) with a failure that is not the caller's reruns on its fallback
+// device, when it has one: the same kernel source built there, its buffers
+// copied over and the results copied back.
 typedef struct dc_graph_params_t {
   const char* name;            // in messages, traces and DOT; copied
   dc_error_mode_t error_mode;  // default DC_ERRORS_FINISH_INDEPENDENT
+  const dc_retry_policy_t* retry;  // default for the ops (copied); NULL
+  dc_device_t* fallback;       // default for the ops; NULL: none
+  bool no_breakers;            // skip the circuit breakers
 } dc_graph_params_t;
 
 // Creates an empty graph in |context|. |params| may be NULL.
@@ -102,6 +116,14 @@ typedef struct dc_op_options_t {
   // Buffers the op touches besides those it declares by itself.
   const dc_buffer_access_t* access;
   size_t access_count;
+  // The op's retry policy (copied); NULL: the graph's.
+  const dc_retry_policy_t* retry;
+  // Where a dispatch reruns when its device keeps failing; NULL: the
+  // graph's.
+  dc_device_t* fallback;
+  // The op overwrites what it writes in full, so a retry needs no restored
+  // inputs (see "Retries are safe" in docs/resilience.md).
+  bool no_snapshot;
 } dc_op_options_t;
 
 // Each adder below takes the op's name and |options| (NULL: none), and
@@ -252,6 +274,8 @@ typedef struct dc_op_report_t {
   uint64_t duration_ns;     // in the last run
   dc_status_t status;       // DC_OK, or why it failed or was cancelled
   const char* message;      // "" or the failure's message (borrowed)
+  const char* device;       // where it last ran ("" for host ops)
+  bool fell_back;           // it ran on its fallback device
   // Over every run so far:
   uint64_t runs;
   double mean_ns;

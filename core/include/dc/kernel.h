@@ -128,6 +128,11 @@ typedef struct dc_kernel_arg_info_t {
   uint32_t vector_width;           // 1, 2, 4, 8 or 16
   size_t size;                     // bytes of a DC_ARG_SCALAR value
   bool is_const;                   // the kernel does not write through it
+  // The kernel only stores to it (every use is `name[index] = value;`),
+  // so what it held before is never read: retries need no snapshot of it
+  // and it carries no read dependency. A conservative analysis: false
+  // whenever in doubt (a helper call, a compound assignment, any read).
+  bool is_write_only;
 } dc_kernel_arg_info_t;
 
 typedef struct dc_kernel_info_t {

@@ -49,6 +49,43 @@ static void describe_arg(dc_program_t* p, const dc__program_ast_t* ast,
 }
 
 // Fills the kernel table from the kernels the parser found.
+// Whether every use of parameter |param| in |fn|'s body is a plain store
+// `name[...] = ...` (not `==`, not a compound assignment): then the kernel
+// never reads what the buffer held.
+static bool only_stored_to(const dc__program_ast_t* ast,
+                           const dc__function_t* fn,
+                           const dc__param_t* param) {
+  const dc__token_t* t = ast->tokens;
+  const dc__token_t* name = &t[param->name];
+  if (param->type.pointer_depth == 0 || fn->body == NULL) return false;
+  bool used = false;
+  for (uint32_t i = fn->body->token; i < fn->body_end; ++i) {
+    if (t[i].kind != DC_TOK_IDENT || t[i].length != name->length ||
+        memcmp(t[i].text, name->text, name->length) != 0) {
+      continue;
+    }
+    used = true;
+    if (i + 1 >= fn->body_end || !dc__tok_is(&t[i + 1], "[")) return false;
+    // Skip the balanced index, then expect a plain '='.
+    uint32_t j = i + 1;
+    int depth = 0;
+    for (; j < fn->body_end; ++j) {
+      if (dc__tok_is(&t[j], "[")) ++depth;
+      if (dc__tok_is(&t[j], "]") && --depth == 0) break;
+    }
+    if (j + 1 >= fn->body_end || !dc__tok_is(&t[j + 1], "=")) return false;
+    // The store must start an expression statement, so the old value is
+    // not used around it ("x = a[i] = 0" reads nothing either, but keep
+    // it simple).
+    if (i > 0 && !dc__tok_is(&t[i - 1], ";") && !dc__tok_is(&t[i - 1], "{") &&
+        !dc__tok_is(&t[i - 1], "}") && !dc__tok_is(&t[i - 1], ")") &&
+        !dc__tok_is(&t[i - 1], "else")) {
+      return false;
+    }
+  }
+  return used;
+}
+
 static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
   size_t count = 0;
   for (uint32_t i = 0; i < ast->function_count; ++i) {
@@ -76,6 +113,8 @@ static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
     memset(k->args, 0, (fn->param_count + 1) * sizeof(*k->args));
     for (uint32_t a = 0; a < fn->param_count; ++a) {
       describe_arg(p, ast, &fn->params[a], &k->args[a]);
+      k->args[a].is_write_only = !k->args[a].is_const &&
+                                 only_stored_to(ast, fn, &fn->params[a]);
     }
   }
   return p->arena.failed ? DC_ERR_OUT_OF_MEMORY : DC_OK;

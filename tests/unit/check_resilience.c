@@ -1,0 +1,328 @@
+// check_resilience.c: graphs under faults: retries give results identical
+// to a fault-free run, within the policy's bounds; retries start from
+// restored inputs; permanent faults fail fast and cancel dependents;
+// breakers open at their threshold; fallback to another device gives
+// identical results.
+// SPDX-License-Identifier: MIT
+#include "kernel_fixture.h"
+
+static const char kKernels[] =
+    "__kernel void step(__global int* x, int k) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  x[i] = x[i] * 3 + k;\n"
+    "}\n"
+    "__kernel void set(__global int* x, int v) {\n"
+    "  x[get_global_id(0)] = v;\n"
+    "}\n";
+
+enum { LEN = 64, CHAINS = 4 };
+
+static dc_program_t* program;
+
+static void setup(void) {
+  dc_test_kernel_setup();
+  program = build("resilience.cl", kKernels, NULL);
+}
+
+static void teardown(void) {
+  dc_program_release(program);
+  program = NULL;
+  dc_test_kernel_teardown();
+}
+
+static dc_buffer_t* ints(dc_device_t* d, const char* label) {
+  dc_buffer_t* b = dc_test_buffer_new(d, DC_DTYPE_I32, LEN, label);
+  int32_t zero = 0;
+  DC_CK_OK(dc_buffer_fill(b, 0, LEN, &zero));
+  return b;
+}
+
+// |ops| in-place steps spread over CHAINS buffers (each op depends on the
+// previous op of its chain), on |p|'s kernels.
+static dc_graph_t* chains(dc_program_t* p, dc_buffer_t** bufs, int ops,
+                          const dc_graph_params_t* params) {
+  dc_graph_t* g = NULL;
+  DC_CK_OK(dc_graph_create(dc_device_context(dc_buffer_device(bufs[0])),
+                           params, &g));
+  dc_kernel_t* step = kernel_of(p, "step");
+  dc_dispatch_t grid = {.dims = 1, .global = {LEN}};
+  for (int i = 0; i < ops; ++i) {
+    char name[16];
+    snprintf(name, sizeof(name), "op%d", i);
+    dc_arg_t args[2] = {dc_arg_buffer(bufs[i % CHAINS]), dc_arg_i32(i % 7)};
+    DC_CK_OK(dc_graph_dispatch(g, name, step, &grid, args, 2, NULL));
+  }
+  return g;
+}
+
+static void read_all(dc_buffer_t** bufs, int32_t* out) {
+  for (int c = 0; c < CHAINS; ++c) {
+    DC_CK_OK(dc_buffer_read(bufs[c], 0, out + c * LEN, LEN));
+  }
+}
+
+static dc_stream_group_t* group_on(dc_device_t* d, size_t count) {
+  dc_stream_group_t* grp = NULL;
+  dc_stream_group_params_t gp = {.count = count};
+  DC_CK_OK(dc_stream_group_create(d, &gp, &grp));
+  return grp;
+}
+
+// Runs |ops| ops once and returns the buffers' contents (caller frees);
+// with |rate| > 0, launches fail transiently at that rate.
+static int32_t* run_chains(int ops, double rate, uint32_t max_attempts,
+                           uint64_t* out_retries) {
+  dc_buffer_t* bufs[CHAINS];
+  for (int c = 0; c < CHAINS; ++c) bufs[c] = ints(cpu, "chain");
+  dc_retry_policy_t policy = {.max_attempts = max_attempts,
+                              .base_delay_ns = 1000,
+                              .max_delay_ns = 20000,
+                              .seed = 11};
+  dc_graph_params_t params = {.name = "chains", .retry = &policy,
+                              .no_breakers = true};
+  dc_graph_t* g = chains(program, bufs, ops, &params);
+  uint32_t rule = 0;
+  if (rate > 0.0) {
+    dc_fault_rule_t r = {.sites = DC_FAULT_LAUNCH, .rate = rate, .seed = 5,
+                         .name = "step"};
+    DC_CK_OK(dc_fault_add(ctx, &r, &rule));
+  }
+  dc_stream_group_t* grp = group_on(cpu, 3);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  uint64_t retries = 0;
+  for (size_t i = 0; i < dc_graph_exec_op_count(e); ++i) {
+    dc_op_report_t r;
+    DC_CK_OK(dc_graph_exec_op(e, i, &r));
+    ck_assert_int_eq(r.state, DC_OP_SUCCEEDED);
+    ck_assert_uint_ge(r.attempts, 1);
+    ck_assert_uint_le(r.attempts, max_attempts);  // within the policy
+    retries += r.attempts - 1;
+  }
+  if (rate > 0.0) {
+    dc_fault_stats_t stats;
+    DC_CK_OK(dc_fault_stats(ctx, rule, &stats));
+    ck_assert_uint_eq(stats.injected, retries);  // every fault was retried
+    DC_CK_OK(dc_fault_remove(ctx, rule));
+  }
+  *out_retries = retries;
+  int32_t* out = malloc(sizeof(int32_t) * LEN * CHAINS);
+  read_all(bufs, out);
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  for (int c = 0; c < CHAINS; ++c) dc_buffer_release(bufs[c]);
+  return out;
+}
+
+START_TEST(test_transient_faults_give_identical_results) {
+  enum { OPS = 1000 };
+  uint64_t retries = 0;
+  int32_t* clean = run_chains(OPS, 0.0, 1, &retries);
+  ck_assert_uint_eq(retries, 0);
+  const double rates[] = {0.01, 0.10, 0.50};
+  const uint32_t attempts[] = {8, 12, 24};
+  for (int k = 0; k < 3; ++k) {
+    int32_t* faulty = run_chains(OPS, rates[k], attempts[k], &retries);
+    ck_assert_mem_eq(clean, faulty, sizeof(int32_t) * LEN * CHAINS);
+    // About rate / (1 - rate) retries per op: loose bounds.
+    double per_op = (double)retries / OPS;
+    double expected = rates[k] / (1.0 - rates[k]);
+    ck_assert_msg(per_op > expected * 0.5 && per_op < expected * 1.5,
+                  "rate %.2f: %.3f retries per op, expected about %.3f",
+                  rates[k], per_op, expected);
+    free(faulty);
+  }
+  free(clean);
+}
+END_TEST
+
+// A host op that changes its buffer and then fails transiently once: the
+// retry starts from the buffer as it was, so the change lands once.
+typedef struct flaky_t {
+  dc_buffer_t* buffer;
+  atomic_int calls;
+} flaky_t;
+
+static dc_status_t add_then_fail_once(void* arg) {
+  flaky_t* f = arg;
+  int32_t* x = NULL;
+  dc_status_t st = dc_buffer_host_pointer(f->buffer, (void**)&x);
+  if (st != DC_OK) return st;
+  for (int i = 0; i < LEN; ++i) x[i] += 1;
+  if (atomic_fetch_add(&f->calls, 1) == 0) {
+    return dc_set_error(DC_ERR_UNAVAILABLE, "flaky: try again");
+  }
+  return DC_OK;
+}
+
+START_TEST(test_retries_start_from_restored_inputs) {
+  dc_buffer_t* b = ints(cpu, "counted");
+  flaky_t f = {b, 0};
+  dc_graph_t* g = NULL;
+  DC_CK_OK(dc_graph_create(ctx, NULL, &g));
+  dc_buffer_access_t rw = {b, DC_ACCESS_READ_WRITE};
+  dc_retry_policy_t policy = {.max_attempts = 3, .base_delay_ns = 1000,
+                              .max_delay_ns = 1000};
+  DC_CK_OK(dc_graph_host(g, "flaky", add_then_fail_once, &f,
+                         &(dc_op_options_t){.access = &rw, .access_count = 1,
+                                            .retry = &policy}));
+  dc_stream_group_t* grp = group_on(cpu, 1);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  ck_assert_int_eq(atomic_load(&f.calls), 2);
+  int32_t v[LEN];
+  DC_CK_OK(dc_buffer_read(b, 0, v, LEN));
+  for (int i = 0; i < LEN; ++i) ck_assert_int_eq(v[i], 1);  // not 2
+  dc_op_report_t r;
+  DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+  ck_assert_uint_eq(r.attempts, 2);
+  // Without the snapshot (no_snapshot), the first attempt's change stays.
+  dc_graph_exec_destroy(e);
+  dc_graph_release(g);
+  atomic_store(&f.calls, 0);
+  DC_CK_OK(dc_graph_create(ctx, NULL, &g));
+  DC_CK_OK(dc_graph_host(g, "flaky", add_then_fail_once, &f,
+                         &(dc_op_options_t){.access = &rw, .access_count = 1,
+                                            .retry = &policy,
+                                            .no_snapshot = true}));
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  DC_CK_OK(dc_buffer_read(b, 0, v, LEN));
+  ck_assert_int_eq(v[0], 3);  // 1 + twice
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  dc_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_permanent_faults_fail_fast_and_cancel_dependents) {
+  dc_buffer_t* b = ints(cpu, "b");
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .permanent = true,
+                          .name = "step"};
+  DC_CK_OK(dc_fault_add(ctx, &rule, NULL));
+  dc_retry_policy_t policy = {.max_attempts = 5, .base_delay_ns = 1000};
+  dc_graph_params_t params = {.name = "doomed", .retry = &policy,
+                              .no_breakers = true};
+  dc_buffer_t* bufs[CHAINS] = {b, b, b, b};
+  dc_graph_t* g = chains(program, bufs, 3, &params);
+  dc_stream_group_t* grp = group_on(cpu, 2);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_FAIL(dc_graph_exec_run(e, NULL), DC_ERR_DEVICE_LOST,
+             "op 'op0' failed: injected fault: launch of kernel 'step'");
+  dc_op_report_t r;
+  DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+  ck_assert_int_eq(r.state, DC_OP_FAILED);
+  ck_assert_uint_eq(r.attempts, 1);  // permanent: not retried
+  for (size_t i = 1; i < 3; ++i) {
+    DC_CK_OK(dc_graph_exec_op(e, i, &r));
+    ck_assert_int_eq(r.state, DC_OP_CANCELLED);
+  }
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  dc_buffer_release(b);
+  dc_fault_clear(ctx);
+}
+END_TEST
+
+// A context with a second CPU device to fall back to.
+static dc_context_t* two_devices(dc_device_t** first, dc_device_t** second) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.kernel_cache_dir = cache_dir;
+  p.cpu_devices = 2;
+  dc_context_t* c = dc_test_context_new(&p);
+  DC_CK_OK(dc_context_device(c, 0, first));
+  DC_CK_OK(dc_context_device(c, 1, second));
+  return c;
+}
+
+START_TEST(test_breaker_opens_and_fallback_gives_identical_results) {
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  // Breakers made from now on open at the third failure and stay open.
+  dc_breaker_params_t bp = {.failure_threshold = 3, .open_ns = 60000000000};
+  DC_CK_OK(dc_breaker_set_defaults(c, &bp));
+  dc_program_t* p = build_on(primary, "resilience.cl", kKernels, NULL);
+  enum { OPS = 40 };
+  int32_t clean[LEN * CHAINS], got[LEN * CHAINS];
+  dc_buffer_t* bufs[CHAINS];
+  for (int k = 0; k < CHAINS; ++k) bufs[k] = ints(primary, "chain");
+  // Reference: no faults.
+  dc_graph_t* g = chains(p, bufs, OPS, &(dc_graph_params_t){.name = "ref"});
+  dc_stream_group_t* grp = NULL;
+  DC_CK_OK(dc_stream_group_create(primary, NULL, &grp));
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  read_all(bufs, clean);
+  dc_graph_exec_destroy(e);
+  dc_graph_release(g);
+  int32_t zero = 0;
+  for (int k = 0; k < CHAINS; ++k) DC_CK_OK(dc_buffer_fill(bufs[k], 0, LEN,
+                                                          &zero));
+  // The primary device loses every launch; its breaker opens after 3
+  // failures and the rest fail fast; every op reruns on the backup.
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu",
+                          .status = DC_ERR_UNAVAILABLE};
+  uint32_t id = 0;
+  DC_CK_OK(dc_fault_add(c, &rule, &id));
+  dc_retry_policy_t once = {.max_attempts = 1};
+  g = chains(p, bufs, OPS,
+             &(dc_graph_params_t){.name = "fallback", .retry = &once,
+                                  .fallback = backup});
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  read_all(bufs, got);
+  ck_assert_mem_eq(clean, got, sizeof(clean));
+  size_t fell_back = 0;
+  for (size_t i = 0; i < dc_graph_exec_op_count(e); ++i) {
+    dc_op_report_t r;
+    DC_CK_OK(dc_graph_exec_op(e, i, &r));
+    ck_assert_int_eq(r.state, DC_OP_SUCCEEDED);
+    ck_assert(r.fell_back);
+    ck_assert_str_eq(r.device, "cpu:1");
+    fell_back += r.fell_back;
+  }
+  ck_assert_uint_eq(fell_back, OPS);
+  // The breaker opened exactly at the third failure: three launches
+  // reached the device, the others were refused.
+  dc_fault_stats_t fs;
+  DC_CK_OK(dc_fault_stats(c, id, &fs));
+  ck_assert_uint_eq(fs.injected, 3);
+  dc_breaker_t* breaker = NULL;
+  DC_CK_OK(dc_breaker_find(c, "cpu", &breaker));
+  ck_assert_int_eq(dc_breaker_state(breaker), DC_BREAKER_OPEN);
+  char report[8192];
+  size_t len = 0;
+  DC_CK_OK(dc_graph_exec_report(e, report, sizeof(report), &len));
+  DC_CK_STR_HAS(report, "(fell back to cpu:1)");
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
+static Suite* resilience_suite(void) {
+  Suite* s = dc_test_kernel_suite("resilience", "dc-check-resilience");
+  TCase* tc = tcase_create("graphs");
+  tcase_add_unchecked_fixture(tc, dc_test_kernel_make_root,
+                              dc_test_kernel_remove_root);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 300);
+  suite_add_tcase(s, tc);
+  tcase_add_test(tc, test_transient_faults_give_identical_results);
+  tcase_add_test(tc, test_retries_start_from_restored_inputs);
+  tcase_add_test(tc, test_permanent_faults_fail_fast_and_cancel_dependents);
+  tcase_add_test(tc, test_breaker_opens_and_fallback_gives_identical_results);
+  return s;
+}
+
+DC_CHECK_MAIN(resilience_suite)
