@@ -7,6 +7,7 @@
 #include "buffer_internal.h"
 #include "fault_internal.h"
 #include "memory_pool_internal.h"
+#include "stream_internal.h"
 
 // Cross-device copies go through host memory in pieces of this size.
 #define STAGING_BYTES ((size_t)4 << 20)
@@ -113,6 +114,34 @@ static void publish(dc_buffer_t* b) {
   dc__context_track(b->device->context, &b->live);
 }
 
+// How long an allocation waits, at most, for work in flight to give back
+// memory before it fails.
+#define MEMORY_WAIT_NS 5000000000ull
+
+// Memory pressure: when the pool cannot give |bytes| (it has already
+// trimmed its cache), work still queued on the context's streams may be
+// holding buffers it is about to release, so wait for it to make progress
+// and try again, up to MEMORY_WAIT_NS. A request larger than the whole
+// budget fails at once: no release can make room for it.
+static dc_status_t acquire_memory(dc_device_t* device, const char* fn,
+                                  size_t bytes, dc_storage_mode_t mode,
+                                  void** memory, size_t* block_size) {
+  dc__memory_pool_t* pool = device->pool;
+  dc_status_t st =
+      dc__memory_pool_acquire(pool, fn, bytes, mode, memory, block_size);
+  if (st != DC_ERR_OUT_OF_MEMORY || !dc__memory_pool_could_fit(pool, bytes)) {
+    return st;
+  }
+  uint64_t start = dc__now_ns();
+  dc__scheduler_t* s = device->context->scheduler;
+  while (st == DC_ERR_OUT_OF_MEMORY &&
+         dc__now_ns() - start < MEMORY_WAIT_NS &&
+         dc__scheduler_wait_progress(s, 10000000)) {
+    st = dc__memory_pool_acquire(pool, fn, bytes, mode, memory, block_size);
+  }
+  return st;
+}
+
 dc_status_t dc_buffer_create(dc_device_t* device,
                              const dc_buffer_params_t* params,
                              dc_buffer_t** out_buffer) {
@@ -127,9 +156,8 @@ dc_status_t dc_buffer_create(dc_device_t* device,
   size_t bytes = params->length * dc_dtype_size(params->dtype);
   void* memory = NULL;
   size_t block_size = 0;
-  DC_RETURN_IF_ERROR(dc__memory_pool_acquire(device->pool, fn, bytes,
-                                             params->storage, &memory,
-                                             &block_size));
+  DC_RETURN_IF_ERROR(acquire_memory(device, fn, bytes, params->storage,
+                                    &memory, &block_size));
   dc_buffer_t* b = new_buffer(device);
   if (b == NULL) {
     dc__memory_pool_release(device->pool, memory, block_size, params->storage);

@@ -328,3 +328,12 @@ dc_status_t dc_memory_pool_set_cache_limit(dc_device_t* device,
   set_limits(device->pool, &cache_limit, NULL);
   return DC_OK;
 }
+
+bool dc__memory_pool_could_fit(dc__memory_pool_t* pool, size_t size) {
+  size_t index, block_size;
+  if (!classify(size, &index, &block_size)) return false;
+  pthread_mutex_lock(&pool->lock);
+  bool fits = block_size <= pool->budget;
+  pthread_mutex_unlock(&pool->lock);
+  return fits;
+}

@@ -20,6 +20,10 @@ DC_INTERNAL void dc__memory_pool_destroy(dc__memory_pool_t* pool);
 // Gets a block of at least |size| bytes; |out_block_size| receives the
 // size of its class, which dc__memory_pool_release() must be given back.
 // |fn| names the public function asking, for messages.
+// Whether |size| bytes could fit under the pool's budget once enough
+// memory is released (false: waiting cannot help).
+DC_INTERNAL bool dc__memory_pool_could_fit(dc__memory_pool_t* pool,
+                                           size_t size);
 DC_INTERNAL dc_status_t dc__memory_pool_acquire(dc__memory_pool_t* pool,
                                                 const char* fn, size_t size,
                                                 dc_storage_mode_t mode,

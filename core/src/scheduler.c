@@ -104,7 +104,7 @@ static void wake_stream_waiters(dc__scheduler_t* s, dc_stream_t* st) {
     st->wake_at = UINT64_MAX;
     pthread_cond_broadcast(&s->done_cv);
   }
-  if (s->queued == 0 && s->drain_waiters > 0) {
+  if ((s->queued == 0 && s->drain_waiters > 0) || s->progress_waiters > 0) {
     pthread_cond_broadcast(&s->done_cv);
   }
 }
@@ -296,6 +296,7 @@ static dc__cmd_t* pop_head(dc_stream_t* st) {
   if (st->head == NULL) st->tail = NULL;
   --st->queued;
   --st->sched->queued;
+  ++st->sched->finished;
   cmd->next = NULL;
   atomic_store_explicit(&st->done_seq, cmd->sequence, memory_order_release);
   return cmd;
@@ -687,6 +688,29 @@ dc_status_t dc__scheduler_create(dc_context_t* ctx, dc__scheduler_t** out) {
   pthread_mutex_unlock(&registry_lock);
   *out = s;
   return DC_OK;
+}
+
+typedef struct progress_t {
+  const dc__scheduler_t* sched;
+  uint64_t finished;
+} progress_t;
+
+static bool made_progress(void* arg) {
+  const progress_t* p = arg;
+  return p->sched->finished != p->finished || p->sched->queued == 0;
+}
+
+bool dc__scheduler_wait_progress(dc__scheduler_t* s, uint64_t timeout_ns) {
+  pthread_mutex_lock(&s->lock);
+  bool busy = s->queued > 0;
+  if (busy) {
+    progress_t p = {s, s->finished};
+    ++s->progress_waiters;
+    dc__wait_locked(s, made_progress, &p, timeout_ns);
+    --s->progress_waiters;
+  }
+  pthread_mutex_unlock(&s->lock);
+  return busy;
 }
 
 void dc__scheduler_drain(dc__scheduler_t* s) {

@@ -190,6 +190,8 @@ typedef struct dc__scheduler_t {
   uint32_t sleeping;          // threads blocked on work_cv
   uint32_t spinning;          // threads polling for work before sleeping
   uint32_t drain_waiters;     // threads waiting for every stream to drain
+  uint32_t progress_waiters;  // threads waiting for any command to finish
+  uint64_t finished;          // commands finished, ever
   bool stopping;
   dc__cmd_t* free_cmds[DC_CMD_CLASSES];  // recycled commands, by size
   size_t free_cmd_count[DC_CMD_CLASSES];
@@ -203,6 +205,10 @@ typedef struct dc__scheduler_t {
 DC_INTERNAL dc_status_t dc__scheduler_create(dc_context_t* ctx,
                                              dc__scheduler_t** out);
 DC_INTERNAL void dc__scheduler_destroy(dc__scheduler_t* sched);
+// Waits until some queued command finishes, for at most |timeout_ns|.
+// Returns false at once when nothing is queued (waiting cannot help).
+DC_INTERNAL bool dc__scheduler_wait_progress(dc__scheduler_t* sched,
+                                             uint64_t timeout_ns);
 // Waits until every stream of the context has drained (the host released
 // the context; work in flight finishes).
 DC_INTERNAL void dc__scheduler_drain(dc__scheduler_t* sched);

@@ -4,6 +4,8 @@
 // breakers open at their threshold; fallback to another device gives
 // identical results.
 // SPDX-License-Identifier: MIT
+#include <time.h>
+
 #include "kernel_fixture.h"
 
 static const char kKernels[] =
@@ -310,6 +312,55 @@ START_TEST(test_breaker_opens_and_fallback_gives_identical_results) {
 }
 END_TEST
 
+
+// Memory pressure: an allocation that does not fit waits for work in
+// flight to release memory; one that can never fit fails at once.
+static dc_status_t sleep_100ms(void* arg) {
+  (void)arg;
+  struct timespec ts = {0, 100000000L};
+  nanosleep(&ts, NULL);
+  return DC_OK;
+}
+
+START_TEST(test_allocation_waits_for_work_in_flight) {
+  const size_t mib = (size_t)1 << 20;
+  DC_CK_OK(dc_memory_pool_set_budget(cpu, 2 * mib));
+  dc_buffer_params_t big = {.dtype = DC_DTYPE_U8, .length = 3 * mib / 2,
+                            .label = "big"};
+  dc_buffer_t* a = NULL;
+  DC_CK_OK(dc_buffer_create(cpu, &big, &a));
+  dc_stream_t* st = NULL;
+  DC_CK_OK(dc_stream_create(cpu, NULL, &st));
+  uint8_t zero = 0;
+  DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
+  DC_CK_OK(dc_stream_fill(st, a, 0, big.length, &zero));
+  dc_buffer_release(a);  // the fill still holds it
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  dc_buffer_t* b = NULL;
+  DC_CK_OK(dc_buffer_create(cpu, &big, &b));  // waits for the fill
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double waited = (double)(t1.tv_sec - t0.tv_sec) +
+                  (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  ck_assert_msg(waited > 0.02, "created after %.3f s, without waiting",
+                waited);
+  // Larger than the budget: no waiting, a clear message.
+  dc_buffer_params_t huge = {.dtype = DC_DTYPE_U8, .length = 3 * mib};
+  dc_buffer_t* c = SENTINEL;
+  DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  DC_CK_FAIL(dc_buffer_create(cpu, &huge, &c), DC_ERR_OUT_OF_MEMORY,
+             "larger than the whole budget");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  waited = (double)(t1.tv_sec - t0.tv_sec) +
+           (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  ck_assert_msg(waited < 0.05, "waited %.3f s for nothing", waited);
+  DC_CK_OK(dc_stream_sync(st, DC_TIMEOUT_INFINITE));
+  dc_stream_release(st);
+  dc_buffer_release(b);
+}
+END_TEST
+
 static Suite* resilience_suite(void) {
   Suite* s = dc_test_kernel_suite("resilience", "dc-check-resilience");
   TCase* tc = tcase_create("graphs");
@@ -322,6 +373,7 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_retries_start_from_restored_inputs);
   tcase_add_test(tc, test_permanent_faults_fail_fast_and_cancel_dependents);
   tcase_add_test(tc, test_breaker_opens_and_fallback_gives_identical_results);
+  tcase_add_test(tc, test_allocation_waits_for_work_in_flight);
   return s;
 }
 
