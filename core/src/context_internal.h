@@ -12,6 +12,14 @@
 
 #define DC_MAX_DEVICES 16
 
+// What the context knows of a device's failures (device_health.c).
+typedef struct dc__device_health_t {
+  bool lost;
+  uint64_t failures;
+  char reason[256];
+  int announced;  // the worst state the callback was told about
+} dc__device_health_t;
+
 // Kinds of objects the context tracks, counted apart.
 typedef enum dc__live_kind_e {
   DC_LIVE_BUFFER = 0,
@@ -63,6 +71,9 @@ struct dc_context_t {
   size_t device_count;
   dc__object_cache_t buffer_cache;  // recycles buffer structs
   dc__object_cache_t stream_cache;  // and stream structs
+  dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock
+  dc_device_health_fn_t health_fn;             // guarded by lock
+  void* health_user_data;
 };
 
 // Logs through the context's sink if |level| is enabled.
@@ -97,6 +108,13 @@ DC_INTERNAL void dc__context_ref(dc_context_t* ctx);
 // Drops an object's hold on |ctx|; destroys the context if the host has
 // released it and this was the last object.
 DC_INTERNAL void dc__context_unref(dc_context_t* ctx);
+
+// Notes a failure of work on |device| (device_health.c): counts it, keeps
+// its message, marks the device lost on DC_ERR_DEVICE_LOST (tripping its
+// breaker), and tells the health callback when the device becomes
+// quarantined or lost. Failures that are the caller's are ignored.
+DC_INTERNAL void dc__device_failed(dc_device_t* device, dc_status_t status,
+                                   const char* message);
 
 // Runs every registered backend's enumerate on |ctx| (backends.c).
 DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,

@@ -271,8 +271,8 @@ static void breakers_of(const dc__op_t* op, const dc_graph_t* graph,
 }
 
 // One attempt, asking the breakers first and telling them after.
-static dc_status_t guarded(const dc__attempt_t* a, dc_breaker_t** breakers,
-                           dc_kernel_t* kernel,
+static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
+                           dc_breaker_t** breakers, dc_kernel_t* kernel,
                            const dc__prepared_t* prepared,
                            const dc_arg_t* args) {
   dc_breaker_permit_t permits[2] = {DC_BREAKER_NO_PERMIT,
@@ -296,6 +296,9 @@ static dc_status_t guarded(const dc__attempt_t* a, dc_breaker_t** breakers,
       run_work(a->name, a->op, args, a->graph, kernel, prepared);
   for (int i = 0; i < 2; ++i) {
     if (breakers[i] != NULL) dc_breaker_record(breakers[i], permits[i], st);
+  }
+  if (st != DC_OK && device != NULL) {
+    dc__device_failed(device, st, dc_last_error());
   }
   return st;
 }
@@ -326,7 +329,7 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
   uint64_t start = dc__now_ns();
   dc_status_t st;
   for (;;) {
-    st = guarded(a, breakers, kernel, prepared, args);
+    st = guarded(a, device, breakers, kernel, prepared, args);
     ++*attempts;
     if (st == DC_ERR_CIRCUIT_OPEN) break;  // fail fast, or fall back
     uint64_t delay = 0;

@@ -91,6 +91,15 @@ static void write_device(dc__json_t* w, dc_device_t* device) {
   write_event_pool(w, device, "sync", DC_EVENT_DEFAULT);
   write_event_pool(w, device, "timing", DC_EVENT_TIMING);
   dc__json_end_object(w);
+  dc_device_health_t health;
+  if (dc_device_health(device, &health) == DC_OK) {
+    dc__json_key(w, "health");
+    dc__json_begin_object(w);
+    dc__json_member_string(w, "state", dc_device_health_name(health.state));
+    dc__json_member_u64(w, "failures", health.failures);
+    dc__json_member_string(w, "reason", health.reason);
+    dc__json_end_object(w);
+  }
   dc__json_end_object(w);
 }
 

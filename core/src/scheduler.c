@@ -443,6 +443,9 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
     dc__telemetry_error(s->ctx, status, dc_last_error());
     DC_LOG(s->ctx, DC_LOG_ERROR, "stream", "stream %u '%s': %s failed: %s",
            st->id, st->label, cmd_name(cmd), dc_last_error());
+    if (cmd->kind != DC_CMD_HOST) {
+      dc__device_failed(st->device, status, dc_last_error());
+    }
   }
   if (cmd->kind != DC_CMD_OP) {
     report(st, cmd, DC_SPAN_RAN, status, start, end);

@@ -361,6 +361,78 @@ START_TEST(test_allocation_waits_for_work_in_flight) {
 }
 END_TEST
 
+
+// A lost device is quarantined (its breaker tripped), the host is told,
+// later work goes to the fallback, and a reset puts it back.
+typedef struct told_t {
+  int calls;
+  dc_device_health_state_t state;
+  char device[32];
+} told_t;
+
+static void tell(dc_device_t* device, const dc_device_health_t* health,
+                 void* arg) {
+  told_t* t = arg;
+  ++t->calls;
+  t->state = health->state;
+  snprintf(t->device, sizeof(t->device), "%s", dc_device_name(device));
+}
+
+START_TEST(test_lost_device_is_quarantined_and_reported) {
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  dc_program_t* p = build_on(primary, "resilience.cl", kKernels, NULL);
+  told_t told = {0};
+  DC_CK_OK(dc_context_on_device_health(c, tell, &told));
+  dc_device_health_t h;
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_HEALTHY);
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu",
+                          .permanent = true, .nth = 2};
+  DC_CK_OK(dc_fault_add(c, &rule, NULL));
+  dc_buffer_t* bufs[CHAINS];
+  for (int k = 0; k < CHAINS; ++k) bufs[k] = ints(primary, "chain");
+  dc_graph_t* g = chains(p, bufs, 8,
+                         &(dc_graph_params_t){.name = "lost",
+                                              .fallback = backup});
+  dc_stream_group_t* grp = group_on(primary, 1);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));  // everything after op1 fell back
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_LOST);
+  ck_assert_uint_eq(h.failures, 1);  // then its breaker refused the rest
+  DC_CK_STR_HAS(h.reason, "injected fault");
+  ck_assert_int_eq(told.calls, 1);
+  ck_assert_int_eq(told.state, DC_DEVICE_LOST);
+  ck_assert_str_eq(told.device, "cpu");
+  dc_op_report_t r;
+  DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+  ck_assert(!r.fell_back);
+  DC_CK_OK(dc_graph_exec_op(e, 7, &r));
+  ck_assert(r.fell_back);
+  char json[16384];
+  size_t len = 0;
+  DC_CK_OK(dc_health_report(c, json, sizeof(json), &len));
+  DC_CK_STR_HAS(json, "\"state\":\"lost\"");
+  // Back into service.
+  dc_fault_clear(c);
+  DC_CK_OK(dc_device_reset_health(primary));
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_HEALTHY);
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  DC_CK_OK(dc_graph_exec_op(e, 7, &r));
+  ck_assert(!r.fell_back);
+  ck_assert_str_eq(r.device, "cpu");
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
 static Suite* resilience_suite(void) {
   Suite* s = dc_test_kernel_suite("resilience", "dc-check-resilience");
   TCase* tc = tcase_create("graphs");
@@ -374,6 +446,7 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_permanent_faults_fail_fast_and_cancel_dependents);
   tcase_add_test(tc, test_breaker_opens_and_fallback_gives_identical_results);
   tcase_add_test(tc, test_allocation_waits_for_work_in_flight);
+  tcase_add_test(tc, test_lost_device_is_quarantined_and_reported);
   return s;
 }
 

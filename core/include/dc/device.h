@@ -83,6 +83,60 @@ DC_API const char* dc_device_name(const dc_device_t* device);
 // Returns the context the device belongs to (borrowed).
 DC_API dc_context_t* dc_device_context(const dc_device_t* device);
 
+//===-- Device health ---------------------------------------------------===//
+//
+// Each device's health follows from the failures of the work run on it
+// (graph ops and stream dispatches) and from its circuit breaker, the one
+// named after the device (dc/breaker.h):
+//
+//   HEALTHY      no failure in the breaker's window
+//   DEGRADED     failures in the window, the breaker still closed
+//   QUARANTINED  the breaker is open or half-open: work fails fast there
+//                and graph ops go to their fallback device
+//   LOST         it returned DC_ERR_DEVICE_LOST; its breaker is tripped
+//                open and stays so until dc_device_reset_health()
+//
+// The health report (dc_health_report) shows each device's health.
+
+typedef enum dc_device_health_state_e {
+  DC_DEVICE_HEALTHY = 0,
+  DC_DEVICE_DEGRADED,
+  DC_DEVICE_QUARANTINED,
+  DC_DEVICE_LOST,
+} dc_device_health_state_t;
+
+typedef struct dc_device_health_t {
+  dc_device_health_state_t state;
+  uint64_t failures;   // failures seen since creation or the last reset
+  char reason[256];    // the latest failure's message ("" if none)
+} dc_device_health_t;
+
+// "healthy", "degraded", "quarantined", "lost" ("unknown" otherwise).
+DC_API const char* dc_device_health_name(dc_device_health_state_t state);
+
+// Copies |device|'s health into |out_health|.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers.
+DC_API dc_status_t dc_device_health(dc_device_t* device,
+                                    dc_device_health_t* out_health);
+
+// Puts a quarantined or lost device back into service: clears the lost
+// mark, the failure count and the reason, and closes its breaker. (It
+// resets no hardware; a backend that can, does so first.)
+// Returns DC_ERR_INVALID_ARGUMENT for NULL.
+DC_API dc_status_t dc_device_reset_health(dc_device_t* device);
+
+// Called when a device of the context becomes quarantined or lost, on
+// the thread whose failure caused it. A host may log, alert, or exit.
+typedef void (*dc_device_health_fn_t)(dc_device_t* device,
+                                      const dc_device_health_t* health,
+                                      void* user_data);
+
+// Sets the context's health callback (NULL: none). Thread-safe.
+// Returns DC_ERR_INVALID_ARGUMENT for a NULL context.
+DC_API dc_status_t dc_context_on_device_health(dc_context_t* context,
+                                               dc_device_health_fn_t fn,
+                                               void* user_data);
+
 DC_EXTERN_C_END
 
 #endif  // DC_DEVICE_H_
