@@ -24,10 +24,16 @@ static int index_of(const dc_device_t* device) {
   return -1;
 }
 
-// The device's breaker, made on first use with the context's defaults.
-static dc_breaker_t* breaker_of(dc_device_t* device) {
+// The device's breaker, if work has made it (|create|: make it now, with
+// the context's defaults).
+static dc_breaker_t* breaker_of(dc_device_t* device, bool create) {
   dc_breaker_t* b = NULL;
-  dc_breaker_for(device->context, device->info.name, &b);
+  if (create) {
+    dc_breaker_for(device->context, device->info.name, &b);
+  } else if (dc_breaker_find(device->context, device->info.name, &b) !=
+             DC_OK) {
+    b = NULL;
+  }
   return b;
 }
 
@@ -52,7 +58,7 @@ dc_status_t dc_device_health(dc_device_t* device, dc_device_health_t* out) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: the device is not part of its context", fn);
   }
-  dc_breaker_t* breaker = breaker_of(device);
+  dc_breaker_t* breaker = breaker_of(device, false);
   dc_context_t* ctx = device->context;
   pthread_mutex_lock(&ctx->lock);
   const dc__device_health_t* h = &ctx->health[i];
@@ -71,7 +77,8 @@ dc_status_t dc_device_reset_health(dc_device_t* device) {
   pthread_mutex_lock(&ctx->lock);
   ctx->health[i] = (dc__device_health_t){0};
   pthread_mutex_unlock(&ctx->lock);
-  dc_breaker_reset(breaker_of(device));
+  dc_breaker_t* breaker = breaker_of(device, false);
+  if (breaker != NULL) dc_breaker_reset(breaker);
   DC_LOG(ctx, DC_LOG_INFO, "health", "%s is back in service",
          device->info.name);
   return DC_OK;
@@ -98,8 +105,10 @@ void dc__device_failed(dc_device_t* device, dc_status_t status,
   }
   int i = index_of(device);
   if (i < 0) return;
-  dc_breaker_t* breaker = breaker_of(device);
-  if (status == DC_ERR_DEVICE_LOST) dc_breaker_trip(breaker);
+  dc_breaker_t* breaker = breaker_of(device, true);
+  if (status == DC_ERR_DEVICE_LOST && breaker != NULL) {
+    dc_breaker_trip(breaker);
+  }
   dc_context_t* ctx = device->context;
   pthread_mutex_lock(&ctx->lock);
   dc__device_health_t* h = &ctx->health[i];
