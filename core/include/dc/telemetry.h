@@ -153,8 +153,9 @@ DC_API dc_status_t dc_trace_write(dc_context_t* context, const char* path);
 // Writes the context's health report as JSON into |buffer| (|size|
 // bytes, NUL-terminated, truncated to fit) and the length it needs
 // (without the NUL) into |out_length|, as snprintf does. The report has
-// the devices (capabilities, memory pool and event pool statistics), the
-// streams (label, priority, queued, counts, error), the counters, and the
+// the devices (capabilities, memory pool and event pool statistics,
+// health), the streams (label, priority, queued, counts, error), the
+// circuit breakers of the context's registry, the counters, and the
 // errors seen so far (a count per status and the last few messages).
 // |buffer| may be NULL when |size| is 0.
 // Returns DC_ERR_INVALID_ARGUMENT for a NULL context or out_length.
