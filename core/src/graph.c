@@ -84,9 +84,11 @@ void dc_graph_retain(dc_graph_t* g) {
 
 static void free_op(dc_allocator_t a, dc__op_t* op) {
   for (size_t i = 0; i < op->arg_count; ++i) {
-    if (op->args[i].kind == DC_ARG_BUFFER) dc_buffer_release(op->args[i].buffer);
+    if (op->args[i].kind == DC_ARG_BUFFER)
+      dc_buffer_release(op->args[i].buffer);
   }
-  if (op->args) dc_allocator_free(a, op->args, op->arg_count * sizeof(dc_arg_t));
+  if (op->args)
+    dc_allocator_free(a, op->args, op->arg_count * sizeof(dc_arg_t));
   dc_kernel_release(op->kernel);
   dc_buffer_release(op->grid_buffer);
   dc_buffer_release(op->dst);

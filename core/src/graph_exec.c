@@ -280,7 +280,8 @@ static bool order_ops(planner_t* pl) {
   pl->position = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
   uint32_t* indegree = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
   uint32_t* topo = dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t));
-  heap_t h = {dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t)), 0, pl->priority};
+  heap_t h = {dc__arena_zalloc(pl->scratch, n, sizeof(uint32_t)), 0,
+              pl->priority};
   bool ok = pl->priority && pl->order && pl->position && indegree && topo &&
             h.items;
   if (ok) {
@@ -358,19 +359,23 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   // waited[s * S + t]: position in stream t's sequence up to which stream s
   // has waited; a wait for an earlier op of t is implied.
   long* waited = dc__arena_zalloc(scratch, S * S, sizeof(long));
-  uint32_t* seq = dc__arena_zalloc(scratch, n, sizeof(uint32_t));  // index on its stream
+  uint32_t* seq =
+      dc__arena_zalloc(scratch, n, sizeof(uint32_t));  // index on its stream
   size_t* on_stream = dc__arena_zalloc(scratch, S, sizeof(size_t));
-  bool* wait_needed = dc__arena_zalloc(scratch, n, sizeof(bool));  // a record after it
+  bool* wait_needed =
+      dc__arena_zalloc(scratch, n, sizeof(bool));  // a record after it
   size_t edges = 0;
   for (size_t k = 0; k < n; ++k) edges += e->ops[k].pred_count;
-  bool* edge_wait = dc__arena_zalloc(scratch, edges, sizeof(bool));  // per pred edge
+  bool* edge_wait =
+      dc__arena_zalloc(scratch, edges, sizeof(bool));  // per pred edge
   size_t* count = dc__arena_zalloc(scratch, S, sizeof(size_t));
   if (!waited || !seq || !on_stream || !wait_needed || !edge_wait || !count) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
                    "memory");
   }
   for (size_t i = 0; i < S * S; ++i) waited[i] = -1;
-  for (size_t k = 0; k < n; ++k) seq[k] = (uint32_t)on_stream[e->ops[k].stream]++;
+  for (size_t k = 0; k < n; ++k)
+    seq[k] = (uint32_t)on_stream[e->ops[k].stream]++;
   // Pass 1: which edges need a wait, which ops a record.
   size_t waits = 0, records = 0, edge = 0;
   for (size_t k = 0; k < n; ++k) {
@@ -418,10 +423,12 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   edge = 0;
   for (size_t k = 0; k < n; ++k) {
     const plan_op_t* p = &e->ops[k];
-    for (size_t i = 0; i < p->pred_count; ++i) count[p->stream] += edge_wait[edge++];
+    for (size_t i = 0; i < p->pred_count; ++i)
+      count[p->stream] += edge_wait[edge++];
     count[p->stream] += 1 + (p->event != NULL);
   }
-  for (size_t s = 0; s < S; ++s) e->stream_cmds[s + 1] = e->stream_cmds[s] + count[s];
+  for (size_t s = 0; s < S; ++s)
+    e->stream_cmds[s + 1] = e->stream_cmds[s] + count[s];
   for (size_t s = 0; s < S; ++s) count[s] = e->stream_cmds[s];
   edge = 0;
   for (size_t k = 0; k < n; ++k) {
@@ -543,9 +550,11 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
     plan_op_t* p = &e->ops[k];
     if (p->op == NULL) continue;
     for (size_t i = 0; p->args && i < p->op->arg_count; ++i) {
-      if (p->args[i].kind == DC_ARG_BUFFER) dc_buffer_release(p->args[i].buffer);
+      if (p->args[i].kind == DC_ARG_BUFFER)
+        dc_buffer_release(p->args[i].buffer);
     }
-    if (p->args) dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
+    if (p->args)
+      dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
     dc_event_release(p->event);
     dc_program_release(p->fallback_program);
     for (size_t i = 0; i < DC_MAX_SNAPSHOTS; ++i) {
@@ -901,7 +910,8 @@ dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
   dc__arena_t scratch;
   dc__arena_init(&scratch, e->ctx->allocator);
   uint32_t* stream_of = dc__arena_zalloc(&scratch, n, sizeof(uint32_t));
-  dc_op_state_t* state_of = dc__arena_zalloc(&scratch, n, sizeof(dc_op_state_t));
+  dc_op_state_t* state_of =
+      dc__arena_zalloc(&scratch, n, sizeof(dc_op_state_t));
   if (stream_of == NULL || state_of == NULL) {
     dc__arena_free_all(&scratch);
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);

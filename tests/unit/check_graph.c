@@ -213,7 +213,8 @@ START_TEST(test_graph_reports_cycles_by_name) {
              "graph 'loop' has a cycle: ");
   // The cycle is named in edge order, starting anywhere on it.
   const char* msg = dc_last_error();
-  ck_assert_msg(strstr(msg, "a -> b -> c -> a") || strstr(msg, "b -> c -> a -> b") ||
+  ck_assert_msg(strstr(msg, "a -> b -> c -> a") ||
+                    strstr(msg, "b -> c -> a -> b") ||
                     strstr(msg, "c -> a -> b -> c"),
                 "no cycle in '%s'", msg);
   ck_assert_ptr_null(strstr(msg, "outside"));
@@ -337,12 +338,16 @@ START_TEST(test_graph_nests_graphs) {
   const char* after_before[] = {"before"};
   const char* after_inner[] = {"inner"};
   DC_CK_OK(dc_graph_host(g, "before", log_value, &l[0], NULL));
-  DC_CK_OK(dc_graph_add_graph(
-      g, "inner", child, &(dc_op_options_t){.after = after_before, .after_count = 1,
-                                  .access = NULL, .access_count = 0}));
+  DC_CK_OK(dc_graph_add_graph(g, "inner", child,
+                              &(dc_op_options_t){.after = after_before,
+                                                 .after_count = 1,
+                                                 .access = NULL,
+                                                 .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "after", log_value, &l[3],
-                         &(dc_op_options_t){.after = after_inner, .after_count = 1,
-                                  .access = NULL, .access_count = 0}));
+                         &(dc_op_options_t){.after = after_inner,
+                                            .after_count = 1,
+                                            .access = NULL,
+                                            .access_count = 0}));
   DC_CK_FAIL(dc_graph_add_graph(child, "self", g, NULL),
              DC_ERR_INVALID_ARGUMENT, "contains this graph");
   dc_stream_group_t* grp = new_group(2);
@@ -496,11 +501,15 @@ START_TEST(test_graph_failure_cancels_dependents_only) {
   const char* after_dep[] = {"dependent"};
   DC_CK_OK(dc_graph_host(g, "bad", fail_op, "bad", NULL));
   DC_CK_OK(dc_graph_host(g, "dependent", log_value, &l1,
-                         &(dc_op_options_t){.after = after_bad, .after_count = 1,
-                                  .access = NULL, .access_count = 0}));
+                         &(dc_op_options_t){.after = after_bad,
+                                            .after_count = 1,
+                                            .access = NULL,
+                                            .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "transitive", log_value, &l1,
-                         &(dc_op_options_t){.after = after_dep, .after_count = 1,
-                                  .access = NULL, .access_count = 0}));
+                         &(dc_op_options_t){.after = after_dep,
+                                            .after_count = 1,
+                                            .access = NULL,
+                                            .access_count = 0}));
   DC_CK_OK(dc_graph_host(g, "independent", log_value, &l2, NULL));
   dc_stream_group_t* grp = new_group(2);
   dc_graph_exec_t* e = NULL;
@@ -749,8 +758,10 @@ static dc_status_t build_and_run(dc_device_t* d, dc_kernel_t* add,
   if (st == DC_OK) st = dc_graph_fill(child, "fill", b, 0, 16, &zero, NULL);
   if (st == DC_OK) {
     st = dc_graph_dispatch(child, "add", add, &grid, args, 3,
-                           &(dc_op_options_t){.after = after_fill, .after_count = 1,
-                                  .access = NULL, .access_count = 0});
+                           &(dc_op_options_t){.after = after_fill,
+                                              .after_count = 1,
+                                              .access = NULL,
+                                              .access_count = 0});
   }
   if (st == DC_OK) st = dc_graph_add_graph(g, "inner", child, NULL);
   if (st == DC_OK) st = dc_graph_copy(g, "copy", a, 0, b, 0, 16, NULL);
@@ -849,8 +860,10 @@ START_TEST(test_graph_rejects_bad_input) {
              "dc_graph_dispatch: kernel 'set' expects 2 argument(s)");
   const char* empty_after[] = {""};
   DC_CK_FAIL(dc_graph_host(g, "h", fail_op, NULL,
-                           &(dc_op_options_t){.after = empty_after, .after_count = 1,
-                                  .access = NULL, .access_count = 0}),
+                           &(dc_op_options_t){.after = empty_after,
+                                              .after_count = 1,
+                                              .access = NULL,
+                                              .access_count = 0}),
              DC_ERR_INVALID_ARGUMENT, "op 'h': after[0] is empty");
   dc_buffer_access_t bad_access = {b, (dc_access_t)0};
   DC_CK_FAIL(dc_graph_host(g, "h", fail_op, NULL,

@@ -69,8 +69,8 @@ typedef enum dc_error_mode_e {
 // (dc_device_set_retry_policy; host ops without a device: the defaults).
 // Before each attempt on a device the device's circuit breaker (named
 // after the device) and, for a dispatch, the kernel's on that device
-// ("<device>/<kernel>") are asked; an open breaker fails the attempt at once with
-// DC_ERR_CIRCUIT_OPEN. A dispatch that still fails (or meets an open
+// ("<device>/<kernel>") are asked; an open breaker fails the attempt at once
+// with DC_ERR_CIRCUIT_OPEN. A dispatch that still fails (or meets an open
 // breaker) with a failure that is not the caller's reruns on its fallback
 // device, when it has one: the same kernel source built there, its buffers
 // copied over and the results copied back.

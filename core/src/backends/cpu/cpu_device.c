@@ -118,7 +118,8 @@ static dc_status_t add_cpu(dc_context_t* ctx, uint32_t index,
   pthread_mutex_init(&cpu->lock, NULL);
   dc_device_info_t info = *machine;
   if (index > 0) snprintf(info.name, sizeof(info.name), "cpu:%u", index);
-  dc_status_t status = dc_device_initialize(&cpu->base, &kCpuVtable, ctx, &info);
+  dc_status_t status =
+      dc_device_initialize(&cpu->base, &kCpuVtable, ctx, &info);
   if (status == DC_OK) status = dc_context_add_device(ctx, &cpu->base);
   if (status != DC_OK) {
     pthread_mutex_destroy(&cpu->lock);
