@@ -94,6 +94,7 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
                         dc__buffer_object_size(), BUFFER_QUARANTINE);
   dc__object_cache_init(&ctx->stream_cache, ctx->allocator,
                         dc__stream_object_size(), STREAM_QUARANTINE);
+  dc__fault_set_init(&ctx->faults);
 
   dc_status_t status = init_context(ctx);
   if (status == DC_OK) status = dc__fault_init(ctx);  // DC_FAULTS

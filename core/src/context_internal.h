@@ -8,6 +8,7 @@
 #include "dc/backend.h"
 #include "dc/context.h"
 #include "internal.h"
+#include "fault_set.h"
 #include "object_cache.h"
 
 #define DC_MAX_DEVICES 16
@@ -71,6 +72,7 @@ struct dc_context_t {
   size_t device_count;
   dc__object_cache_t buffer_cache;  // recycles buffer structs
   dc__object_cache_t stream_cache;  // and stream structs
+  dc__fault_set_t faults;           // fault.c
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock
   dc_device_health_fn_t health_fn;             // guarded by lock
   void* health_user_data;

@@ -1,9 +1,9 @@
 // fault.c: fault injection (dc/fault.h): the rules, their parser and the
 // check every site calls.
 //
-// The rules of every context live in one registry under one mutex. Fault
-// injection is a testing tool: what matters is that a process with no rule
-// pays a single relaxed load per call (dc__fault_rule_count, read by the
+// Each context holds its rules (dc__fault_set_t) under a lock of its own.
+// Fault injection is a testing tool: what matters is that a context with
+// no rule pays a single relaxed load per call (its rule count, read by the
 // inline dc__fault_check), and that a rule's decisions are reproducible,
 // which a rule's generator advanced under the lock gives.
 // SPDX-License-Identifier: MIT
@@ -24,10 +24,9 @@
 #define NAME_SIZE 128
 #define DEVICE_SIZE sizeof(((dc_device_info_t*)0)->name)
 
-atomic_uint dc__fault_rule_count;
-
-typedef struct rule_t {
-  struct rule_t* next;
+typedef struct dc__fault_rule_t rule_t;
+struct dc__fault_rule_t {
+  rule_t* next;
   uint32_t id;
   dc_fault_rule_t spec;    // as given; |device| and |name| point below
   char device[DEVICE_SIZE];
@@ -37,19 +36,7 @@ typedef struct rule_t {
   uint64_t matched;
   uint64_t injected;
   uint64_t tripped_at;     // permanent: the matching call it first fired on
-} rule_t;
-
-// The rules of one context. It stays registered, once made, until the
-// context is destroyed, so that ids are never reused.
-typedef struct fault_set_t {
-  struct fault_set_t* next;
-  dc_context_t* ctx;
-  rule_t* rules;  // in id order
-  uint32_t next_id;
-} fault_set_t;
-
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static fault_set_t* registry;  // guarded by registry_lock
+};
 
 static const struct {
   dc_fault_site_t site;
@@ -64,12 +51,6 @@ static const struct {
 };
 #define SITE_COUNT (sizeof(kSites) / sizeof(kSites[0]))
 #define SITE_WORDS "launch, copy, alloc, compile"
-
-static fault_set_t* find_set(const dc_context_t* ctx) {
-  fault_set_t* set = registry;
-  while (set != NULL && set->ctx != ctx) set = set->next;
-  return set;
-}
 
 static void free_rules(dc_allocator_t allocator, rule_t* rule) {
   while (rule != NULL) {
@@ -152,9 +133,9 @@ dc_status_t dc__fault_check_slow(dc_context_t* ctx, dc_fault_site_t site,
                                  const char* name) {
   char message[400];
   dc_status_t status = DC_OK;
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t* set = find_set(ctx);
-  for (rule_t* r = set ? set->rules : NULL; r != NULL; r = r->next) {
+  dc__fault_set_t* set = &ctx->faults;
+  pthread_mutex_lock(&set->lock);
+  for (rule_t* r = set->rules; r != NULL; r = r->next) {
     if (!matches(r, site, device, name)) continue;
     r->matched += 1;
     if (!fires(r)) continue;
@@ -163,7 +144,7 @@ dc_status_t dc__fault_check_slow(dc_context_t* ctx, dc_fault_site_t site,
     describe_fault(r, site, device, name, message, sizeof(message));
     break;
   }
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&set->lock);
   if (status == DC_OK) return DC_OK;
   DC_LOG(ctx, DC_LOG_DEBUG, "fault", "%s: %s", message,
          dc_status_name(status));
@@ -302,34 +283,19 @@ static dc_status_t make_rule(dc_context_t* ctx, const dc_fault_rule_t* spec,
 }
 
 // Registers the |count| rules chained from |rules|, giving them the next
-// ids; the id of the first goes to |out_first_id| (may be NULL). On
-// failure the caller still owns the rules.
-static dc_status_t register_rules(dc_context_t* ctx, const char* prefix,
-                                  rule_t* rules, size_t count,
-                                  uint32_t* out_first_id) {
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t* set = find_set(ctx);
-  if (set == NULL) {
-    set = dc_allocator_calloc(dc_context_allocator(ctx), 1, sizeof(*set));
-    if (set == NULL) {
-      pthread_mutex_unlock(&registry_lock);
-      return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
-                     "%s: cannot allocate the fault rules", prefix);
-    }
-    set->ctx = ctx;
-    set->next_id = 1;
-    set->next = registry;
-    registry = set;
-  }
+// ids; the id of the first goes to |out_first_id| (may be NULL).
+static void register_rules(dc_context_t* ctx, rule_t* rules, size_t count,
+                           uint32_t* out_first_id) {
+  dc__fault_set_t* set = &ctx->faults;
+  pthread_mutex_lock(&set->lock);
   rule_t** tail = &set->rules;
   while (*tail != NULL) tail = &(*tail)->next;
   *tail = rules;
   if (out_first_id != NULL) *out_first_id = set->next_id;
   for (rule_t* r = rules; r != NULL; r = r->next) r->id = set->next_id++;
-  atomic_fetch_add_explicit(&dc__fault_rule_count, (unsigned)count,
+  atomic_fetch_add_explicit(&set->rule_count, (unsigned)count,
                             memory_order_relaxed);
-  pthread_mutex_unlock(&registry_lock);
-  return DC_OK;
+  pthread_mutex_unlock(&set->lock);
 }
 
 dc_status_t dc_fault_add(dc_context_t* context, const dc_fault_rule_t* rule,
@@ -340,27 +306,23 @@ dc_status_t dc_fault_add(dc_context_t* context, const dc_fault_rule_t* rule,
   DC_REQUIRE_ARG(rule, fn);
   rule_t* r = NULL;
   DC_RETURN_IF_ERROR(make_rule(context, rule, fn, NULL, 0, &r));
-  dc_status_t status = register_rules(context, fn, r, 1, out_id);
-  if (status != DC_OK) free_rules(dc_context_allocator(context), r);
-  return status;
+  register_rules(context, r, 1, out_id);
+  return DC_OK;
 }
 
 dc_status_t dc_fault_remove(dc_context_t* context, uint32_t id) {
   DC_REQUIRE_ARG(context, "dc_fault_remove");
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t* set = find_set(context);
-  rule_t** link = set ? &set->rules : NULL;
-  while (link != NULL && *link != NULL && (*link)->id != id) {
-    link = &(*link)->next;
-  }
-  rule_t* found = link ? *link : NULL;
+  dc__fault_set_t* set = &context->faults;
+  pthread_mutex_lock(&set->lock);
+  rule_t** link = &set->rules;
+  while (*link != NULL && (*link)->id != id) link = &(*link)->next;
+  rule_t* found = *link;
   if (found != NULL) {
     *link = found->next;
     found->next = NULL;
-    atomic_fetch_sub_explicit(&dc__fault_rule_count, 1u,
-                              memory_order_relaxed);
+    atomic_fetch_sub_explicit(&set->rule_count, 1u, memory_order_relaxed);
   }
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&set->lock);
   if (found == NULL) {
     return DC_FAIL(DC_ERR_NOT_FOUND,
                    "dc_fault_remove: the context has no fault rule %u", id);
@@ -370,22 +332,21 @@ dc_status_t dc_fault_remove(dc_context_t* context, uint32_t id) {
 }
 
 // Takes every rule off |set|; returns them. Called with the lock held.
-static rule_t* unlink_all(fault_set_t* set) {
+static rule_t* unlink_all(dc__fault_set_t* set) {
   rule_t* rules = set->rules;
   unsigned count = 0;
   for (rule_t* r = rules; r != NULL; r = r->next) ++count;
   set->rules = NULL;
-  atomic_fetch_sub_explicit(&dc__fault_rule_count, count,
-                            memory_order_relaxed);
+  atomic_fetch_sub_explicit(&set->rule_count, count, memory_order_relaxed);
   return rules;
 }
 
 void dc_fault_clear(dc_context_t* context) {
   if (context == NULL) return;
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t* set = find_set(context);
-  rule_t* rules = set ? unlink_all(set) : NULL;
-  pthread_mutex_unlock(&registry_lock);
+  dc__fault_set_t* set = &context->faults;
+  pthread_mutex_lock(&set->lock);
+  rule_t* rules = unlink_all(set);
+  pthread_mutex_unlock(&set->lock);
   free_rules(dc_context_allocator(context), rules);
 }
 
@@ -394,15 +355,15 @@ dc_status_t dc_fault_stats(dc_context_t* context, uint32_t id,
   static const char* fn = "dc_fault_stats";
   DC_REQUIRE_ARG(context, fn);
   DC_REQUIRE_ARG(out_stats, fn);
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t* set = find_set(context);
-  rule_t* r = set ? set->rules : NULL;
+  dc__fault_set_t* set = &context->faults;
+  pthread_mutex_lock(&set->lock);
+  rule_t* r = set->rules;
   while (r != NULL && r->id != id) r = r->next;
   if (r != NULL) {
     out_stats->matched = r->matched;
     out_stats->injected = r->injected;
   }
-  pthread_mutex_unlock(&registry_lock);
+  pthread_mutex_unlock(&set->lock);
   if (r == NULL) {
     return DC_FAIL(DC_ERR_NOT_FOUND, "%s: the context has no fault rule %u",
                    fn, id);
@@ -661,9 +622,7 @@ static dc_status_t parse_spec(dc_context_t* ctx, const char* prefix,
     p = end + 1;
   }
   dc_allocator_free(allocator, work, size);
-  if (status == DC_OK && count > 0) {
-    status = register_rules(ctx, prefix, rules, count, NULL);
-  }
+  if (status == DC_OK && count > 0) register_rules(ctx, rules, count, NULL);
   if (status != DC_OK) {
     free_rules(allocator, rules);
     return status;
@@ -725,18 +684,18 @@ static void describe_rule(const rule_t* r, char* buf, size_t size) {
 #undef APPEND
 }
 
+void dc__fault_set_init(dc__fault_set_t* set) {
+  pthread_mutex_init(&set->lock, NULL);
+  atomic_init(&set->rule_count, 0u);
+  set->rules = NULL;
+  set->next_id = 1;
+}
+
 void dc__fault_forget(dc_context_t* ctx) {
-  pthread_mutex_lock(&registry_lock);
-  fault_set_t** link = &registry;
-  while (*link != NULL && (*link)->ctx != ctx) link = &(*link)->next;
-  fault_set_t* set = *link;
-  rule_t* rules = NULL;
-  if (set != NULL) {
-    *link = set->next;
-    rules = unlink_all(set);
-  }
-  pthread_mutex_unlock(&registry_lock);
-  if (set == NULL) return;
+  dc__fault_set_t* set = &ctx->faults;
+  pthread_mutex_lock(&set->lock);
+  rule_t* rules = unlink_all(set);
+  pthread_mutex_unlock(&set->lock);
   for (const rule_t* r = rules; r != NULL; r = r->next) {
     char text[NAME_SIZE + 160];
     describe_rule(r, text, sizeof(text));
@@ -744,7 +703,6 @@ void dc__fault_forget(dc_context_t* ctx) {
            "rule %u (%s): %llu matching call(s), %llu fault(s)", r->id, text,
            (unsigned long long)r->matched, (unsigned long long)r->injected);
   }
-  dc_allocator_t allocator = dc_context_allocator(ctx);
-  free_rules(allocator, rules);
-  dc_allocator_free(allocator, set, sizeof(*set));
+  free_rules(dc_context_allocator(ctx), rules);
+  pthread_mutex_destroy(&set->lock);
 }

@@ -3,11 +3,11 @@
 #ifndef DC_FAULT_INTERNAL_H_
 #define DC_FAULT_INTERNAL_H_
 
+#include "context_internal.h"
 #include "dc/fault.h"
-#include "internal.h"
 
-// Rules of all contexts together. While it is 0 a check is this one load.
-DC_INTERNAL atomic_uint dc__fault_rule_count;
+// Sets up a context's (empty) rule set.
+DC_INTERNAL void dc__fault_set_init(dc__fault_set_t* set);
 
 DC_INTERNAL dc_status_t dc__fault_check_slow(dc_context_t* ctx,
                                              dc_fault_site_t site,
@@ -22,7 +22,8 @@ static inline dc_status_t dc__fault_check(dc_context_t* ctx,
                                           dc_fault_site_t site,
                                           const dc_device_t* device,
                                           const char* name) {
-  if (atomic_load_explicit(&dc__fault_rule_count, memory_order_relaxed) ==
+  // No rule: this one load is all a check costs.
+  if (atomic_load_explicit(&ctx->faults.rule_count, memory_order_relaxed) ==
       0) {
     return DC_OK;
   }
