@@ -139,9 +139,7 @@ static void resolve_params(const dc_breaker_params_t* in,
 
 //===-- The per-context state -------------------------------------------===//
 
-typedef struct resilience_t {
-  struct resilience_t* next;
-  dc_context_t* ctx;
+typedef struct dc__resilience_t {
   pthread_mutex_t lock;  // guards the fields below
   dc_breaker_params_t defaults;  // as set; zeroes mean built-in defaults
   dc_breaker_t** breakers;
@@ -150,28 +148,23 @@ typedef struct resilience_t {
   dc_retry_policy_t device_policy[DC_MAX_DEVICES];
 } resilience_t;
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static resilience_t* table_head;  // guarded by table_lock
-
-// Returns the state of |ctx|, creating it if |create|; NULL if there is
-// none (or it cannot be allocated: then with the message set).
+// Returns the state of |ctx| (made on first use, kept in the context),
+// creating it if |create|; NULL if there is none (or it cannot be
+// allocated: then with the message set).
 static resilience_t* state_of(dc_context_t* ctx, bool create) {
-  pthread_mutex_lock(&table_lock);
-  resilience_t* r = table_head;
-  while (r != NULL && r->ctx != ctx) r = r->next;
+  pthread_mutex_lock(&ctx->lock);
+  resilience_t* r = ctx->resilience;
   if (r == NULL && create) {
     r = dc_allocator_calloc(ctx->allocator, 1, sizeof(*r));
     if (r == NULL) {
       DC_FAIL(DC_ERR_OUT_OF_MEMORY,
               "cannot allocate the context's breaker registry");
     } else {
-      r->ctx = ctx;
       pthread_mutex_init(&r->lock, NULL);
-      r->next = table_head;
-      table_head = r;
+      ctx->resilience = r;
     }
   }
-  pthread_mutex_unlock(&table_lock);
+  pthread_mutex_unlock(&ctx->lock);
   return r;
 }
 
@@ -179,12 +172,8 @@ static void breaker_destroy(dc_breaker_t* b);
 
 void dc__resilience_context_destroy(dc_context_t* ctx) {
   if (ctx == NULL) return;
-  pthread_mutex_lock(&table_lock);
-  resilience_t** link = &table_head;
-  while (*link != NULL && (*link)->ctx != ctx) link = &(*link)->next;
-  resilience_t* r = *link;
-  if (r != NULL) *link = r->next;
-  pthread_mutex_unlock(&table_lock);
+  resilience_t* r = ctx->resilience;
+  ctx->resilience = NULL;
   if (r == NULL) return;
   for (size_t i = 0; i < r->count; ++i) breaker_destroy(r->breakers[i]);
   dc_allocator_free(ctx->allocator, r->breakers,

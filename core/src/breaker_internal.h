@@ -9,11 +9,10 @@
 #include "dc/retry.h"
 #include "internal.h"
 
-// The state lives in a process-wide table keyed by the context, created
-// on first use. The context must drop it when it is destroyed: call this
-// from the context's destruction, before the devices go. Safe to call for
-// a context that never used breakers or retry policies, and more than
-// once.
+// The state hangs off the context (ctx->resilience), created on first
+// use. The context drops it when it is destroyed, before the devices go.
+// Safe to call for a context that never used breakers or retry policies,
+// and more than once.
 DC_INTERNAL void dc__resilience_context_destroy(dc_context_t* ctx);
 
 // The device-wide default retry policy (retry.c's public functions).

@@ -73,6 +73,7 @@ struct dc_context_t {
   dc__object_cache_t buffer_cache;  // recycles buffer structs
   dc__object_cache_t stream_cache;  // and stream structs
   dc__fault_set_t faults;           // fault.c
+  struct dc__resilience_t* resilience;  // breakers, policies (breaker.c)
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock
   dc_device_health_fn_t health_fn;             // guarded by lock
   void* health_user_data;
