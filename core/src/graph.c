@@ -63,6 +63,7 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
   atomic_init(&g->refs, 1u);
   g->error_mode = p.error_mode;
   g->fallback = p.fallback;
+  g->no_fallback = p.no_fallback;
   g->no_breakers = p.no_breakers;
   if (p.retry != NULL) {
     g->retry = *p.retry;

@@ -80,6 +80,7 @@ struct dc_graph_t {
   dc_retry_policy_t retry;    // valid when has_retry
   bool has_retry;
   dc_device_t* fallback;
+  bool no_fallback;
   bool no_breakers;
   dc__op_t* ops;
   size_t count, capacity;

@@ -436,8 +436,13 @@ dc_status_t dc__op_run(const dc__attempt_t* a, dc__attempt_result_t* out) {
   } else {
     st = attempts_on(a, device, NULL, NULL, a->args, &out->attempts);
   }
+  if (st == DC_OK || op->kind != DC_OP_DISPATCH) return st;
   dc_device_t* fallback = op->fallback ? op->fallback : a->graph->fallback;
-  if (st == DC_OK || op->kind != DC_OP_DISPATCH || fallback == NULL ||
+  if (fallback == NULL && !a->graph->no_fallback) {  // the CPU by default
+    dc_context_t* ctx = dc_device_context(device);
+    fallback = ctx->device_count > 0 ? ctx->devices[0] : NULL;
+  }
+  if (fallback == NULL ||
       fallback == device || !device_failure(st)) {
     return st;
   }

@@ -433,6 +433,46 @@ START_TEST(test_lost_device_is_quarantined_and_reported) {
 }
 END_TEST
 
+
+// Without a fallback given, ops on another device fall back to the CPU
+// device (device 0); no_fallback turns that off.
+START_TEST(test_fallback_defaults_to_the_cpu) {
+  dc_device_t *cpu0, *other;
+  dc_context_t* c = two_devices(&cpu0, &other);
+  dc_program_t* p = build_on(other, "resilience.cl", kKernels, NULL);
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu:1"};
+  DC_CK_OK(dc_fault_add(c, &rule, NULL));
+  dc_retry_policy_t once = {.max_attempts = 1};
+  dc_buffer_t* bufs[CHAINS];
+  for (int k = 0; k < CHAINS; ++k) bufs[k] = ints(other, "chain");
+  dc_stream_group_t* grp = group_on(other, 1);
+  for (int off = 0; off < 2; ++off) {
+    dc_graph_params_t gp = {.retry = &once, .no_fallback = off == 1,
+                            .no_breakers = true};
+    dc_graph_t* g = chains(p, bufs, 4, &gp);
+    dc_graph_exec_t* e = NULL;
+    DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+    dc_status_t st = dc_graph_exec_run(e, NULL);
+    dc_op_report_t r;
+    DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+    if (off == 0) {
+      DC_CK_OK(st);
+      ck_assert(r.fell_back);
+      ck_assert_str_eq(r.device, "cpu");
+    } else {
+      ck_assert_int_eq(st, DC_ERR_UNAVAILABLE);
+      ck_assert(!r.fell_back);
+    }
+    dc_graph_exec_destroy(e);
+    dc_graph_release(g);
+  }
+  dc_stream_group_release(grp);
+  for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
 static Suite* resilience_suite(void) {
   Suite* s = dc_test_kernel_suite("resilience", "dc-check-resilience");
   TCase* tc = tcase_create("graphs");
@@ -447,6 +487,7 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_breaker_opens_and_fallback_gives_identical_results);
   tcase_add_test(tc, test_allocation_waits_for_work_in_flight);
   tcase_add_test(tc, test_lost_device_is_quarantined_and_reported);
+  tcase_add_test(tc, test_fallback_defaults_to_the_cpu);
   return s;
 }
 

@@ -78,7 +78,10 @@ typedef struct dc_graph_params_t {
   const char* name;            // in messages, traces and DOT; copied
   dc_error_mode_t error_mode;  // default DC_ERRORS_FINISH_INDEPENDENT
   const dc_retry_policy_t* retry;  // default for the ops (copied); NULL
-  dc_device_t* fallback;       // default for the ops; NULL: none
+  // Default for the ops; NULL: the context's CPU device (device 0), for
+  // ops on any other device.
+  dc_device_t* fallback;
+  bool no_fallback;            // no fallback at all
   bool no_breakers;            // skip the circuit breakers
 } dc_graph_params_t;
 
@@ -119,7 +122,7 @@ typedef struct dc_op_options_t {
   // The op's retry policy (copied); NULL: the graph's.
   const dc_retry_policy_t* retry;
   // Where a dispatch reruns when its device keeps failing; NULL: the
-  // graph's.
+  // graph's (by default the CPU).
   dc_device_t* fallback;
   // The op overwrites what it writes in full, so a retry needs no restored
   // inputs (see "Retries are safe" in docs/resilience.md).
