@@ -49,13 +49,12 @@
 // BENCH_GRAPH=chain-host,wide-host,chain-kernel,wide-kernel (a comma-
 // separated subset) runs only those rows.
 // SPDX-License-Identifier: MIT
-#include <errno.h>
-#include <ftw.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "dc/dc.h"
 #include "harness.h"
 
@@ -66,50 +65,7 @@
 #define NODES 10000
 #define NAME_SIZE 8  // "n9999" and a NUL
 
-static const char kEmptySource[] = "__kernel void empty(void) {}\n";
 static const dc_dispatch_t kOneItem = {.dims = 1, .global = {1}};
-
-//===-- Helpers ----------------------------------------------------------===//
-
-static bool want_part(const char* part) {
-  const char* list = getenv("BENCH_GRAPH");
-  if (list == NULL || *list == '\0') return true;
-  size_t n = strlen(part);
-  for (const char* p = list; (p = strstr(p, part)) != NULL; p += n) {
-    bool starts = p == list || p[-1] == ',';
-    bool ends = p[n] == '\0' || p[n] == ',';
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-static void* xcalloc(size_t count, size_t bytes) {
-  void* p = calloc(count, bytes);
-  if (p == NULL) {
-    fprintf(stderr, "bench_graph: out of memory (%zu x %zu bytes)\n", count,
-            bytes);
-    abort();
-  }
-  return p;
-}
-
-static int thread_count(void) {
-  FILE* f = fopen("/proc/self/status", "r");
-  int threads = -1;
-  char line[256];
-  while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-    if (sscanf(line, "Threads: %d", &threads) == 1) break;
-  }
-  if (f != NULL) fclose(f);
-  return threads;
-}
-
-static void settle(const char* name, bool* warned) {
-  if (!bench_quiesce(500000000u) && !*warned) {
-    bench_note(name, "process did not go idle within 500 ms");
-    *warned = true;
-  }
-}
 
 //===-- What the ops do ---------------------------------------------------===//
 
@@ -295,8 +251,8 @@ static int dc_report_ok(const char* name, dc_graph_exec_t* e, uint64_t runs) {
 static bool dc_prepare(row_t* r) {
   dcx_t* d = r->dc;
   if (r->chain) {
-    order_t o = {.done = xcalloc(NODES, sizeof(atomic_uchar))};
-    order_node_t* nodes = xcalloc(NODES, sizeof(order_node_t));
+    order_t o = {.done = bench_xcalloc(NODES, sizeof(atomic_uchar))};
+    order_node_t* nodes = bench_xcalloc(NODES, sizeof(order_node_t));
     for (size_t i = 0; i < NODES; ++i) {
       nodes[i] = (order_node_t){&o, (uint32_t)i};
     }
@@ -409,10 +365,10 @@ static uint64_t starpu_run(void* arg) {
 }
 
 static bool starpu_prepare(row_t* r) {
-  r->tasks = xcalloc(NODES, sizeof(struct starpu_task));
+  r->tasks = bench_xcalloc(NODES, sizeof(struct starpu_task));
   if (!r->chain) return true;
-  order_t o = {.done = xcalloc(NODES, sizeof(atomic_uchar))};
-  order_node_t* nodes = xcalloc(NODES, sizeof(order_node_t));
+  order_t o = {.done = bench_xcalloc(NODES, sizeof(atomic_uchar))};
+  order_node_t* nodes = bench_xcalloc(NODES, sizeof(order_node_t));
   for (size_t i = 0; i < NODES; ++i) {
     nodes[i] = (order_node_t){&o, (uint32_t)i};
   }
@@ -422,25 +378,6 @@ static bool starpu_prepare(row_t* r) {
   free(nodes);
   free((void*)o.done);
   return ok;
-}
-
-// Makes a fresh private directory under $TMPDIR into |out|.
-static void make_temp_dir(char* out, size_t size) {
-  const char* t = getenv("TMPDIR");
-  snprintf(out, size, "%s/dc-bench-graph-starpu-XXXXXX",
-           t != NULL && *t != '\0' ? t : "/tmp");
-  if (mkdtemp(out) == NULL) {
-    fprintf(stderr, "bench_graph: mkdtemp %s: %s\n", out, strerror(errno));
-    abort();
-  }
-}
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
 }
 #endif  // DC_BENCH_STARPU
 
@@ -469,16 +406,16 @@ static void bench_row(row_t* r, bool have_starpu) {
   int count = starpu ? 3 : 2;
   int reps = bench_reps();
   size_t n = (size_t)reps * (size_t)count;
-  double* samples = xcalloc(n, sizeof(double));
-  double* split = xcalloc((size_t)reps * 3u, sizeof(double));
+  double* samples = bench_xcalloc(n, sizeof(double));
+  double* split = bench_xcalloc((size_t)reps * 3u, sizeof(double));
   bool warned = false;
   for (int k = 0; k < count; ++k) {  // one untimed sample each
-    settle(r->name, &warned);
+    bench_settle(r->name, &warned);
     cases[k].run(r);
   }
   for (int rep = 0; rep < reps; ++rep) {
     for (int k = 0; k < count; ++k) {
-      settle(r->name, &warned);
+      bench_settle(r->name, &warned);
       uint64_t t = cases[k].run(r);
       samples[(size_t)k * (size_t)reps + (size_t)rep] = (double)t / NODES;
       if (k == 0) {
@@ -530,12 +467,11 @@ int main(int argc, char** argv) {
   dc_context_params_t params = {.backends = "cpu", .kernel_cache_dir = "off"};
   DC_CHECK(dc_context_create(&params, &d.ctx));
   DC_CHECK(dc_context_device(d.ctx, 0, &d.dev));
-  dc_program_params_t pp = {.source = kEmptySource, .name = "empty.cl"};
-  DC_CHECK(dc_program_create(d.dev, &pp, &d.program));
-  DC_CHECK(dc_program_find_kernel(d.program, "empty", &d.empty));
+  d.program = bench_dc_build(d.dev, bench_empty_source, "empty.cl");
+  d.empty = bench_dc_find(d.program, "empty");
   dc_stream_group_params_t gp = {.label = "graph"};  // count 0: the default
   DC_CHECK(dc_stream_group_create(d.dev, &gp, &d.group));
-  d.names = xcalloc(NODES, NAME_SIZE);
+  d.names = bench_xcalloc(NODES, NAME_SIZE);
   for (size_t i = 0; i < NODES; ++i) {
     snprintf(d.names[i], NAME_SIZE, "n%zu", i);
   }
@@ -548,14 +484,14 @@ int main(int argc, char** argv) {
              "work-item; threads in the process: %d", info->name, info->model,
              dc_worker_pool_thread_count(dc_context_worker_pool(d.ctx)),
              streams, streams, "__kernel void empty(void) {}",
-             thread_count());
+             bench_thread_count());
 
   bool have_starpu = false;
 #ifdef DC_BENCH_STARPU
   char starpu_home[512];
-  make_temp_dir(starpu_home, sizeof(starpu_home));
+  bench_make_temp_dir(starpu_home, sizeof(starpu_home), "graph-starpu");
   setenv("STARPU_HOME", starpu_home, 1);
-  int threads_before = thread_count();
+  int threads_before = bench_thread_count();
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   conf.ncpus = (int)streams;  // STARPU_NCPU, when set, wins
@@ -580,12 +516,13 @@ int main(int argc, char** argv) {
     bench_note(name, "StarPU %d.%d.%d: %u CPU workers (%u workers in all; "
                "conf.ncpus=%zu, STARPU_NCPU=%s), scheduler '%s', no CUDA, "
                "no OpenCL; STARPU_HOME private; paused (starpu_pause) outside "
-               "its samples, as its idle workers poll; threads in the process: %d "
-               "before starpu_init, %d after", major, minor, release,
-               starpu_cpu_worker_get_count(), starpu_worker_get_count(),
+               "its samples, as its idle workers poll; threads in the "
+               "process: %d before starpu_init, %d after", major, minor,
+               release, starpu_cpu_worker_get_count(),
+               starpu_worker_get_count(),
                streams, ncpu_env ? ncpu_env : "unset",
                policy && policy->policy_name ? policy->policy_name : "?",
-               threads_before, thread_count());
+               threads_before, bench_thread_count());
   }
 #else
   bench_note(name, "built without StarPU (libstarpu-dev): StarPU baselines "
@@ -616,7 +553,9 @@ int main(int argc, char** argv) {
              "OpenCL C); goals: first run <= StarPU, replay <= StarPU / 4");
   for (int i = 0; i < 4; ++i) {
     rows[i].dc = &d;
-    if (want_part(rows[i].part)) bench_row(&rows[i], have_starpu);
+    if (bench_want_part("BENCH_GRAPH", rows[i].part)) {
+      bench_row(&rows[i], have_starpu);
+    }
   }
 
 #ifdef DC_BENCH_STARPU
@@ -624,7 +563,7 @@ int main(int argc, char** argv) {
     starpu_resume();
     starpu_shutdown();
   }
-  nftw(starpu_home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(starpu_home);
 #endif
   free(d.names);
   dc_stream_group_release(d.group);

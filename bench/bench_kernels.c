@@ -46,7 +46,6 @@
 // the medians.
 // SPDX-License-Identifier: MIT
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,15 +53,12 @@
 #include <unistd.h>
 
 #include "dc/dc.h"
+#include "bench_opencl.h"
+#include "bench_util.h"
 #include "harness.h"
 
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-#ifdef DC_BENCH_OPENCL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #endif
 
 #ifdef DC_BENCH_OPENBLAS
@@ -85,12 +81,8 @@ extern char* openblas_get_config(void);
 
 //===-- Kernel sources ---------------------------------------------------===//
 
-static const char kVaddSource[] =
-    "__kernel void vadd(__global const float* a, __global const float* b,\n"
-    "                   __global float* c) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  c[i] = a[i] + b[i];\n"
-    "}\n";
+// The empty kernel and vadd are bench_util.h's (bench_streams builds them
+// too).
 
 // The textbook tiled product: C (n x n) = A * B, row-major, n a multiple
 // of 16; each 16x16 work-group stages 16x16 tiles of A and B in __local
@@ -115,25 +107,9 @@ static const char kTiledSource[] =
     "  C[row * n + col] = acc;\n"
     "}\n";
 
-static const char kEmptySource[] = "__kernel void empty(void) {}\n";
-
 //===-- Small helpers ----------------------------------------------------===//
 
 static int g_slow_reps = 11;
-
-// BENCH_KERNELS=vadd,tiled,matmul,empty,compile runs only the parts named
-// (default: all).
-static bool want_part(const char* part) {
-  const char* list = getenv("BENCH_KERNELS");
-  if (list == NULL || *list == '\0') return true;
-  size_t n = strlen(part);
-  for (const char* p = list; (p = strstr(p, part)) != NULL; p += n) {
-    bool starts = p == list || p[-1] == ',';
-    bool ends = p[n] == '\0' || p[n] == ',';
-    if (starts && ends) return true;
-  }
-  return false;
-}
 
 static int slow_reps(void) {
   const char* env = getenv("BENCH_SLOW_REPS");
@@ -149,58 +125,6 @@ static int slow_reps(void) {
     reps = (int)v;
   }
   return reps;
-}
-
-static void* xmalloc(size_t bytes) {
-  void* p = NULL;
-  if (posix_memalign(&p, 64, bytes) != 0) {
-    fprintf(stderr, "bench_kernels: out of memory (%zu bytes)\n", bytes);
-    abort();
-  }
-  return p;
-}
-
-// (inline: some builds use neither of these two)
-static inline const char* env_or(const char* name) {
-  const char* v = getenv(name);
-  return v ? v : "(unset)";
-}
-
-static inline int thread_count(void) {
-  FILE* f = fopen("/proc/self/status", "r");
-  int threads = -1;
-  char line[256];
-  while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-    if (sscanf(line, "Threads: %d", &threads) == 1) break;
-  }
-  if (f != NULL) fclose(f);
-  return threads;
-}
-
-static const char* tmp_root(void) {
-  const char* t = getenv("TMPDIR");
-  return t != NULL && *t != '\0' ? t : "/tmp";
-}
-
-// Makes a fresh private directory under $TMPDIR into |out|.
-static void make_temp_dir(char* out, size_t size, const char* tag) {
-  snprintf(out, size, "%s/dc-bench-%s-XXXXXX", tmp_root(), tag);
-  if (mkdtemp(out) == NULL) {
-    fprintf(stderr, "bench_kernels: mkdtemp %s: %s\n", out, strerror(errno));
-    abort();
-  }
-}
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void remove_tree(const char* dir) {
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 // Integer-valued floats in -2..2: every product and partial sum of the
@@ -259,15 +183,13 @@ static void print_rate(const char* name, const bench_case_t* c,
 static void run_slow_group(const char* name, bench_case_t* cases, int count,
                            double ops_per_call) {
   int reps = g_slow_reps;
-  double* samples = xmalloc(sizeof(double) * (size_t)reps * (size_t)count);
+  double* samples =
+      bench_xmalloc(sizeof(double) * (size_t)reps * (size_t)count);
   bool warned = false;
   for (int k = 0; k < count; ++k) cases[k].body(cases[k].arg, 1);
   for (int r = 0; r < reps; ++r) {
     for (int k = 0; k < count; ++k) {
-      if (!bench_quiesce(500000000u) && !warned) {
-        bench_note(name, "process did not go idle within 500 ms");
-        warned = true;
-      }
+      bench_settle(name, &warned);
       uint64_t t0 = bench_now_ns();
       cases[k].body(cases[k].arg, 1);
       uint64_t t = bench_now_ns() - t0;
@@ -300,33 +222,9 @@ static dcx_t dc_open(const char* cache_dir) {
   return x;
 }
 
-static dc_program_t* dc_build(dc_device_t* dev, const char* source,
-                              const char* name) {
-  dc_program_params_t params = {.source = source, .name = name};
-  dc_program_t* p = NULL;
-  dc_status_t st = dc_program_create(dev, &params, &p);
-  if (st != DC_OK) {
-    fprintf(stderr, "bench_kernels: dc_program_create(%s): %s\n", name,
-            dc_last_error());
-    abort();
-  }
-  return p;
-}
-
-static dc_kernel_t* dc_find(dc_program_t* p, const char* name) {
-  dc_kernel_t* k = NULL;
-  DC_CHECK(dc_program_find_kernel(p, name, &k));
-  return k;
-}
-
 static dc_buffer_t* dc_f32(dc_device_t* dev, size_t n, const char* label,
                           float** host) {
-  dc_buffer_params_t params = {.dtype = DC_DTYPE_F32, .length = n,
-                               .label = label};
-  dc_buffer_t* b = NULL;
-  DC_CHECK(dc_buffer_create(dev, &params, &b));
-  DC_CHECK(dc_buffer_host_pointer(b, (void**)host));
-  return b;
+  return bench_dc_buffer(dev, DC_DTYPE_F32, n, label, (void**)host);
 }
 
 // Notes how |variant|'s dispatches used the worker pool since |before|.
@@ -347,114 +245,6 @@ static dc_worker_pool_stats_t pool_stats(dcx_t* x) {
   return s;
 }
 
-//===-- pocl -------------------------------------------------------------===//
-
-#ifdef DC_BENCH_OPENCL
-typedef struct ocl_t {
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_context ctx;
-  cl_command_queue queue;
-  cl_uint units;
-  char platform_version[256];
-  char device_name[256];
-} ocl_t;
-
-#define OCL_CHECK(expr) ocl_check_((expr), #expr, __LINE__)
-static void ocl_check_(cl_int err, const char* expr, int line) {
-  if (err == CL_SUCCESS) return;
-  fprintf(stderr, "bench_kernels.c:%d: %s failed: OpenCL error %d\n", line,
-          expr, (int)err);
-  abort();
-}
-
-// Finds pocl's platform and its CPU device. Returns false (with a note) if
-// the ICD loader has no pocl.
-static bool ocl_open(ocl_t* o, const char* note_name) {
-  memset(o, 0, sizeof(*o));
-  cl_platform_id platforms[16];
-  cl_uint count = 0;
-  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS || count == 0) {
-    bench_note(note_name, "no OpenCL platform found (is pocl-opencl-icd "
-               "installed?): pocl rows skipped");
-    return false;
-  }
-  for (cl_uint i = 0; i < count && i < 16; ++i) {
-    char name[256] = "";
-    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof(name), name,
-                      NULL);
-    if (strstr(name, "Portable Computing Language") == NULL &&
-        strstr(name, "pocl") == NULL && strstr(name, "PoCL") == NULL) {
-      continue;
-    }
-    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_CPU, 1, &o->device,
-                       NULL) != CL_SUCCESS) {
-      continue;
-    }
-    o->platform = platforms[i];
-    break;
-  }
-  if (o->platform == NULL) {
-    bench_note(note_name, "the OpenCL loader found no pocl CPU device: pocl "
-               "rows skipped");
-    return false;
-  }
-  clGetPlatformInfo(o->platform, CL_PLATFORM_VERSION,
-                    sizeof(o->platform_version), o->platform_version, NULL);
-  clGetDeviceInfo(o->device, CL_DEVICE_NAME, sizeof(o->device_name),
-                  o->device_name, NULL);
-  clGetDeviceInfo(o->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(o->units),
-                  &o->units, NULL);
-  cl_int err = CL_SUCCESS;
-  o->ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &err);
-  OCL_CHECK(err);
-  o->queue = clCreateCommandQueue(o->ctx, o->device, 0, &err);
-  OCL_CHECK(err);
-  return true;
-}
-
-static void ocl_close(ocl_t* o) {
-  if (o->queue != NULL) clReleaseCommandQueue(o->queue);
-  if (o->ctx != NULL) clReleaseContext(o->ctx);
-  memset(o, 0, sizeof(*o));
-}
-
-// Builds |source| in |ctx|; prints the build log and aborts on failure.
-static cl_program ocl_build(cl_context ctx, cl_device_id dev,
-                            const char* source) {
-  cl_int err = CL_SUCCESS;
-  size_t length = strlen(source);
-  cl_program p = clCreateProgramWithSource(ctx, 1, &source, &length, &err);
-  OCL_CHECK(err);
-  err = clBuildProgram(p, 1, &dev, "", NULL, NULL);
-  if (err != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log,
-                          NULL);
-    fprintf(stderr, "bench_kernels: clBuildProgram failed (%d):\n%s\n",
-            (int)err, log);
-    abort();
-  }
-  return p;
-}
-
-static cl_kernel ocl_kernel(cl_program p, const char* name) {
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, name, &err);
-  OCL_CHECK(err);
-  return k;
-}
-
-static cl_mem ocl_buffer(cl_context ctx, size_t bytes, const void* init) {
-  cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(
-      ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-      (void*)init, &err);
-  OCL_CHECK(err);
-  return m;
-}
-#endif  // DC_BENCH_OPENCL
-
 //===-- Shared state -----------------------------------------------------===//
 
 typedef struct bench_t {
@@ -462,7 +252,7 @@ typedef struct bench_t {
   char dc_cache[512];
   bool have_ocl;
 #ifdef DC_BENCH_OPENCL
-  ocl_t ocl;
+  bench_ocl_t ocl;
 #endif
   // 1024 x 1024 inputs and the host reference product.
   float* mm_a;
@@ -514,14 +304,14 @@ static void bench_vadd(bench_t* B) {
   v.a = dc_f32(B->dc.dev, VADD_N, "vadd a", &v.ha);
   v.b = dc_f32(B->dc.dev, VADD_N, "vadd b", &v.hb);
   v.c = dc_f32(B->dc.dev, VADD_N, "vadd c", &v.hc);
-  float* want = xmalloc(VADD_N * sizeof(float));
+  float* want = bench_xmalloc(VADD_N * sizeof(float));
   for (size_t i = 0; i < VADD_N; ++i) {
     v.ha[i] = (float)(i % 1000);
     v.hb[i] = (float)(i % 777) * 2.0f;
     want[i] = v.ha[i] + v.hb[i];
   }
-  dc_program_t* p = dc_build(B->dc.dev, kVaddSource, "vadd.cl");
-  v.kernel = dc_find(p, "vadd");
+  dc_program_t* p = bench_dc_build(B->dc.dev, bench_vadd_source, "vadd.cl");
+  v.kernel = bench_dc_find(p, "vadd");
   bool ok = true;
   memset(v.hc, 0, VADD_N * sizeof(float));
   vadd_dc_body(&v, 1);
@@ -575,7 +365,7 @@ typedef struct tiled_t {
   dc_buffer_t* c;
   float* hc;
 #ifdef DC_BENCH_OPENCL
-  ocl_t* ocl;
+  bench_ocl_t* ocl;
   cl_kernel ck;
   cl_mem ma, mb, mc;
 #endif
@@ -596,9 +386,9 @@ static void tiled_ocl_body(void* arg, uint64_t iters) {
   tiled_t* t = arg;
   size_t global[2] = {MM_N, MM_N}, local[2] = {16, 16};
   for (uint64_t i = 0; i < iters; ++i) {
-    OCL_CHECK(clEnqueueNDRangeKernel(t->ocl->queue, t->ck, 2, NULL, global,
+    OCL_CHECK(clEnqueueNDRangeKernel(t->ocl->queues[0], t->ck, 2, NULL, global,
                                      local, 0, NULL, NULL));
-    OCL_CHECK(clFinish(t->ocl->queue));
+    OCL_CHECK(clFinish(t->ocl->queues[0]));
   }
 }
 #endif
@@ -613,8 +403,8 @@ static void bench_tiled(bench_t* B) {
   t.c = dc_f32(B->dc.dev, nn, "tiled c", &t.hc);
   memcpy(ha, B->mm_a, nn * sizeof(float));
   memcpy(hb, B->mm_b, nn * sizeof(float));
-  dc_program_t* p = dc_build(B->dc.dev, kTiledSource, "matmul_tiled.cl");
-  t.kernel = dc_find(p, "matmul_tiled");
+  dc_program_t* p = bench_dc_build(B->dc.dev, kTiledSource, "matmul_tiled.cl");
+  t.kernel = bench_dc_find(p, "matmul_tiled");
   memset(t.hc, 0, nn * sizeof(float));
   tiled_dc_body(&t, 1);
   bool ok = same_floats(name, "dc", t.hc, B->mm_ref, nn);
@@ -622,19 +412,19 @@ static void bench_tiled(bench_t* B) {
   cl_program cp = NULL;
   if (B->have_ocl) {
     t.ocl = &B->ocl;
-    cp = ocl_build(B->ocl.ctx, B->ocl.device, kTiledSource);
-    t.ck = ocl_kernel(cp, "matmul_tiled");
-    t.ma = ocl_buffer(B->ocl.ctx, nn * sizeof(float), B->mm_a);
-    t.mb = ocl_buffer(B->ocl.ctx, nn * sizeof(float), B->mm_b);
-    t.mc = ocl_buffer(B->ocl.ctx, nn * sizeof(float), NULL);
+    cp = bench_ocl_build(B->ocl.ctx, B->ocl.device, kTiledSource);
+    t.ck = bench_ocl_kernel(cp, "matmul_tiled");
+    t.ma = bench_ocl_buffer(B->ocl.ctx, nn * sizeof(float), B->mm_a);
+    t.mb = bench_ocl_buffer(B->ocl.ctx, nn * sizeof(float), B->mm_b);
+    t.mc = bench_ocl_buffer(B->ocl.ctx, nn * sizeof(float), NULL);
     cl_uint n = MM_N;
     OCL_CHECK(clSetKernelArg(t.ck, 0, sizeof(cl_mem), &t.ma));
     OCL_CHECK(clSetKernelArg(t.ck, 1, sizeof(cl_mem), &t.mb));
     OCL_CHECK(clSetKernelArg(t.ck, 2, sizeof(cl_mem), &t.mc));
     OCL_CHECK(clSetKernelArg(t.ck, 3, sizeof(cl_uint), &n));
     tiled_ocl_body(&t, 1);
-    float* got = xmalloc(nn * sizeof(float));
-    OCL_CHECK(clEnqueueReadBuffer(B->ocl.queue, t.mc, CL_TRUE, 0,
+    float* got = bench_xmalloc(nn * sizeof(float));
+    OCL_CHECK(clEnqueueReadBuffer(B->ocl.queues[0], t.mc, CL_TRUE, 0,
                                   nn * sizeof(float), got, 0, NULL, NULL));
     ok = ok && same_floats(name, "pocl", got, B->mm_ref, nn);
     free(got);
@@ -758,8 +548,8 @@ static void bench_builtin_matmul(bench_t* B) {
   bench_note(name, "OpenBLAS %s, core %s, %d threads; OPENBLAS_NUM_THREADS="
              "%s OPENBLAS_CORETYPE=%s; both sides use the same buffers",
              openblas_get_config(), openblas_get_corename(),
-             openblas_get_num_threads(), env_or("OPENBLAS_NUM_THREADS"),
-             env_or("OPENBLAS_CORETYPE"));
+             openblas_get_num_threads(), bench_env_or("OPENBLAS_NUM_THREADS"),
+             bench_env_or("OPENBLAS_CORETYPE"));
   if (ok_builtin) {
     bench_case_t cases[] = {
         {.variant = "dc_builtin_matmul", .body = mm_builtin_body, .arg = &m},
@@ -816,7 +606,7 @@ typedef struct empty_t {
   int threads;
   int per_call;  // kernels per call of a queue body
 #ifdef DC_BENCH_OPENCL
-  ocl_t* ocl;
+  bench_ocl_t* ocl;
   cl_kernel ck;
 #endif
 } empty_t;
@@ -833,9 +623,9 @@ static void empty_dc_body(void* arg, uint64_t iters) {
 static void empty_ocl_body(void* arg, uint64_t iters) {
   empty_t* e = arg;
   for (uint64_t i = 0; i < iters; ++i) {
-    OCL_CHECK(clEnqueueNDRangeKernel(e->ocl->queue, e->ck, 1, NULL,
+    OCL_CHECK(clEnqueueNDRangeKernel(e->ocl->queues[0], e->ck, 1, NULL,
                                      &e->global, NULL, 0, NULL, NULL));
-    OCL_CHECK(clFinish(e->ocl->queue));
+    OCL_CHECK(clFinish(e->ocl->queues[0]));
   }
 }
 #endif
@@ -862,24 +652,24 @@ static void queue_ocl_body(void* arg, uint64_t iters) {
   empty_t* e = arg;
   for (uint64_t i = 0; i < iters; ++i) {
     for (int k = 0; k < e->per_call; ++k) {
-      OCL_CHECK(clEnqueueNDRangeKernel(e->ocl->queue, e->ck, 1, NULL,
+      OCL_CHECK(clEnqueueNDRangeKernel(e->ocl->queues[0], e->ck, 1, NULL,
                                        &e->global, NULL, 0, NULL, NULL));
     }
-    OCL_CHECK(clFinish(e->ocl->queue));
+    OCL_CHECK(clFinish(e->ocl->queues[0]));
   }
 }
 #endif
 
 static void bench_empty(bench_t* B) {
-  dc_program_t* p = dc_build(B->dc.dev, kEmptySource, "empty.cl");
-  empty_t e = {.kernel = dc_find(p, "empty"), .threads = (int)B->dc.threads,
-               .per_call = QUEUE_KERNELS};
+  dc_program_t* p = bench_dc_build(B->dc.dev, bench_empty_source, "empty.cl");
+  empty_t e = {.kernel = bench_dc_find(p, "empty"),
+               .threads = (int)B->dc.threads, .per_call = QUEUE_KERNELS};
 #ifdef DC_BENCH_OPENCL
   cl_program cp = NULL;
   if (B->have_ocl) {
     e.ocl = &B->ocl;
-    cp = ocl_build(B->ocl.ctx, B->ocl.device, kEmptySource);
-    e.ck = ocl_kernel(cp, "empty");
+    cp = bench_ocl_build(B->ocl.ctx, B->ocl.device, bench_empty_source);
+    e.ck = bench_ocl_kernel(cp, "empty");
   }
 #endif
   static const size_t grids[2] = {1, 64};
@@ -977,7 +767,7 @@ typedef struct compile_t {
   small_mm_t* small;
   bool failed;
 #ifdef DC_BENCH_OPENCL
-  ocl_t* ocl;
+  bench_ocl_t* ocl;
 #endif
 } compile_t;
 
@@ -989,7 +779,7 @@ static void compile_dc_sample(compile_t* c, double* build_ns,
   if (c->dc_dir != NULL) {
     snprintf(dir, sizeof(dir), "%s", c->dc_dir);
   } else {
-    make_temp_dir(dir, sizeof(dir), "dc-cold");
+    bench_make_temp_dir(dir, sizeof(dir), "dc-cold");
   }
   dcx_t x = dc_open(dir);
   dc_buffer_t *a, *b, *out;
@@ -1006,9 +796,9 @@ static void compile_dc_sample(compile_t* c, double* build_ns,
                         .local = {16, 16}};
 
   uint64_t t0 = bench_now_ns();
-  dc_program_t* p = dc_build(x.dev, kTiledSource, "matmul_tiled.cl");
+  dc_program_t* p = bench_dc_build(x.dev, kTiledSource, "matmul_tiled.cl");
   uint64_t t1 = bench_now_ns();
-  dc_kernel_t* k = dc_find(p, "matmul_tiled");
+  dc_kernel_t* k = bench_dc_find(p, "matmul_tiled");
   DC_CHECK(dc_kernel_dispatch(k, &grid, args, 4));
   uint64_t t2 = bench_now_ns();
 
@@ -1036,7 +826,7 @@ static void compile_dc_sample(compile_t* c, double* build_ns,
   dc_buffer_release(b);
   dc_buffer_release(out);
   dc_context_release(x.ctx);
-  if (c->dc_dir == NULL) remove_tree(dir);
+  if (c->dc_dir == NULL) bench_remove_tree(dir);
 }
 
 #ifdef DC_BENCH_OPENCL
@@ -1046,22 +836,19 @@ static void compile_dc_sample(compile_t* c, double* build_ns,
 // enqueue with that size).
 static void compile_ocl_sample(compile_t* c, double* build_ns,
                                double* first_ns) {
-  ocl_t* o = c->ocl;
-  cl_int err = CL_SUCCESS;
-  cl_context ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &err);
-  OCL_CHECK(err);
-  cl_command_queue q = clCreateCommandQueue(ctx, o->device, 0, &err);
-  OCL_CHECK(err);
+  bench_ocl_t* o = c->ocl;
+  cl_context ctx = bench_ocl_context(o->device);
+  cl_command_queue q = bench_ocl_queue(ctx, o->device);
   size_t bytes = sizeof(c->small->a);
-  cl_mem ma = ocl_buffer(ctx, bytes, c->small->a);
-  cl_mem mb = ocl_buffer(ctx, bytes, c->small->b);
-  cl_mem mc = ocl_buffer(ctx, bytes, NULL);
+  cl_mem ma = bench_ocl_buffer(ctx, bytes, c->small->a);
+  cl_mem mb = bench_ocl_buffer(ctx, bytes, c->small->b);
+  cl_mem mc = bench_ocl_buffer(ctx, bytes, NULL);
   cl_uint n = SMALL_N;
   size_t global[2] = {SMALL_N, SMALL_N}, local[2] = {16, 16};
 
   uint64_t t0 = bench_now_ns();
-  cl_program p = ocl_build(ctx, o->device, kTiledSource);
-  cl_kernel k = ocl_kernel(p, "matmul_tiled");
+  cl_program p = bench_ocl_build(ctx, o->device, kTiledSource);
+  cl_kernel k = bench_ocl_kernel(p, "matmul_tiled");
   uint64_t t1 = bench_now_ns();
   OCL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &ma));
   OCL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &mb));
@@ -1103,7 +890,7 @@ static void run_compile_rows(compile_t* c, const char* pocl_variant,
 #ifdef DC_BENCH_OPENCL
   with_ocl = c->ocl != NULL;
 #endif
-  double* s = xmalloc(sizeof(double) * 4 * (size_t)reps);
+  double* s = bench_xmalloc(sizeof(double) * 4 * (size_t)reps);
   double *dc_b = s, *dc_f = s + reps, *cl_b = s + 2 * reps,
          *cl_f = s + 3 * reps;
   for (int r = 0; r < reps; ++r) {
@@ -1148,19 +935,19 @@ static void compile_note(void) {
 // Cold compiles: runs in the child process, where pocl's kernel cache is
 // off (POCL_KERNEL_CACHE=0).
 static void bench_compile_cold(void) {
-  small_mm_t* small = xmalloc(sizeof(small_mm_t));
+  small_mm_t* small = bench_xmalloc(sizeof(small_mm_t));
   small_init(small);
   compile_t c = {.tag = "cold", .small = small};
 #ifdef DC_BENCH_OPENCL
-  ocl_t o;
-  if (ocl_open(&o, "compile tiled matmul, cold")) c.ocl = &o;
+  bench_ocl_t o;
+  if (bench_ocl_open(&o, 1, "compile tiled matmul, cold")) c.ocl = &o;
   bench_note("compile tiled matmul, cold", "child process: "
              "POCL_KERNEL_CACHE=%s POCL_CACHE_DIR=(private)",
-             env_or("POCL_KERNEL_CACHE"));
+             bench_env_or("POCL_KERNEL_CACHE"));
 #endif
   run_compile_rows(&c, "pocl (POCL_KERNEL_CACHE=0)", "ratio<=1");
 #ifdef DC_BENCH_OPENCL
-  if (c.ocl != NULL) ocl_close(&o);
+  if (c.ocl != NULL) bench_ocl_close(&o);
 #endif
   free(small);
 }
@@ -1168,14 +955,14 @@ static void bench_compile_cold(void) {
 // Cache hits: runs in the main process (POCL_KERNEL_CACHE=1, private
 // POCL_CACHE_DIR). Each side's cache is warmed once first.
 static void bench_compile_hit(bench_t* B) {
-  small_mm_t* small = xmalloc(sizeof(small_mm_t));
+  small_mm_t* small = bench_xmalloc(sizeof(small_mm_t));
   small_init(small);
   char warm[512];
-  make_temp_dir(warm, sizeof(warm), "dc-warm");
+  bench_make_temp_dir(warm, sizeof(warm), "dc-warm");
   compile_t c = {.tag = "cache hit", .small = small};
   // Warm dc's directory: one cold build there.
   dcx_t x = dc_open(warm);
-  dc_program_release(dc_build(x.dev, kTiledSource, "matmul_tiled.cl"));
+  dc_program_release(bench_dc_build(x.dev, kTiledSource, "matmul_tiled.cl"));
   dc_context_release(x.ctx);
   c.dc_dir = warm;
 #ifdef DC_BENCH_OPENCL
@@ -1189,7 +976,7 @@ static void bench_compile_hit(bench_t* B) {
 #endif
   // dc's goal: a cache hit under 1 ms.
   run_compile_rows(&c, "pocl (POCL_KERNEL_CACHE=1)", "median<1000000");
-  remove_tree(warm);
+  bench_remove_tree(warm);
   free(small);
 }
 
@@ -1198,7 +985,7 @@ static void bench_compile_hit(bench_t* B) {
 // to ours.
 static void spawn_compile_cold(char** argv) {
   char pocl_dir[512];
-  make_temp_dir(pocl_dir, sizeof(pocl_dir), "pocl-cold");
+  bench_make_temp_dir(pocl_dir, sizeof(pocl_dir), "pocl-cold");
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
@@ -1217,7 +1004,7 @@ static void spawn_compile_cold(char** argv) {
     bench_note("compile tiled matmul, cold", "the child process failed "
                "(status 0x%x): cold compile rows missing", status);
   }
-  remove_tree(pocl_dir);
+  bench_remove_tree(pocl_dir);
 }
 
 //===-- main -------------------------------------------------------------===//
@@ -1235,8 +1022,8 @@ int main(int argc, char** argv) {
   // Private caches: pocl's must be set before the first OpenCL call.
   bench_t B = {0};
   char pocl_dir[512];
-  make_temp_dir(pocl_dir, sizeof(pocl_dir), "pocl");
-  make_temp_dir(B.dc_cache, sizeof(B.dc_cache), "dc");
+  bench_make_temp_dir(pocl_dir, sizeof(pocl_dir), "pocl");
+  bench_make_temp_dir(B.dc_cache, sizeof(B.dc_cache), "dc");
   setenv("POCL_CACHE_DIR", pocl_dir, 1);
   setenv("POCL_KERNEL_CACHE", "1", 1);
 
@@ -1250,30 +1037,31 @@ int main(int argc, char** argv) {
 #ifdef _OPENMP
   bench_note(name, "openmp: omp_get_max_threads() %d; OMP_WAIT_POLICY=%s "
              "OMP_NUM_THREADS=%s", omp_get_max_threads(),
-             env_or("OMP_WAIT_POLICY"), env_or("OMP_NUM_THREADS"));
+             bench_env_or("OMP_WAIT_POLICY"), bench_env_or("OMP_NUM_THREADS"));
 #else
   bench_note(name, "built without OpenMP: OpenMP baselines skipped");
 #endif
   // The reference product (on OpenMP's threads, which then exist before
   // pocl starts its own).
   const size_t nn = (size_t)MM_N * MM_N;
-  B.mm_a = xmalloc(nn * sizeof(float));
-  B.mm_b = xmalloc(nn * sizeof(float));
-  B.mm_ref = xmalloc(nn * sizeof(float));
+  B.mm_a = bench_xmalloc(nn * sizeof(float));
+  B.mm_b = bench_xmalloc(nn * sizeof(float));
+  B.mm_ref = bench_xmalloc(nn * sizeof(float));
   fill_small_ints(B.mm_a, nn, 1);
   fill_small_ints(B.mm_b, nn, 2);
   host_matmul(B.mm_a, B.mm_b, B.mm_ref, MM_N);
 #ifdef DC_BENCH_OPENCL
-  threads_before = thread_count();
-  B.have_ocl = ocl_open(&B.ocl, name);
+  threads_before = bench_thread_count();
+  B.have_ocl = bench_ocl_open(&B.ocl, 1, name);
   if (B.have_ocl) {
     bench_note(name, "pocl: %s; device '%s', %u compute units; "
                "POCL_MAX_PTHREAD_COUNT=%s POCL_CPU_MAX_CU_COUNT=%s "
                "POCL_AFFINITY=%s; private POCL_CACHE_DIR, "
                "POCL_KERNEL_CACHE=1 (cold compiles: 0, in a child process)",
                B.ocl.platform_version, B.ocl.device_name, B.ocl.units,
-               env_or("POCL_MAX_PTHREAD_COUNT"),
-               env_or("POCL_CPU_MAX_CU_COUNT"), env_or("POCL_AFFINITY"));
+               bench_env_or("POCL_MAX_PTHREAD_COUNT"),
+               bench_env_or("POCL_CPU_MAX_CU_COUNT"),
+               bench_env_or("POCL_AFFINITY"));
   }
 #else
   bench_note(name, "built without OpenCL (pocl): pocl baselines skipped");
@@ -1282,18 +1070,19 @@ int main(int argc, char** argv) {
   bench_note(name, "built without OpenBLAS: OpenBLAS baselines skipped");
 #endif
 
-  if (want_part("vadd")) bench_vadd(&B);
-  if (want_part("tiled")) bench_tiled(&B);
+  if (bench_want_part("BENCH_KERNELS", "vadd")) bench_vadd(&B);
+  if (bench_want_part("BENCH_KERNELS", "tiled")) bench_tiled(&B);
 #ifdef DC_BENCH_OPENCL
-  if (B.have_ocl && want_part("tiled")) {
+  if (B.have_ocl && bench_want_part("BENCH_KERNELS", "tiled")) {
     bench_note(name, "threads in the process: %d before pocl started, %d "
-               "after pocl's first kernels", threads_before, thread_count());
+               "after pocl's first kernels", threads_before,
+               bench_thread_count());
   }
 #endif
   (void)threads_before;
-  if (want_part("matmul")) bench_builtin_matmul(&B);
-  if (want_part("empty")) bench_empty(&B);
-  if (want_part("compile")) {
+  if (bench_want_part("BENCH_KERNELS", "matmul")) bench_builtin_matmul(&B);
+  if (bench_want_part("BENCH_KERNELS", "empty")) bench_empty(&B);
+  if (bench_want_part("BENCH_KERNELS", "compile")) {
     compile_note();
     spawn_compile_cold(argv);
     bench_compile_hit(&B);
@@ -1308,13 +1097,13 @@ int main(int argc, char** argv) {
              (unsigned long long)st.memory_hits);
 
 #ifdef DC_BENCH_OPENCL
-  if (B.have_ocl) ocl_close(&B.ocl);
+  if (B.have_ocl) bench_ocl_close(&B.ocl);
 #endif
   dc_context_release(B.dc.ctx);
   free(B.mm_a);
   free(B.mm_b);
   free(B.mm_ref);
-  remove_tree(B.dc_cache);
-  remove_tree(pocl_dir);
+  bench_remove_tree(B.dc_cache);
+  bench_remove_tree(pocl_dir);
   return 0;
 }

@@ -42,19 +42,13 @@
 // BENCH_STREAMS=enqueue,pair,record,group (a comma-separated subset) runs
 // only those parts.
 // SPDX-License-Identifier: MIT
-#include <errno.h>
-#include <ftw.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_opencl.h"
+#include "bench_util.h"
 #include "dc/dc.h"
 #include "harness.h"
-
-#ifdef DC_BENCH_OPENCL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#endif
 
 #define QUEUE_KERNELS 10000   // kernels per batch of the enqueue rows
 #define PAIR_CHECKS 1000      // checked iterations of the dependent pair
@@ -64,7 +58,8 @@
 
 //===-- Kernel sources ---------------------------------------------------===//
 
-static const char kEmptySource[] = "__kernel void empty(void) {}\n";
+// The empty kernel and vadd are bench_util.h's (bench_kernels builds them
+// too).
 
 // The dependent pair's check: A writes a value, B reads it and writes it
 // plus one. Were B not to wait for A, it would read an older value.
@@ -75,58 +70,6 @@ static const char kPairSource[] =
     "__kernel void next(__global const uint* cell, __global uint* out) {\n"
     "  out[0] = cell[0] + 1u;\n"
     "}\n";
-
-static const char kVaddSource[] =
-    "__kernel void vadd(__global const float* a, __global const float* b,\n"
-    "                   __global float* c) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  c[i] = a[i] + b[i];\n"
-    "}\n";
-
-//===-- Small helpers ----------------------------------------------------===//
-
-// BENCH_STREAMS=enqueue,pair,record,group runs only the parts named
-// (default: all).
-static bool want_part(const char* part) {
-  const char* list = getenv("BENCH_STREAMS");
-  if (list == NULL || *list == '\0') return true;
-  size_t n = strlen(part);
-  for (const char* p = list; (p = strstr(p, part)) != NULL; p += n) {
-    bool starts = p == list || p[-1] == ',';
-    bool ends = p[n] == '\0' || p[n] == ',';
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-static void* xmalloc(size_t bytes) {
-  void* p = malloc(bytes);
-  if (p == NULL) {
-    fprintf(stderr, "bench_streams: out of memory (%zu bytes)\n", bytes);
-    abort();
-  }
-  return p;
-}
-
-static int thread_count(void) {
-  FILE* f = fopen("/proc/self/status", "r");
-  int threads = -1;
-  char line[256];
-  while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-    if (sscanf(line, "Threads: %d", &threads) == 1) break;
-  }
-  if (f != NULL) fclose(f);
-  return threads;
-}
-
-// Waits until the process is idle; notes it under |name| once if it is not
-// within 500 ms.
-static void settle(const char* name, bool* warned) {
-  if (!bench_quiesce(500000000u) && !*warned) {
-    bench_note(name, "process did not go idle within 500 ms");
-    *warned = true;
-  }
-}
 
 //===-- Batched samples --------------------------------------------------===//
 
@@ -149,17 +92,17 @@ static void run_batches(const char* name, const char* enqueue_name,
                         bench_case_t* totals, bench_case_t* enqueues) {
   int reps = bench_reps();
   size_t n = (size_t)reps * (size_t)count;
-  double* total = xmalloc(sizeof(double) * n);
-  double* enqueue = xmalloc(sizeof(double) * n);
+  double* total = bench_xmalloc(sizeof(double) * n);
+  double* enqueue = bench_xmalloc(sizeof(double) * n);
   bool warned = false;
   uint64_t e, t;
   for (int k = 0; k < count; ++k) {
-    settle(name, &warned);
+    bench_settle(name, &warned);
     cases[k].run(cases[k].arg, &e, &t);
   }
   for (int r = 0; r < reps; ++r) {
     for (int k = 0; k < count; ++k) {
-      settle(name, &warned);
+      bench_settle(name, &warned);
       cases[k].run(cases[k].arg, &e, &t);
       size_t at = (size_t)k * (size_t)reps + (size_t)r;
       total[at] = (double)t / kernels;
@@ -188,33 +131,6 @@ typedef struct dcx_t {
   dc_device_t* dev;
 } dcx_t;
 
-static dc_program_t* dc_build(dc_device_t* dev, const char* source,
-                              const char* name) {
-  dc_program_params_t params = {.source = source, .name = name};
-  dc_program_t* p = NULL;
-  if (dc_program_create(dev, &params, &p) != DC_OK) {
-    fprintf(stderr, "bench_streams: dc_program_create(%s): %s\n", name,
-            dc_last_error());
-    abort();
-  }
-  return p;
-}
-
-static dc_kernel_t* dc_find(dc_program_t* p, const char* name) {
-  dc_kernel_t* k = NULL;
-  DC_CHECK(dc_program_find_kernel(p, name, &k));
-  return k;
-}
-
-static dc_buffer_t* dc_buf(dc_device_t* dev, dc_dtype_t dtype, size_t n,
-                           const char* label, void** host) {
-  dc_buffer_params_t params = {.dtype = dtype, .length = n, .label = label};
-  dc_buffer_t* b = NULL;
-  DC_CHECK(dc_buffer_create(dev, &params, &b));
-  DC_CHECK(dc_buffer_host_pointer(b, host));
-  return b;
-}
-
 static dc_stream_t* dc_new_stream(dc_device_t* dev, const char* label) {
   dc_stream_params_t params = {.label = label};
   dc_stream_t* s = NULL;
@@ -228,119 +144,6 @@ static uint64_t completed(dc_stream_t* s) {
   return st.completed;
 }
 
-//===-- pocl -------------------------------------------------------------===//
-
-#ifdef DC_BENCH_OPENCL
-// pocl's CPU device, its context and two in-order queues (found as
-// bench_kernels.c finds them).
-typedef struct ocl_t {
-  cl_device_id device;
-  cl_context ctx;
-  cl_command_queue q1;
-  cl_command_queue q2;
-  char version[256];
-} ocl_t;
-
-#define OCL_CHECK(expr) ocl_check_((expr), #expr, __LINE__)
-static void ocl_check_(cl_int err, const char* expr, int line) {
-  if (err == CL_SUCCESS) return;
-  fprintf(stderr, "bench_streams.c:%d: %s failed: OpenCL error %d\n", line,
-          expr, (int)err);
-  abort();
-}
-
-static bool is_pocl(cl_platform_id platform) {
-  char name[256] = "";
-  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name), name, NULL);
-  return strstr(name, "Portable Computing Language") != NULL ||
-         strstr(name, "pocl") != NULL || strstr(name, "PoCL") != NULL;
-}
-
-// Opens pocl's CPU device. Returns false (with a note) without one.
-static bool ocl_open(ocl_t* o, const char* note_name) {
-  memset(o, 0, sizeof(*o));
-  cl_platform_id platforms[16];
-  cl_uint count = 0;
-  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS || count == 0) {
-    bench_note(note_name, "no OpenCL platform found (is pocl-opencl-icd "
-               "installed?): pocl rows skipped");
-    return false;
-  }
-  cl_platform_id platform = NULL;
-  for (cl_uint i = 0; i < count && i < 16 && platform == NULL; ++i) {
-    if (is_pocl(platforms[i]) &&
-        clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_CPU, 1, &o->device,
-                       NULL) == CL_SUCCESS) {
-      platform = platforms[i];
-    }
-  }
-  if (platform == NULL) {
-    bench_note(note_name, "the OpenCL loader found no pocl CPU device: pocl "
-               "rows skipped");
-    return false;
-  }
-  clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof(o->version),
-                    o->version, NULL);
-  cl_int err = CL_SUCCESS;
-  o->ctx = clCreateContext(NULL, 1, &o->device, NULL, NULL, &err);
-  OCL_CHECK(err);
-  o->q1 = clCreateCommandQueue(o->ctx, o->device, 0, &err);
-  OCL_CHECK(err);
-  o->q2 = clCreateCommandQueue(o->ctx, o->device, 0, &err);
-  OCL_CHECK(err);
-  return true;
-}
-
-static void ocl_close(ocl_t* o) {
-  clReleaseCommandQueue(o->q1);
-  clReleaseCommandQueue(o->q2);
-  clReleaseContext(o->ctx);
-}
-
-static cl_program ocl_build(ocl_t* o, const char* source) {
-  cl_int err = CL_SUCCESS;
-  size_t length = strlen(source);
-  cl_program p = clCreateProgramWithSource(o->ctx, 1, &source, &length, &err);
-  OCL_CHECK(err);
-  err = clBuildProgram(p, 1, &o->device, "", NULL, NULL);
-  if (err != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(p, o->device, CL_PROGRAM_BUILD_LOG, sizeof(log),
-                          log, NULL);
-    fprintf(stderr, "bench_streams: clBuildProgram failed (%d):\n%s\n",
-            (int)err, log);
-    abort();
-  }
-  return p;
-}
-
-static cl_kernel ocl_kernel(cl_program p, const char* name) {
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(p, name, &err);
-  OCL_CHECK(err);
-  return k;
-}
-
-// Makes a fresh private directory under $TMPDIR into |out|.
-static void make_temp_dir(char* out, size_t size) {
-  const char* t = getenv("TMPDIR");
-  snprintf(out, size, "%s/dc-bench-streams-pocl-XXXXXX",
-           t != NULL && *t != '\0' ? t : "/tmp");
-  if (mkdtemp(out) == NULL) {
-    fprintf(stderr, "bench_streams: mkdtemp %s: %s\n", out, strerror(errno));
-    abort();
-  }
-}
-
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-#endif  // DC_BENCH_OPENCL
-
 //===-- Shared state -----------------------------------------------------===//
 
 typedef struct bench_t {
@@ -351,7 +154,7 @@ typedef struct bench_t {
   dc_event_t* event;
   bool have_ocl;
 #ifdef DC_BENCH_OPENCL
-  ocl_t ocl;
+  bench_ocl_t ocl;
   cl_program empty_program;
   cl_kernel empty_cl;
 #endif
@@ -381,11 +184,11 @@ static void queue_ocl_run(void* arg, uint64_t* enqueue_ns,
   size_t global = 1;
   uint64_t t0 = bench_now_ns();
   for (int i = 0; i < QUEUE_KERNELS; ++i) {
-    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.q1, B->empty_cl, 1, NULL, &global,
-                                     NULL, 0, NULL, NULL));
+    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.queues[0], B->empty_cl, 1, NULL,
+                                     &global, NULL, 0, NULL, NULL));
   }
   uint64_t t1 = bench_now_ns();
-  OCL_CHECK(clFinish(B->ocl.q1));
+  OCL_CHECK(clFinish(B->ocl.queues[0]));
   uint64_t t2 = bench_now_ns();
   *enqueue_ns = t1 - t0;
   *total_ns = t2 - t0;
@@ -456,14 +259,14 @@ static void pair_dc_body(void* arg, uint64_t iters) {
 // The pattern of pair_dc_body with kernels that write: returns whether B
 // saw every value A wrote.
 static bool pair_dc_check(bench_t* B, const char* name) {
-  dc_program_t* p = dc_build(B->dc.dev, kPairSource, "pair.cl");
-  dc_kernel_t* put = dc_find(p, "put");
-  dc_kernel_t* next = dc_find(p, "next");
+  dc_program_t* p = bench_dc_build(B->dc.dev, kPairSource, "pair.cl");
+  dc_kernel_t* put = bench_dc_find(p, "put");
+  dc_kernel_t* next = bench_dc_find(p, "next");
   uint32_t *cell, *out;
-  dc_buffer_t* bc = dc_buf(B->dc.dev, DC_DTYPE_U32, 1, "pair cell",
-                           (void**)&cell);
-  dc_buffer_t* bo = dc_buf(B->dc.dev, DC_DTYPE_U32, 1, "pair out",
-                           (void**)&out);
+  dc_buffer_t* bc = bench_dc_buffer(B->dc.dev, DC_DTYPE_U32, 1, "pair cell",
+                                    (void**)&cell);
+  dc_buffer_t* bo = bench_dc_buffer(B->dc.dev, DC_DTYPE_U32, 1, "pair out",
+                                    (void**)&out);
   *cell = 0;
   *out = 0;
   bool ok = true;
@@ -494,30 +297,23 @@ static void pair_ocl_body(void* arg, uint64_t iters) {
   size_t global = 1;
   for (uint64_t i = 0; i < iters; ++i) {
     cl_event ev;
-    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.q1, B->empty_cl, 1, NULL, &global,
-                                     NULL, 0, NULL, &ev));
-    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.q2, B->empty_cl, 1, NULL, &global,
-                                     NULL, 1, &ev, NULL));
-    OCL_CHECK(clFinish(B->ocl.q2));
+    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.queues[0], B->empty_cl, 1, NULL,
+                                     &global, NULL, 0, NULL, &ev));
+    OCL_CHECK(clEnqueueNDRangeKernel(B->ocl.queues[1], B->empty_cl, 1, NULL,
+                                     &global, NULL, 1, &ev, NULL));
+    OCL_CHECK(clFinish(B->ocl.queues[1]));
     OCL_CHECK(clReleaseEvent(ev));
   }
 }
 
 static bool pair_ocl_check(bench_t* B, const char* name) {
-  ocl_t* o = &B->ocl;
-  cl_program p = ocl_build(o, kPairSource);
-  cl_kernel put = ocl_kernel(p, "put");
-  cl_kernel next = ocl_kernel(p, "next");
-  cl_int err = CL_SUCCESS;
+  bench_ocl_t* o = &B->ocl;
+  cl_program p = bench_ocl_build(o->ctx, o->device, kPairSource);
+  cl_kernel put = bench_ocl_kernel(p, "put");
+  cl_kernel next = bench_ocl_kernel(p, "next");
   cl_uint zero = 0;
-  cl_mem cell = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE |
-                               CL_MEM_COPY_HOST_PTR, sizeof(zero), &zero,
-                               &err);
-  OCL_CHECK(err);
-  cl_mem out = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE |
-                              CL_MEM_COPY_HOST_PTR, sizeof(zero), &zero,
-                              &err);
-  OCL_CHECK(err);
+  cl_mem cell = bench_ocl_buffer(o->ctx, sizeof(zero), &zero);
+  cl_mem out = bench_ocl_buffer(o->ctx, sizeof(zero), &zero);
   OCL_CHECK(clSetKernelArg(put, 0, sizeof(cl_mem), &cell));
   OCL_CHECK(clSetKernelArg(next, 0, sizeof(cl_mem), &cell));
   OCL_CHECK(clSetKernelArg(next, 1, sizeof(cl_mem), &out));
@@ -527,14 +323,14 @@ static bool pair_ocl_check(bench_t* B, const char* name) {
     cl_uint value = i * 7u, got = 0;
     cl_event ev;
     OCL_CHECK(clSetKernelArg(put, 1, sizeof(value), &value));
-    OCL_CHECK(clEnqueueNDRangeKernel(o->q1, put, 1, NULL, &global, NULL, 0,
-                                     NULL, &ev));
-    OCL_CHECK(clEnqueueNDRangeKernel(o->q2, next, 1, NULL, &global, NULL, 1,
-                                     &ev, NULL));
-    OCL_CHECK(clFinish(o->q2));
+    OCL_CHECK(clEnqueueNDRangeKernel(o->queues[0], put, 1, NULL, &global,
+                                     NULL, 0, NULL, &ev));
+    OCL_CHECK(clEnqueueNDRangeKernel(o->queues[1], next, 1, NULL, &global,
+                                     NULL, 1, &ev, NULL));
+    OCL_CHECK(clFinish(o->queues[1]));
     OCL_CHECK(clReleaseEvent(ev));
-    OCL_CHECK(clEnqueueReadBuffer(o->q2, out, CL_TRUE, 0, sizeof(got), &got,
-                                  0, NULL, NULL));
+    OCL_CHECK(clEnqueueReadBuffer(o->queues[1], out, CL_TRUE, 0, sizeof(got),
+                                  &got, 0, NULL, NULL));
     if (got != value + 1u) {
       bench_note(name, "pocl: MISMATCH at iteration %u: q2 read %u, "
                  "expected %u; row dropped", i, got - 1u, value);
@@ -596,7 +392,7 @@ static void record_ocl_body(void* arg, uint64_t iters) {
   bench_t* B = arg;
   for (uint64_t i = 0; i < iters; ++i) {
     cl_event ev;
-    OCL_CHECK(clEnqueueMarkerWithWaitList(B->ocl.q1, 0, NULL, &ev));
+    OCL_CHECK(clEnqueueMarkerWithWaitList(B->ocl.queues[0], 0, NULL, &ev));
     OCL_CHECK(clWaitForEvents(1, &ev));
     OCL_CHECK(clReleaseEvent(ev));
   }
@@ -724,8 +520,8 @@ static bool group_check(group_t* g, const char* name, const char* variant,
 static void bench_group(bench_t* B) {
   const char* name = "1000 vector adds 4096 f32 (per dispatch)";
   group_t g = {0};
-  dc_program_t* p = dc_build(B->dc.dev, kVaddSource, "vadd.cl");
-  g.kernel = dc_find(p, "vadd");
+  dc_program_t* p = bench_dc_build(B->dc.dev, bench_vadd_source, "vadd.cl");
+  g.kernel = bench_dc_find(p, "vadd");
   dc_stream_group_params_t gp = {.count = GROUP_STREAMS, .label = "group"};
   DC_CHECK(dc_stream_group_create(B->dc.dev, &gp, &g.group));
   for (size_t s = 0; s < GROUP_STREAMS; ++s) {
@@ -734,10 +530,12 @@ static void bench_group(bench_t* B) {
   g.one = dc_new_stream(B->dc.dev, "one stream");
   for (size_t s = 0; s < GROUP_STREAMS; ++s) {
     float *ha, *hb;
-    g.a[s] = dc_buf(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd a", (void**)&ha);
-    g.b[s] = dc_buf(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd b", (void**)&hb);
-    g.c[s] = dc_buf(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd c",
-                    (void**)&g.hc[s]);
+    g.a[s] = bench_dc_buffer(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd a",
+                             (void**)&ha);
+    g.b[s] = bench_dc_buffer(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd b",
+                             (void**)&hb);
+    g.c[s] = bench_dc_buffer(B->dc.dev, DC_DTYPE_F32, VADD_N, "vadd c",
+                             (void**)&g.hc[s]);
     for (size_t i = 0; i < VADD_N; ++i) {
       ha[i] = (float)(i % 1000);
       hb[i] = (float)(s + 1) * (float)(i % 77);
@@ -784,7 +582,7 @@ int main(int argc, char** argv) {
 #ifdef DC_BENCH_OPENCL
   // pocl's cache in a private directory: set before the first OpenCL call.
   char pocl_dir[512];
-  make_temp_dir(pocl_dir, sizeof(pocl_dir));
+  bench_make_temp_dir(pocl_dir, sizeof(pocl_dir), "streams-pocl");
   setenv("POCL_CACHE_DIR", pocl_dir, 1);
   setenv("POCL_KERNEL_CACHE", "1", 1);
 #endif
@@ -792,8 +590,9 @@ int main(int argc, char** argv) {
   dc_context_params_t params = {.backends = "cpu", .kernel_cache_dir = "off"};
   DC_CHECK(dc_context_create(&params, &B.dc.ctx));
   DC_CHECK(dc_context_device(B.dc.ctx, 0, &B.dc.dev));
-  dc_program_t* empty = dc_build(B.dc.dev, kEmptySource, "empty.cl");
-  B.empty = dc_find(empty, "empty");
+  dc_program_t* empty =
+      bench_dc_build(B.dc.dev, bench_empty_source, "empty.cl");
+  B.empty = bench_dc_find(empty, "empty");
   B.a = dc_new_stream(B.dc.dev, "A");
   B.b = dc_new_stream(B.dc.dev, "B");
   DC_CHECK(dc_event_create(B.dc.dev, DC_EVENT_DEFAULT, &B.event));
@@ -805,24 +604,25 @@ int main(int argc, char** argv) {
              dc_worker_pool_thread_count(dc_context_worker_pool(B.dc.ctx)));
 
 #ifdef DC_BENCH_OPENCL
-  int threads_before = thread_count();
-  B.have_ocl = ocl_open(&B.ocl, name);
+  int threads_before = bench_thread_count();
+  B.have_ocl = bench_ocl_open(&B.ocl, 2, name);
   if (B.have_ocl) {
-    B.empty_program = ocl_build(&B.ocl, kEmptySource);
-    B.empty_cl = ocl_kernel(B.empty_program, "empty");
+    B.empty_program =
+        bench_ocl_build(B.ocl.ctx, B.ocl.device, bench_empty_source);
+    B.empty_cl = bench_ocl_kernel(B.empty_program, "empty");
     bench_note(name, "pocl: %s; two in-order queues on one context; "
                "private POCL_CACHE_DIR; threads in the process: %d before "
-               "pocl, %d after", B.ocl.version, threads_before,
-               thread_count());
+               "pocl, %d after", B.ocl.platform_version, threads_before,
+               bench_thread_count());
   }
 #else
   bench_note(name, "built without OpenCL (pocl): pocl baselines skipped");
 #endif
 
-  if (want_part("enqueue")) bench_queue(&B);
-  if (want_part("pair")) bench_pair(&B);
-  if (want_part("record")) bench_record(&B);
-  if (want_part("group")) bench_group(&B);
+  if (bench_want_part("BENCH_STREAMS", "enqueue")) bench_queue(&B);
+  if (bench_want_part("BENCH_STREAMS", "pair")) bench_pair(&B);
+  if (bench_want_part("BENCH_STREAMS", "record")) bench_record(&B);
+  if (bench_want_part("BENCH_STREAMS", "group")) bench_group(&B);
 
   dc_stream_stats_t sa, sb;
   DC_CHECK(dc_stream_stats(B.a, &sa));
@@ -833,15 +633,15 @@ int main(int argc, char** argv) {
              (unsigned long long)sa.submitted, (unsigned long long)sb.submitted,
              (unsigned long long)sa.completed, (unsigned long long)sb.completed,
              (unsigned long long)sa.failed, (unsigned long long)sb.failed,
-             thread_count());
+             bench_thread_count());
 
 #ifdef DC_BENCH_OPENCL
   if (B.have_ocl) {
     clReleaseKernel(B.empty_cl);
     clReleaseProgram(B.empty_program);
-    ocl_close(&B.ocl);
+    bench_ocl_close(&B.ocl);
   }
-  nftw(pocl_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  bench_remove_tree(pocl_dir);
 #endif
   dc_event_release(B.event);
   dc_stream_release(B.a);
