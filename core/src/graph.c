@@ -115,8 +115,11 @@ void dc_graph_release(dc_graph_t* g) {
   dc_allocator_t a = g->ctx->allocator;
   dc_context_t* ctx = g->ctx;
   g->magic = 0;
-  for (size_t i = 0; i < g->count; ++i) free_op(a, &g->ops[i]);
-  if (g->ops) dc_allocator_free(a, g->ops, g->capacity * sizeof(dc__op_t));
+  for (size_t i = 0; i < g->count; ++i) {
+    free_op(a, g->ops[i]);
+    dc_allocator_free(a, g->ops[i], sizeof(dc__op_t));
+  }
+  if (g->ops) dc_allocator_free(a, g->ops, g->capacity * sizeof(dc__op_t*));
   if (g->names) {
     dc_allocator_free(a, g->names, g->names_capacity * sizeof(uint32_t));
   }
@@ -143,7 +146,7 @@ long dc__graph_find_op(const dc_graph_t* g, const char* name) {
   for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
     uint32_t slot = g->names[i];
     if (slot == 0) return -1;
-    if (strcmp(g->ops[slot - 1].name, name) == 0) return (long)slot - 1;
+    if (strcmp(g->ops[slot - 1]->name, name) == 0) return (long)slot - 1;
   }
 }
 
@@ -153,7 +156,7 @@ static bool grow_names(dc_graph_t* g) {
       dc_allocator_calloc(g->ctx->allocator, capacity, sizeof(uint32_t));
   if (names == NULL) return false;
   for (size_t k = 0; k < g->count; ++k) {
-    size_t i = hash_name(g->ops[k].name) & (capacity - 1);
+    size_t i = hash_name(g->ops[k]->name) & (capacity - 1);
     while (names[i] != 0) i = (i + 1) & (capacity - 1);
     names[i] = (uint32_t)k + 1;
   }
@@ -303,12 +306,14 @@ static dc_status_t commit_op(const char* fn, dc_graph_t* g, dc__op_t* op,
   }
   if (st == DC_OK && g->count == g->capacity) {
     size_t capacity = g->capacity ? g->capacity * 2 : 16;
-    dc__op_t* grown = dc_allocator_malloc(a, capacity * sizeof(dc__op_t));
+    dc__op_t** grown = dc_allocator_malloc(a, capacity * sizeof(dc__op_t*));
     if (grown == NULL) {
       st = DC_ERR_OUT_OF_MEMORY;
     } else {
-      if (g->count) memcpy(grown, g->ops, g->count * sizeof(dc__op_t));
-      if (g->ops) dc_allocator_free(a, g->ops, g->capacity * sizeof(dc__op_t));
+      if (g->count) memcpy(grown, g->ops, g->count * sizeof(dc__op_t*));
+      if (g->ops) {
+        dc_allocator_free(a, g->ops, g->capacity * sizeof(dc__op_t*));
+      }
       g->ops = grown;
       g->capacity = capacity;
     }
@@ -317,12 +322,20 @@ static dc_status_t commit_op(const char* fn, dc_graph_t* g, dc__op_t* op,
       !grow_names(g)) {
     st = DC_ERR_OUT_OF_MEMORY;
   }
+  // Ops live apart from the array: instances keep pointers to them while
+  // the graph grows.
+  dc__op_t* stored = NULL;
+  if (st == DC_OK) {
+    stored = dc_allocator_malloc(a, sizeof(dc__op_t));
+    if (stored == NULL) st = DC_ERR_OUT_OF_MEMORY;
+  }
   if (st != DC_OK) {
     dc_status_t fail = oom(fn, op->name);
     free_op(a, op);
     return fail;
   }
-  g->ops[g->count++] = *op;
+  *stored = *op;
+  g->ops[g->count++] = stored;
   size_t mask = g->names_capacity - 1;
   size_t i = hash_name(op->name) & mask;
   while (g->names[i] != 0) i = (i + 1) & mask;
@@ -536,7 +549,7 @@ dc_status_t dc_graph_subflow(dc_graph_t* g, const char* name,
 static bool contains(const dc_graph_t* g, const dc_graph_t* target) {
   if (g == target) return true;
   for (size_t i = 0; i < g->count; ++i) {
-    if (g->ops[i].child && contains(g->ops[i].child, target)) return true;
+    if (g->ops[i]->child && contains(g->ops[i]->child, target)) return true;
   }
   return false;
 }
@@ -581,7 +594,7 @@ dc_status_t dc_graph_after(dc_graph_t* g, const char* op_name,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: op '%s': 'after' is empty",
                    fn, op_name);
   }
-  if (add_after(g->ctx->allocator, &g->ops[i], after) != DC_OK) {
+  if (add_after(g->ctx->allocator, g->ops[i], after) != DC_OK) {
     return oom(fn, op_name);
   }
   return DC_OK;

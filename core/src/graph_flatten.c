@@ -311,11 +311,11 @@ static dc_status_t flatten_graph(const char* fn, dc__flat_t* f,
   uint32_t begin = (uint32_t)f->count;
   dc_status_t st = DC_OK;
   for (size_t i = 0; i < g->count && st == DC_OK; ++i) {
-    st = add_unit(fn, f, g, &g->ops[i], prefix, &units[i]);
+    st = add_unit(fn, f, g, g->ops[i], prefix, &units[i]);
   }
   // Explicit edges.
   for (size_t i = 0; i < g->count && st == DC_OK; ++i) {
-    const dc__op_t* op = &g->ops[i];
+    const dc__op_t* op = g->ops[i];
     for (size_t k = 0; k < op->after_count && st == DC_OK; ++k) {
       long found = dc__graph_find_op(g, op->after[k]);
       size_t j = found < 0 ? g->count : (size_t)found;

@@ -82,7 +82,7 @@ struct dc_graph_t {
   dc_device_t* fallback;
   bool no_fallback;
   bool no_breakers;
-  dc__op_t* ops;
+  dc__op_t** ops;             // each allocated alone: never moves
   size_t count, capacity;
   uint32_t* names;            // open-addressed: op index + 1, 0 empty
   size_t names_capacity;      // a power of two
