@@ -64,6 +64,7 @@ struct dc_graph_exec_t {
   // failed under DC_ERRORS_STOP_AT_FIRST).
   atomic_int stop;
   dc_cancel_token_t* token;    // the run's, borrowed
+  atomic_size_t finished;      // ops of the run that have ended, any way
 };
 
 static bool is_exec(const dc_graph_exec_t* e) {
@@ -177,6 +178,7 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
   dc__telemetry_span(e->ctx, &span);
   *out_start = start;
   *out_end = end;
+  atomic_fetch_add(&e->finished, 1);
   return status;
 }
 
@@ -702,6 +704,7 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
   }
   e->running = true;
   atomic_store(&e->stop, DC_OK);
+  atomic_store(&e->finished, 0);
   e->token = p.cancel;
   for (size_t k = 0; k < e->count; ++k) {
     plan_op_t* op = &e->ops[k];
@@ -819,6 +822,10 @@ dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
 
 size_t dc_graph_exec_op_count(const dc_graph_exec_t* e) {
   return is_exec(e) ? e->count : 0;
+}
+
+size_t dc_graph_exec_finished(const dc_graph_exec_t* e) {
+  return is_exec(e) ? atomic_load(&((dc_graph_exec_t*)e)->finished) : 0;
 }
 
 static int by_u64(const void* a, const void* b) {

@@ -634,6 +634,82 @@ START_TEST(test_graph_run_cancellation_and_deadline) {
 }
 END_TEST
 
+// A host op that notes how many ops of its run had ended when it ran.
+typedef struct progress_probe_t {
+  dc_graph_exec_t* exec;
+  size_t seen;
+} progress_probe_t;
+
+static dc_status_t probe_progress(void* arg) {
+  progress_probe_t* p = arg;
+  p->seen = dc_graph_exec_finished(p->exec);
+  return DC_OK;
+}
+
+START_TEST(test_graph_exec_finished_counts_ended_ops) {
+  dc_stream_group_t* grp = new_group(1);
+  static order_log_t log = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  log.count = 0;
+  logged_t l = {&log, 1};
+  progress_probe_t probe = {0};
+  const char* after_first[] = {"first"};
+  const char* after_probe[] = {"probe"};
+  const char* after_bad[] = {"bad"};
+  dc_graph_t* g = new_graph("progress", 0);
+  DC_CK_OK(dc_graph_host(g, "first", log_value, &l, NULL));
+  DC_CK_OK(dc_graph_host(g, "probe", probe_progress, &probe,
+                         &(dc_op_options_t){.after = after_first,
+                                            .after_count = 1}));
+  DC_CK_OK(dc_graph_host(g, "bad", fail_op, "bad",
+                         &(dc_op_options_t){.after = after_probe,
+                                            .after_count = 1}));
+  DC_CK_OK(dc_graph_host(g, "dep", log_value, &l,
+                         &(dc_op_options_t){.after = after_bad,
+                                            .after_count = 1}));
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  probe.exec = e;
+  ck_assert_uint_eq(dc_graph_exec_finished(e), 0);
+  ck_assert_uint_eq(dc_graph_exec_finished(NULL), 0);
+  ck_assert_int_eq(dc_graph_exec_run(e, NULL), DC_ERR_DATA_LOSS);
+  ck_assert_uint_eq(probe.seen, 1);  // "first" had ended
+  // Succeeded, failed and cancelled ops all count.
+  ck_assert_uint_eq(dc_graph_exec_finished(e), 4);
+  ck_assert_int_eq(dc_graph_exec_run(e, NULL), DC_ERR_DATA_LOSS);
+  ck_assert_uint_eq(probe.seen, 1);  // counted again from 0
+  ck_assert_uint_eq(dc_graph_exec_finished(e), 4);
+  dc_graph_exec_destroy(e);
+  dc_graph_release(g);
+  dc_stream_group_release(grp);
+}
+END_TEST
+
+// An instance keeps running the ops it was made from while the graph
+// grows past its array's capacity (the ops must not move), and the new
+// ops stay out of it.
+START_TEST(test_graph_instance_survives_graph_growth) {
+  dc_stream_group_t* grp = new_group(1);
+  static order_log_t log = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  log.count = 0;
+  logged_t l = {&log, 7};
+  dc_graph_t* g = new_graph("growing", 0);
+  DC_CK_OK(dc_graph_host(g, "first", log_value, &l, NULL));
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  for (int i = 0; i < 100; ++i) {
+    char name[16];
+    snprintf(name, sizeof(name), "later%d", i);
+    DC_CK_OK(dc_graph_host(g, name, log_value, &l, NULL));
+  }
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  ck_assert_int_eq(log.count, 1);
+  ck_assert_uint_eq(dc_graph_exec_op_count(e), 1);
+  dc_graph_exec_destroy(e);
+  dc_graph_release(g);
+  dc_stream_group_release(grp);
+}
+END_TEST
+
 //===-- Random graphs against sequential execution ----------------------===//
 
 enum { RANDOM_BUFFERS = 5, RANDOM_LEN = 32 };
@@ -919,6 +995,8 @@ static Suite* graph_suite(void) {
   tcase_add_test(deps, test_graph_failure_cancels_dependents_only);
   tcase_add_test(deps, test_graph_error_modes);
   tcase_add_test(deps, test_graph_run_cancellation_and_deadline);
+  tcase_add_test(deps, test_graph_exec_finished_counts_ended_ops);
+  tcase_add_test(deps, test_graph_instance_survives_graph_growth);
   tcase_add_test(deps, test_graph_random_dags_match_sequential_runs);
   tcase_add_test(deps, test_graph_rejects_bad_input);
   tcase_add_test(deps, test_graph_survives_every_allocation_failing);

@@ -288,6 +288,12 @@ typedef struct dc_op_report_t {
 // Returns the number of ops of the instance, nested graphs flattened.
 DC_API size_t dc_graph_exec_op_count(const dc_graph_exec_t* exec);
 
+// Returns how many ops of the run in progress have ended so far, whether
+// they succeeded, failed or were cancelled (after a run: of that run; 0
+// for NULL), for progress displays. Thread-safe: another thread may call
+// it while the run goes on.
+DC_API size_t dc_graph_exec_finished(const dc_graph_exec_t* exec);
+
 // Describes op |index| (in the plan's order) after the last run.
 // Returns DC_ERR_OUT_OF_RANGE past the end.
 DC_API dc_status_t dc_graph_exec_op(const dc_graph_exec_t* exec, size_t index,
