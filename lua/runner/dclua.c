@@ -2,142 +2,249 @@
 //
 //   dclua [options] [script.lua [args...]]
 //
+// The runner is a host of the embedding API (dclua_engine_t): it makes
+// the context from its options, an engine in it, and runs the -e and -l
+// options, the script and the interactive loop there, in that order.
+//
 // Exit status: 0 on success, 1 when a script fails (the error and a
 // traceback go to stderr), 2 on bad usage.
 // SPDX-License-Identifier: MIT
 #include <lauxlib.h>
-#include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "dclua.h"
+#include "runner.h"
 
 #define EXIT_USAGE 2
+#define MAX_ACTIONS 64
+
+#define RETURN_IF_ERROR(expr)             \
+  do {                                    \
+    dc_status_t status_ = (expr);         \
+    if (status_ != DC_OK) return status_; \
+  } while (0)
 
 static const char kUsage[] =
     "usage: dclua [options] [script.lua [args...]]\n"
-    "  -e STAT          run the Lua statement STAT\n"
-    "  -v, --version    print the version and exit\n"
-    "  --list-devices   print the devices and their capabilities, then exit\n"
-    "  --log LEVEL      log level: off, error, warn, info, debug, trace\n"
-    "  -h, --help       print this help and exit\n"
-    "  --               stop handling options\n"
-    "With no script and no -e, dclua prints this help.\n";
+    "  -e STAT           run the Lua statement STAT\n"
+    "  -l NAME           require module NAME into the global NAME\n"
+    "  -l G=NAME         require module NAME into the global G\n"
+    "  -i                enter interactive mode after the script (or "
+    "without one)\n"
+    "  -W                turn warnings on\n"
+    "  -v, --version     print the version\n"
+    "  -h, --help        print this help and exit\n"
+    "  --list-devices    print the devices and their capabilities\n"
+    "  --device NAME     make dc.device() give device NAME (cpu, cuda:0)\n"
+    "  --log LEVEL       log level: off, error, warn, info, debug, trace\n"
+    "  --trace FILE      record a timeline and write it to FILE (Chrome "
+    "trace JSON)\n"
+    "                    at exit, even when the script fails\n"
+    "  --stats           print telemetry counters and kernel times to "
+    "stderr at exit\n"
+    "  --sandbox[=DIR]   run untrusted code: no programs, C modules or "
+    "debug library;\n"
+    "                    files written only below DIR (none without DIR)\n"
+    "  --memory-limit MB cap the Lua heap and each device's buffers at MB "
+    "MiB\n"
+    "  --time-limit S    stop each chunk (-e, -l, the script, an "
+    "interactive line)\n"
+    "                    after S seconds\n"
+    "  --                stop handling options\n"
+    "Options -e and -l run in the order given, before the script; a script\n"
+    "named - is read from standard input. With nothing to run, dclua prints\n"
+    "this help. Exit status: 0 success, 1 script error, 2 bad usage.\n";
+
+typedef struct action_t {
+  char kind;  // 'e': a statement; 'l': a module to require
+  const char* value;
+} action_t;
 
 typedef struct options_t {
-  const char* statements[32];
-  int statement_count;
+  action_t actions[MAX_ACTIONS];
+  int action_count;
   bool version;
   bool list_devices;
+  bool interactive;
+  bool warnings;
+  bool stats;
+  bool sandbox;
+  const char* sandbox_dir;  // NULL: no writable directory
   const char* log_level;
-  int script_index;  // index in argv of the script, 0 if none
+  const char* device;
+  const char* trace_path;
+  double memory_limit_mb;  // 0: none
+  double time_limit;       // seconds; 0: none
+  int script_index;        // index in argv of the script, 0 if none
 } options_t;
+
+//===-- Options ---------------------------------------------------------===//
 
 static int usage_error(const char* message, const char* arg) {
   fprintf(stderr, "dclua: %s '%s'\n%s", message, arg, kUsage);
   return EXIT_USAGE;
 }
 
+// Matches argv[*i] against the option |name| that takes a value: "-e
+// VALUE" and "-eVALUE" for a short one, "--name VALUE" and "--name=VALUE"
+// for a long one. Sets |*value| (NULL when it is missing) and returns
+// true on a match.
+static bool match_value(int argc, char** argv, int* i, const char* name,
+                        const char** value) {
+  const char* a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return false;
+  if (a[n] == '\0') {
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
+  }
+  bool is_long = name[1] == '-';
+  if (is_long && a[n] != '=') return false;
+  *value = a + n + (is_long ? 1 : 0);
+  return true;
+}
+
+// Reads a positive number for |option|; returns an exit status or 0.
+static int parse_positive(const char* option, const char* text, double* out) {
+  char* end = NULL;
+  double value = strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(value) || value <= 0) {
+    fprintf(stderr, "dclua: %s '%s' is not a positive number\n%s", option, text,
+            kUsage);
+    return EXIT_USAGE;
+  }
+  *out = value;
+  return 0;
+}
+
+static int add_action(options_t* o, char kind, const char* value,
+                      const char* option) {
+  if (o->action_count == MAX_ACTIONS) return usage_error("too many", option);
+  o->actions[o->action_count++] = (action_t){kind, value};
+  return 0;
+}
+
+// Stores the value |v| of the option |a| of |kind| (see parse_valued).
+static int set_value(options_t* o, char kind, const char* a, const char* v) {
+  switch (kind) {
+    case 'e':
+    case 'l':
+      return add_action(o, kind, v, a);
+    case 'm':
+      return parse_positive(a, v, &o->memory_limit_mb);
+    case 's':
+      return parse_positive(a, v, &o->time_limit);
+    case 'L':
+      o->log_level = v;
+      return 0;
+    case 'd':
+      o->device = v;
+      return 0;
+    default:
+      o->trace_path = v;
+      return 0;
+  }
+}
+
+// Handles one option that takes a value; returns an exit status, 0, or -1
+// when |argv[*i]| is none of them.
+static int parse_valued(int argc, char** argv, int* i, options_t* o) {
+  static const struct {
+    const char* name;
+    char kind;
+  } options[] = {{"-e", 'e'},          {"-l", 'l'},
+                 {"--log", 'L'},       {"--device", 'd'},
+                 {"--trace", 't'},     {"--memory-limit", 'm'},
+                 {"--time-limit", 's'}};
+  const char* a = argv[*i];
+  for (size_t k = 0; k < sizeof(options) / sizeof(options[0]); ++k) {
+    const char* v = NULL;
+    if (!match_value(argc, argv, i, options[k].name, &v)) continue;
+    if (v == NULL || (v[0] == '\0' && options[k].name[1] == '-')) {
+      return usage_error("missing value after", a);
+    }
+    return set_value(o, options[k].kind, a, v);
+  }
+  return -1;
+}
+
+// Handles one option without a value; returns 0, or -1 when |a| is none.
+static int parse_flag(const char* a, options_t* o) {
+  if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
+    o->version = true;
+  } else if (strcmp(a, "-i") == 0) {
+    o->interactive = true;
+  } else if (strcmp(a, "-W") == 0) {
+    o->warnings = true;
+  } else if (strcmp(a, "--list-devices") == 0) {
+    o->list_devices = true;
+  } else if (strcmp(a, "--stats") == 0) {
+    o->stats = true;
+  } else if (strcmp(a, "--sandbox") == 0) {
+    o->sandbox = true;
+  } else if (strncmp(a, "--sandbox=", 10) == 0 && a[10] != '\0') {
+    o->sandbox = true;
+    o->sandbox_dir = a + 10;
+  } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    fputs(kUsage, stdout);
+    exit(EXIT_SUCCESS);
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+// Whether the directory of |path| exists and is writable, so that a
+// trace written at exit fails now rather than after a long run.
+static bool directory_writable(const char* path) {
+  const char* slash = strrchr(path, '/');
+  if (slash == NULL) return access(".", W_OK) == 0;
+  if (slash == path) return access("/", W_OK) == 0;
+  char* dir = strndup(path, (size_t)(slash - path));
+  bool ok = dir != NULL && access(dir, W_OK) == 0;
+  free(dir);
+  return ok;
+}
+
 // Returns 0 when the options are valid, else an exit status.
 static int parse_options(int argc, char** argv, options_t* o) {
   int i = 1;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; ++i) {
-    const char* a = argv[i];
-    if (strcmp(a, "--") == 0) {
+    if (strcmp(argv[i], "--") == 0) {
       ++i;
       break;
-    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
-      o->version = true;
-    } else if (strcmp(a, "--list-devices") == 0) {
-      o->list_devices = true;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      fputs(kUsage, stdout);
-      exit(EXIT_SUCCESS);
-    } else if (strcmp(a, "-e") == 0 || strcmp(a, "--log") == 0) {
-      if (i + 1 >= argc) return usage_error("missing value after", a);
-      if (a[1] == 'e') {
-        if (o->statement_count == 32) return usage_error("too many", a);
-        o->statements[o->statement_count++] = argv[++i];
-      } else {
-        o->log_level = argv[++i];
-      }
-    } else {
-      return usage_error("unknown option", a);
     }
+    int rc = parse_flag(argv[i], o);
+    if (rc < 0) rc = parse_valued(argc, argv, &i, o);
+    if (rc < 0) return usage_error("unknown option", argv[i]);
+    if (rc > 0) return rc;
   }
   o->script_index = i < argc ? i : 0;
+  if (o->trace_path != NULL && !directory_writable(o->trace_path)) {
+    return usage_error("--trace: cannot write into the directory of",
+                       o->trace_path);
+  }
+  if (o->sandbox_dir != NULL) {
+    struct stat st;
+    if (stat(o->sandbox_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return usage_error("--sandbox: not a directory:", o->sandbox_dir);
+    }
+  }
   return 0;
 }
 
-// Message handler for lua_pcall: adds a traceback to string errors and to
-// error objects (through their __tostring).
-static int message_handler(lua_State* L) {
-  const char* message = lua_tostring(L, 1);
-  if (message == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-      message = lua_tostring(L, -1);
-    } else {
-      message = lua_pushfstring(L, "(error object is a %s value)",
-                                luaL_typename(L, 1));
-    }
-  }
-  luaL_traceback(L, L, message, 1);
-  return 1;
-}
+//===-- Setting up ------------------------------------------------------===//
 
-static int report(lua_State* L, int status) {
-  if (status != LUA_OK) {
-    fprintf(stderr, "dclua: %s\n", lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
-  return status;
-}
-
-static int call_chunk(lua_State* L, int nargs) {
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, message_handler);
-  lua_insert(L, base);
-  int status = lua_pcall(L, nargs, 0, base);
-  lua_remove(L, base);
-  return report(L, status);
-}
-
-// Sets the global `arg` as the stock interpreter does: the script at
-// index 0, its arguments at 1..n, the interpreter and options below 0.
-static void set_arg_table(lua_State* L, int argc, char** argv, int script) {
-  lua_createtable(L, argc - script - 1, script + 1);
-  for (int i = 0; i < argc; ++i) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i - script);
-  }
-  lua_setglobal(L, "arg");
-}
-
-static int run_script(lua_State* L, int argc, char** argv, int script) {
-  set_arg_table(L, argc, argv, script);
-  const char* path = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
-  if (report(L, luaL_loadfile(L, path)) != LUA_OK) return LUA_ERRFILE;
-  for (int i = script + 1; i < argc; ++i) lua_pushstring(L, argv[i]);
-  return call_chunk(L, argc - script - 1);
-}
-
-static void print_devices(dc_context_t* context) {
-  for (size_t i = 0; i < dc_context_device_count(context); ++i) {
-    dc_device_t* device = NULL;
-    if (dc_context_device(context, i, &device) != DC_OK) continue;
-    const dc_device_info_t* d = dc_device_info(device);
-    printf("%-8s %s\n", d->name, d->model);
-    printf("         compute units %u, threads %u, simd %u bytes, "
-           "memory %zu MiB\n",
-           d->compute_units, d->worker_threads, d->simd_width,
-           d->memory_size >> 20);
-    printf("         caches L1d %zu KiB, L2 %zu KiB, L3 %zu KiB, "
-           "max work-group %u, local memory %zu KiB\n",
-           d->cache_l1d_size >> 10, d->cache_l2_size >> 10,
-           d->cache_l3_size >> 10, d->max_work_group_size,
-           d->local_memory_size >> 10);
-  }
+static int report_status(dc_status_t status, const char* what) {
+  fprintf(stderr, "dclua: %s%s%s: %s\n", what, what[0] ? ": " : "",
+          dc_status_name(status), dc_last_error());
+  return status == DC_ERR_INVALID_ARGUMENT || status == DC_ERR_NOT_FOUND
+             ? EXIT_USAGE
+             : EXIT_FAILURE;
 }
 
 static dc_status_t create_context(const options_t* o, dc_context_t** out) {
@@ -149,55 +256,168 @@ static dc_status_t create_context(const options_t* o, dc_context_t** out) {
                         "info, debug, trace)",
                         o->log_level);
   }
+  params.device_memory_budget = (size_t)(o->memory_limit_mb * 1024.0 * 1024.0);
   return dc_context_create(&params, out);
 }
 
-static int run(lua_State* L, int argc, char** argv, const options_t* o) {
-  for (int i = 0; i < o->statement_count; ++i) {
-    if (report(L, luaL_loadstring(L, o->statements[i])) != LUA_OK ||
-        call_chunk(L, 0) != LUA_OK) {
-      return EXIT_FAILURE;
-    }
+// [-2, +0, e]  Adds the runner and its options (argv before the script,
+// light userdata and count) to `arg` at negative indices, as the stock
+// interpreter does; dclua_engine_set_args set the script and its
+// arguments at 0..n.
+static int set_negative_args(lua_State* L) {
+  char** argv = lua_touserdata(L, 1);
+  int script = (int)lua_tointeger(L, 2);
+  lua_getglobal(L, "arg");
+  for (int i = 0; i < script; ++i) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
   }
-  if (o->script_index > 0 &&
-      run_script(L, argc, argv, o->script_index) != LUA_OK) {
+  return 0;
+}
+
+static dc_status_t set_args(dclua_engine_t* engine, int argc, char** argv,
+                            int script) {
+  RETURN_IF_ERROR(dclua_engine_set_args(engine, argc - script,
+                                        (const char* const*)(argv + script)));
+  lua_State* L = dclua_engine_state(engine);
+  lua_pushcfunction(L, set_negative_args);
+  lua_pushlightuserdata(L, argv);
+  lua_pushinteger(L, script);
+  return dclua_engine_call(engine, 2, 0);
+}
+
+// Applies the options to a new engine.
+static dc_status_t setup_engine(dclua_engine_t* engine, const options_t* o,
+                                int argc, char** argv) {
+  lua_State* L = dclua_engine_state(engine);
+  dclua_set_progress(L, isatty(STDERR_FILENO));
+  if (o->warnings) lua_warning(L, "@on", 0);
+  if (o->device != NULL) dclua_set_default_device(L, o->device);
+  RETURN_IF_ERROR(dclua_engine_set_memory_limit(
+      engine, (size_t)(o->memory_limit_mb * 1024.0 * 1024.0)));
+  RETURN_IF_ERROR(dclua_engine_set_time_limit(engine, o->time_limit));
+  if (o->sandbox) {
+    RETURN_IF_ERROR(dclua_engine_sandbox(engine, o->sandbox_dir));
+  }
+  return set_args(engine, argc, argv, o->script_index);
+}
+
+//===-- Running ---------------------------------------------------------===//
+
+// [-2, +0, e]  require(module) into the global |name|.
+static int require_into(lua_State* L) {
+  lua_getglobal(L, "require");
+  lua_pushvalue(L, 2);
+  lua_call(L, 1, 1);
+  lua_setglobal(L, lua_tostring(L, 1));
+  return 0;
+}
+
+// -l G=NAME, or -l NAME (the global is NAME up to a '-', as stock lua's).
+static dc_status_t require_library(dclua_engine_t* engine, const char* spec) {
+  lua_State* L = dclua_engine_state(engine);
+  const char* equals = strchr(spec, '=');
+  const char* module = equals != NULL ? equals + 1 : spec;
+  size_t global_length =
+      equals != NULL ? (size_t)(equals - spec) : strcspn(spec, "-");
+  lua_pushcfunction(L, require_into);
+  lua_pushlstring(L, spec, global_length);
+  lua_pushstring(L, module);
+  return dclua_engine_call(engine, 2, 0);
+}
+
+static int run(dclua_engine_t* engine, const options_t* o, char** argv) {
+  dc_status_t status = DC_OK;
+  for (int i = 0; status == DC_OK && i < o->action_count; ++i) {
+    const action_t* a = &o->actions[i];
+    status = a->kind == 'e'
+                 ? dclua_engine_run_string(engine, a->value, "=(command line)")
+                 : require_library(engine, a->value);
+  }
+  if (status == DC_OK && o->script_index > 0) {
+    status = dclua_engine_run_file(engine, argv[o->script_index]);
+  }
+  if (status != DC_OK) {
+    fprintf(stderr, "dclua: %s\n", dclua_engine_error(engine));
     return EXIT_FAILURE;
   }
+  if (o->interactive) dclua_repl(engine);
   return EXIT_SUCCESS;
+}
+
+// What happens at exit, also when a script calls os.exit: the trace file
+// and the statistics.
+static struct {
+  dc_context_t* context;
+  const options_t* options;
+  bool done;
+} g_finish;
+
+static int finish(void) {
+  if (g_finish.done || g_finish.context == NULL) return EXIT_SUCCESS;
+  g_finish.done = true;
+  int rc = EXIT_SUCCESS;
+  const options_t* o = g_finish.options;
+  if (o->trace_path != NULL) {
+    dc_trace_stop(g_finish.context);
+    dc_status_t status = dc_trace_write(g_finish.context, o->trace_path);
+    if (status != DC_OK) {
+      report_status(status, "--trace");
+      rc = EXIT_FAILURE;
+    }
+  }
+  if (o->stats) dclua_print_stats(g_finish.context, stderr);
+  return rc;
+}
+
+static void finish_at_exit(void) { finish(); }
+
+static int run_engine(dc_context_t* context, const options_t* o, int argc,
+                      char** argv) {
+  dclua_engine_t* engine = NULL;
+  dc_status_t status = dclua_engine_create(context, &engine);
+  if (status == DC_OK) status = setup_engine(engine, o, argc, argv);
+  if (status == DC_OK && o->trace_path != NULL) {
+    status = dc_trace_start(context, 0);
+  }
+  if (status != DC_OK) {
+    dclua_engine_destroy(engine);
+    return report_status(status, "");
+  }
+  g_finish.context = context;
+  g_finish.options = o;
+  atexit(finish_at_exit);
+  int rc = run(engine, o, argv);
+  dclua_engine_destroy(engine);
+  int finish_rc = finish();
+  return rc != EXIT_SUCCESS ? rc : finish_rc;
 }
 
 int main(int argc, char** argv) {
   options_t options = {0};
   int rc = parse_options(argc, argv, &options);
   if (rc != 0) return rc;
-  if (options.version) printf("dclua %s (%s)\n", dc_version_string(),
-                              LUA_RELEASE);
-  bool nothing_to_run = options.script_index == 0 &&
-                        options.statement_count == 0;
-  if (nothing_to_run && !options.version && !options.list_devices) {
+  if (options.version) {
+    printf("dclua %s (%s)\n", dc_version_string(), LUA_RELEASE);
+  }
+  bool has_work = options.script_index > 0 || options.action_count > 0 ||
+                  options.interactive;
+  if (!has_work && !options.version && !options.list_devices) {
     fputs(kUsage, stdout);
     return EXIT_SUCCESS;
   }
   dc_context_t* context = NULL;
   dc_status_t status = create_context(&options, &context);
-  if (status != DC_OK) {
-    fprintf(stderr, "dclua: %s: %s\n", dc_status_name(status),
-            dc_last_error());
-    return status == DC_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE;
-  }
-  if (options.list_devices) print_devices(context);
-  lua_State* L = luaL_newstate();
-  if (L == NULL) {
+  if (status != DC_OK) return report_status(status, "");
+  dc_device_t* device = NULL;
+  if (options.device != NULL &&
+      (status = dc_context_find_device(context, options.device, &device)) !=
+          DC_OK) {
     dc_context_release(context);
-    fputs("dclua: cannot create a Lua state\n", stderr);
-    return EXIT_FAILURE;
+    return report_status(status, "--device");
   }
-  luaL_openlibs(L);
-  dclua_set_context(L, context);
-  luaL_requiref(L, "dc", luaopen_dc, 0);
-  lua_pop(L, 1);
-  rc = nothing_to_run ? EXIT_SUCCESS : run(L, argc, argv, &options);
-  lua_close(L);
+  if (options.list_devices) dclua_print_devices(context, stdout);
+  rc = has_work ? run_engine(context, &options, argc, argv) : EXIT_SUCCESS;
   dc_context_release(context);
   return rc;
 }

@@ -1,26 +1,292 @@
-// dclua_internal.h: shared declarations of the binding's sources.
+// dclua_internal.h: what the binding's sources share.
+//
+// Each Lua class lives in one l_<class>.c file, which defines its
+// metatable (named below) and the check/push functions declared here, so
+// that other classes can take its objects as arguments. Every object is a
+// *box*: a full userdata holding one owned reference to a core object.
+// A box is created closed (pointer NULL, metatable set) before the core
+// object is made, so an error raised in between leaks nothing; its __gc
+// and __close share one function that drops the reference and closes it;
+// using a closed box raises "attempt to use a closed dc.<class>".
+//
+// Every function here is Lua-thread only unless it says otherwise.
 // SPDX-License-Identifier: MIT
 #ifndef DCLUA_INTERNAL_H_
 #define DCLUA_INTERNAL_H_
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdbool.h>
 
 #include "dclua.h"
 
-// Raises an error object for |status| (with dc_last_error()). Never returns.
+//===-- Class names (metatables in the registry) ------------------------===//
+
+#define DCLUA_DEVICE "dc.device"
+#define DCLUA_BUFFER "dc.buffer"
+#define DCLUA_PROGRAM "dc.program"
+#define DCLUA_KERNEL "dc.kernel"
+#define DCLUA_STREAM "dc.stream"
+#define DCLUA_GROUP "dc.group"
+#define DCLUA_EVENT "dc.event"
+#define DCLUA_ENCODER "dc.encoder"
+#define DCLUA_TOKEN "dc.token"
+#define DCLUA_GRAPH "dc.graph"
+#define DCLUA_RETRY "dc.retry"
+#define DCLUA_BREAKER "dc.breaker"
+#define DCLUA_LOCAL "dc.local"  // a __local size for a dispatch argument
+
+//===-- Boxes and classes (l_object.c) ----------------------------------===//
+
+typedef struct dclua_box_t {
+  void* p;  // the owned core object; NULL once closed
+} dclua_box_t;
+
+// Pushes a new closed box of class |class_name| with |user_values| Lua
+// user values (for the Lua objects it keeps alive). The class must exist.
+// [-0, +1, m]
+dclua_box_t* dclua_box_new(lua_State* L, const char* class_name,
+                           int user_values);
+
+// Returns the open object of the box at |index|; raises an argument error
+// if the value is not a |class_name|, and "attempt to use a closed
+// <class_name>" if it is closed.
+// [-0, +0, v]
+void* dclua_box_check(lua_State* L, int index, const char* class_name);
+
+// Returns the box at |index| if it is a |class_name| (open or closed),
+// else NULL.
+// [-0, +0, -]
+dclua_box_t* dclua_box_test(lua_State* L, int index, const char* class_name);
+
+// Creates the metatable |class_name| (with __name, so that argument errors
+// read "dc.stream expected"), sets |meta| on it (metamethods; may be
+// NULL), an __index table of |methods| (may be NULL: then no __index is
+// set and |meta| may give its own), and a default __tostring
+// ("dc.stream: 0x..." or "dc.stream (closed)") unless |meta| has one.
+// Leaves the stack as it was.
+// [-0, +0, m]
+void dclua_class_new(lua_State* L, const char* class_name,
+                     const luaL_Reg* meta, const luaL_Reg* methods);
+
+// Sets the functions of |funcs| into the table at the top of the stack.
+// [-0, +0, m]
+#define dclua_set_funcs(L, funcs) luaL_setfuncs((L), (funcs), 0)
+
+//===-- Errors (l_error.c) ----------------------------------------------===//
+
+// Whether the value at |index| is an error object of the module.
+bool dclua_is_error(lua_State* L, int index);
+
+// Raises an error object for |status| with dc_last_error() as message.
+// Never returns.
 int dclua_raise(lua_State* L, dc_status_t status);
 
+// Raises an error object for |status| with a formatted message (also set
+// as the thread's dc_last_error()). Never returns.
+int dclua_raisef(lua_State* L, dc_status_t status, const char* format, ...);
+
+// Raises an error object for |status| with dc_last_error() and an extra
+// string field |key| = |value| (e.g. "op", "kernel"). Never returns.
+int dclua_raise_with(lua_State* L, dc_status_t status, const char* key,
+                     const char* value);
+
 // Raises |status| if it is not DC_OK.
-#define DCLUA_CHECK(L, expr)                     \
-  do {                                           \
-    dc_status_t dclua_st_ = (expr);              \
+#define DCLUA_CHECK(L, expr)                           \
+  do {                                                 \
+    dc_status_t dclua_st_ = (expr);                    \
     if (dclua_st_ != DC_OK) dclua_raise(L, dclua_st_); \
   } while (0)
 
-// Registers each part's functions into the module table at the top of the
-// stack.
+//===-- The state of the binding (l_context.c) --------------------------===//
+
+// Returns the context the module works in (creating it on first use).
+// dclua_context() in dclua.h.
+
+// The queue of Lua calls that engine threads post (l_callback.c). The
+// state owns one reference; each callback another.
+typedef struct dclua_queue_t dclua_queue_t;
+dclua_queue_t* dclua_queue_create(void);  // NULL when out of memory
+// Refuses every later call, cancels the queued ones (blocking callers get
+// DC_ERR_CANCELLED) and drops the state's reference. Lua-thread only.
+void dclua_queue_close(dclua_queue_t* queue);
+dclua_queue_t* dclua_state_queue(lua_State* L);
+
+// Whether the runner asked for a progress line on long graph runs (set
+// with dclua_set_progress; off by default).
+bool dclua_progress_enabled(lua_State* L);
+
+// Whether a script may write |path| (see dclua_set_write_root).
+bool dclua_path_writable(lua_State* L, const char* path);
+
+// Raises a PERMISSION_DENIED error object unless the script may write |path|: true
+// always outside a sandbox; inside one only below the allowed directory.
+// Every module function that writes a file calls it first.
+// [-0, +0, v]
+void dclua_check_writable(lua_State* L, const char* path);
+
+//===-- Lua callbacks from engine threads (l_callback.c) ----------------===//
+//
+// Engine threads never touch a lua_State. A Lua function that the engine
+// calls (a stream's host function, a graph's host op, an event's
+// completion callback) is a dclua_callback_t. An engine thread *posts* a
+// call to the state's queue; the Lua thread runs queued calls whenever it
+// is inside dclua_poll() or dclua_wait() (every blocking call of the
+// module waits through dclua_wait), so Lua code runs only on the Lua
+// thread while device work proceeds in parallel. Once the state closes,
+// calls are refused with DC_ERR_CANCELLED instead of run.
+
+typedef struct dclua_callback_t dclua_callback_t;
+
+// Pushes arguments for a call; runs on the Lua thread. Returns the number
+// pushed.
+typedef int (*dclua_push_fn_t)(lua_State* L, void* user_data);
+
+// Makes a callback of the function at |index| (raises if it is not
+// callable). |what| names it in error messages ("host op 'save'"); it is
+// copied. The caller owns one reference.
+// [-0, +0, m]
+dclua_callback_t* dclua_callback_create(lua_State* L, int index,
+                                        const char* what);
+
+// Reference counting; thread-safe. The last release frees the callback;
+// its function is forgotten on the Lua thread at the next poll.
+void dclua_callback_retain(dclua_callback_t* callback);
+void dclua_callback_release(dclua_callback_t* callback);
+
+// Asks the Lua thread to call |callback| with the arguments |push| pushes
+// (|push| may be NULL) and waits for it to return. Thread-safe; called
+// from engine threads. Returns DC_OK; when the function raised, the code
+// of the error object it raised (see dc.error) or DC_ERR_UNKNOWN for any
+// other error value, with its message as dc_last_error(); or
+// DC_ERR_CANCELLED when the state is closing. Must not be called on the
+// Lua thread itself.
+dc_status_t dclua_callback_call(dclua_callback_t* callback,
+                                dclua_push_fn_t push, void* user_data);
+
+// Queues a call of |callback| and returns at once; |push| and |user_data|
+// are used later, on the Lua thread, and |done| (if not NULL) is called
+// with |user_data| after that (or when the state closes without running
+// it) so it can free |user_data|. An error the function raises is
+// reported with lua_warning and re-raised by the dclua_poll() that ran it.
+// Thread-safe.
+void dclua_callback_post(dclua_callback_t* callback, dclua_push_fn_t push,
+                         void (*done)(void* user_data), void* user_data);
+
+// Runs every queued call. Returns how many ran. Raises the first error a
+// posted call raised (after running the rest).
+// [-0, +0, e]
+int dclua_poll(lua_State* L);
+
+// Runs |wait(user_data)|, a call that blocks until engine work finishes,
+// and returns its status. While it blocks, the Lua thread runs the calls
+// that engine threads post, so that a wait for work that calls Lua code
+// never deadlocks. Without live callbacks it simply calls |wait|.
+// [-0, +0, e]
+dc_status_t dclua_wait(lua_State* L, dc_status_t (*wait)(void* user_data),
+                       void* user_data);
+
+//===-- Devices (l_device.c) --------------------------------------------===//
+
+// The device at |index|: a dc.device, or a device name ("cpu", "cuda:0").
+// With |optional| true, none or nil gives the context's default device.
+// [-0, +0, v]
+dc_device_t* dclua_check_device(lua_State* L, int index, bool optional);
+
+// Pushes the dc.device of |device| (one per device, so == works).
+// [-0, +1, m]
+void dclua_push_device(lua_State* L, dc_device_t* device);
+
+// Adds |methods| to every dc.device (dev:buffer, dev:compile, ...). Parts
+// call it from their dclua_open_*, after dclua_open_device.
+// [-0, +0, m]
+void dclua_add_device_methods(lua_State* L, const luaL_Reg* methods);
+
+//===-- Buffers (l_buffer.c) --------------------------------------------===//
+
+dc_buffer_t* dclua_check_buffer(lua_State* L, int index);
+dc_buffer_t* dclua_test_buffer(lua_State* L, int index);  // NULL if not one
+// Pushes a dc.buffer that takes over the reference |buffer|.
+// [-0, +1, m]
+void dclua_push_buffer(lua_State* L, dc_buffer_t* buffer);
+
+//===-- Kernels, arguments and launch shapes (l_kernel.c, l_args.c) -----===//
+
+dc_kernel_t* dclua_check_kernel(lua_State* L, int index);
+dc_kernel_t* dclua_test_kernel(lua_State* L, int index);  // NULL if not one
+// Pushes a dc.kernel that takes over the reference |kernel|.
+void dclua_push_kernel(lua_State* L, dc_kernel_t* kernel);
+
+// The arguments of one dispatch, converted from Lua values against the
+// kernel's reflection. |args| points at |inline_args| or, past 16
+// arguments, at a userdata left on the stack by the conversion.
+typedef struct dclua_args_t {
+  dc_arg_t* args;
+  size_t count;
+  dc_arg_t inline_args[16];
+} dclua_args_t;
+
+// Converts the values at stack slots |first|..|last| (inclusive; none when
+// last < first) into |kernel|'s arguments: a dc.buffer for a buffer
+// argument, a number (or boolean) for a scalar, a table of numbers for a
+// vector, dc.localmem(bytes) or a byte count for a __local pointer. Raises
+// INVALID_ARGUMENT naming the kernel and the argument ("blur_h: expected 3
+// arguments (in, out, w), got 0"; "blur_h: argument 3 (w) expects int,
+// got a string").
+// [-0, +(0|1), v]
+void dclua_args_from_stack(lua_State* L, dc_kernel_t* kernel, int first,
+                           int last, dclua_args_t* out);
+
+// Like dclua_args_from_stack, from the array part of the table at |index|;
+// named fields (`{ w = 640 }`) bind by argument name.
+void dclua_args_from_table(lua_State* L, dc_kernel_t* kernel, int index,
+                           dclua_args_t* out);
+
+// Converts the value at |index| into argument |arg| (0-based) of |kernel|
+// alone (|arg| below the kernel's argument count), by the rules and with
+// the messages of dclua_args_from_stack (for enc:arg, which binds one
+// argument at a time).
+// [-0, +0, v]
+void dclua_arg_from_value(lua_State* L, dc_kernel_t* kernel, size_t arg,
+                          int index, dc_arg_t* out);
+
+// Reads a launch shape from the table at |index|: `grid` (a count or a
+// table of 1-3 counts; required), `group` (same form; optional: the engine
+// chooses), `offset` (optional). Raises INVALID_ARGUMENT naming |kernel|.
+// [-0, +0, v]
+void dclua_check_dispatch(lua_State* L, int index, dc_kernel_t* kernel,
+                          dc_dispatch_t* out);
+
+//===-- Streams and events (l_stream.c, l_event.c) ----------------------===//
+
+dc_stream_t* dclua_check_stream(lua_State* L, int index);
+dc_event_t* dclua_check_event(lua_State* L, int index);
+// Pushes a dc.event that takes over the reference |event|.
+void dclua_push_event(lua_State* L, dc_event_t* event);
+
+//===-- Policies (l_policy.c) -------------------------------------------===//
+
+// Reads a retry policy from a dc.retry or a plain table of the same
+// fields at |index| into |out|. Raises INVALID_ARGUMENT naming the field.
+void dclua_check_retry(lua_State* L, int index, dc_retry_policy_t* out);
+
+// Reads breaker parameters from a dc.breaker or a plain table.
+void dclua_check_breaker(lua_State* L, int index, dc_breaker_params_t* out);
+
+//===-- Module parts: each registers its functions into the module table
+//    at the top of the stack and creates its classes. ------------------===//
+
 void dclua_open_error(lua_State* L);
 void dclua_open_device(lua_State* L);
+void dclua_open_buffer(lua_State* L);
+void dclua_open_kernel(lua_State* L);
+void dclua_open_stream(lua_State* L);
+void dclua_open_event(lua_State* L);
+void dclua_open_encoder(lua_State* L);
+void dclua_open_graph(lua_State* L);
+void dclua_open_policy(lua_State* L);
+void dclua_open_telemetry(lua_State* L);
+void dclua_open_fault(lua_State* L);
+void dclua_open_image(lua_State* L);
 
 #endif  // DCLUA_INTERNAL_H_

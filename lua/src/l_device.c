@@ -1,6 +1,19 @@
-// l_device.c: device discovery from Lua.
+// l_device.c: devices as Lua objects.
+//
+// Devices belong to the context, which outlives every Lua object of the
+// state, so a dc.device holds a plain pointer and no reference. There is
+// one dc.device per device (kept in a registry table keyed by the
+// pointer), so devices compare with ==. A device's capabilities read as
+// fields (dev.name, dev.compute_units); its methods come from the parts
+// that make objects on it (dev:buffer in l_buffer.c, dev:compile in
+// l_kernel.c, ...), which add them to the shared method table.
 // SPDX-License-Identifier: MIT
+#include <string.h>
+
 #include "dclua_internal.h"
+
+static const char devices_key = 'd';  // registry: pointer -> dc.device
+static const char default_key = 'n';  // registry: dclua_set_default_device
 
 static void set_integer(lua_State* L, const char* key, lua_Integer value) {
   lua_pushinteger(L, value);
@@ -33,7 +46,104 @@ static void push_info(lua_State* L, const dc_device_info_t* info) {
   lua_setfield(L, -2, "unified_memory");
 }
 
-// [-0, +1, e]  dc.devices() -> { info, ... } (index 1 is the CPU)
+void dclua_push_device(lua_State* L, dc_device_t* device) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &devices_key);
+  if (lua_rawgetp(L, -1, device) == LUA_TNIL) {
+    lua_pop(L, 1);
+    dclua_box_t* box = dclua_box_new(L, DCLUA_DEVICE, 1);
+    box->p = device;
+    push_info(L, dc_device_info(device));  // cached: capabilities are fixed
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, -3, device);
+  }
+  lua_remove(L, -2);
+}
+
+dc_device_t* dclua_check_device(lua_State* L, int index, bool optional) {
+  dc_context_t* context = dclua_context(L);
+  dc_device_t* device = NULL;
+  if (optional && lua_isnoneornil(L, index)) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &default_key) == LUA_TSTRING) {
+      DCLUA_CHECK(L, dc_context_find_device(context, lua_tostring(L, -1),
+                                            &device));
+    } else {
+      DCLUA_CHECK(L, dc_context_default_device(context, &device));
+    }
+    lua_pop(L, 1);
+  } else if (lua_type(L, index) == LUA_TSTRING) {
+    DCLUA_CHECK(L, dc_context_find_device(context, lua_tostring(L, index),
+                                          &device));
+  } else if (dclua_box_test(L, index, DCLUA_DEVICE) != NULL) {
+    device = dclua_box_check(L, index, DCLUA_DEVICE);
+  } else {
+    luaL_typeerror(L, index, "dc.device or device name");
+  }
+  return device;
+}
+
+dc_status_t dclua_set_default_device(lua_State* L, const char* name) {
+  if (L == NULL) {
+    return dc_set_error(DC_ERR_INVALID_ARGUMENT,
+                        "dclua_set_default_device: NULL state");
+  }
+  lua_pushstring(L, name);  // NULL pushes nil: back to the best device
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &default_key);
+  return DC_OK;
+}
+
+// [-0, +1, v]  dev.field -> a method, or a capability (nil if neither)
+static int device_index(lua_State* L) {
+  luaL_getmetafield(L, 1, "methods");
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  lua_getiuservalue(L, 1, 1);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+// [-0, +1, -]  tostring(dev) -> "dc.device: cpu (model)"
+static int device_tostring(lua_State* L) {
+  dc_device_t* device = dclua_box_check(L, 1, DCLUA_DEVICE);
+  lua_pushfstring(L, "dc.device: %s (%s)", dc_device_name(device),
+                  dc_device_info(device)->model);
+  return 1;
+}
+
+// [-0, +1, -]  dev:info() -> a table of the capabilities (a copy)
+static int device_info(lua_State* L) {
+  push_info(L, dc_device_info(dclua_check_device(L, 1, false)));
+  return 1;
+}
+
+// [-0, +1, e]  dev:health() -> { state = "healthy", failures = n,
+//                                reason = "..." }
+static int device_health(lua_State* L) {
+  dc_device_health_t health;
+  DCLUA_CHECK(L, dc_device_health(dclua_check_device(L, 1, false), &health));
+  lua_createtable(L, 0, 3);
+  set_string(L, "state", dc_device_health_name(health.state));
+  set_integer(L, "failures", (lua_Integer)health.failures);
+  set_string(L, "reason", health.reason);
+  return 1;
+}
+
+// [-0, +1, e]  dev:reset_health() -> dev
+static int device_reset_health(lua_State* L) {
+  DCLUA_CHECK(L, dc_device_reset_health(dclua_check_device(L, 1, false)));
+  lua_settop(L, 1);
+  return 1;
+}
+
+// [-0, +1, e]  dc.device([name]) -> the named device, or the best one
+// (the first GPU, else the CPU)
+static int dclua_device(lua_State* L) {
+  dclua_push_device(L, dclua_check_device(L, 1, true));
+  return 1;
+}
+
+// [-0, +1, e]  dc.devices() -> { dev, ... } (index 1 is the CPU)
 static int dclua_devices(lua_State* L) {
   dc_context_t* context = dclua_context(L);
   size_t count = dc_context_device_count(context);
@@ -41,13 +151,41 @@ static int dclua_devices(lua_State* L) {
   for (size_t i = 0; i < count; ++i) {
     dc_device_t* device = NULL;
     DCLUA_CHECK(L, dc_context_device(context, i, &device));
-    push_info(L, dc_device_info(device));
+    dclua_push_device(L, device);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
 }
 
+void dclua_add_device_methods(lua_State* L, const luaL_Reg* methods) {
+  luaL_getmetatable(L, DCLUA_DEVICE);
+  lua_getfield(L, -1, "methods");
+  luaL_setfuncs(L, methods, 0);
+  lua_pop(L, 2);
+}
+
 void dclua_open_device(lua_State* L) {
-  lua_pushcfunction(L, dclua_devices);
-  lua_setfield(L, -2, "devices");
+  static const luaL_Reg meta[] = {{"__index", device_index},
+                                  {"__tostring", device_tostring},
+                                  {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"info", device_info},
+                                     {"health", device_health},
+                                     {"reset_health", device_reset_health},
+                                     {NULL, NULL}};
+  static const luaL_Reg funcs[] = {{"device", dclua_device},
+                                   {"devices", dclua_devices},
+                                   {NULL, NULL}};
+  dclua_class_new(L, DCLUA_DEVICE, meta, NULL);
+  luaL_getmetatable(L, DCLUA_DEVICE);
+  lua_newtable(L);
+  lua_setfield(L, -2, "methods");
+  lua_pop(L, 1);
+  dclua_add_device_methods(L, methods);
+  lua_newtable(L);  // weak values: a device object lives while it is used
+  lua_createtable(L, 0, 1);
+  lua_pushstring(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &devices_key);
+  dclua_set_funcs(L, funcs);
 }

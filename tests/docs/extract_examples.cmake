@@ -1,19 +1,23 @@
-# extract_examples.cmake: writes each ```c example block of one Markdown
-# file to its own C source file. Run in script mode:
+# extract_examples.cmake: writes each example block of one Markdown file
+# to its own source file. Run in script mode:
 #
-#   cmake -DDOC=<file.md> -DOUT_DIR=<dir> -P extract_examples.cmake
+#   cmake -DDOC=<file.md> -DOUT_DIR=<dir> [-DLANG=lua] -P extract_examples.cmake
 #
-# A block starts with a line that is exactly "```c example" and ends at the
-# next line that is exactly "```"; both fences start in the first column.
-# Other fenced blocks (```c without "example", ```lua, ...) are left alone.
+# For C (the default) a block starts with a line that is exactly
+# "```c example"; with LANG=lua, every block that starts with a line that
+# is exactly "```lua" is a script. A block ends at the next line that is
+# exactly "```"; both fences start in the first column. Other fenced blocks
+# (```c without "example", ```text, ...) are left alone.
 #
 # For docs/<stem>.md the n-th block (counting from 1) becomes
-# <OUT_DIR>/<stem>/example_<n>.c, starting with a #line directive so that
-# compiler messages point into the Markdown file. A file is rewritten only
-# when its text changes, so editing one example rebuilds only that one.
-# Sources left from blocks that no longer exist are deleted. Finally the
-# script writes <OUT_DIR>/<stem>/examples.cmake, which sets DC_DOC_EXAMPLES
-# to the list of sources, for tests/docs/CMakeLists.txt to include.
+# <OUT_DIR>/<stem>/example_<n>.c (or .lua). A C source starts with a #line
+# directive so that compiler messages point into the Markdown file; a
+# script starts with a comment naming its line there. A file is rewritten
+# only when its text changes, so editing one example rebuilds only that
+# one. Sources left from blocks that no longer exist are deleted. Finally
+# the script writes <OUT_DIR>/<stem>/examples.cmake (lua_examples.cmake),
+# which sets DC_DOC_EXAMPLES (DC_DOC_LUA_EXAMPLES) to the list of sources,
+# for tests/docs/CMakeLists.txt to include.
 #
 # The text is searched with string(FIND) rather than split into a CMake
 # list: C code is full of ';', '[' and trailing '\', which list splitting
@@ -55,7 +59,17 @@ string(REPLACE "\r\n" "\n" content "${content}")
 # A leading and a trailing newline let every fence be found as "\n```...\n".
 set(content "\n${content}\n")
 
-set(open_fence "\n```c example\n")
+if(LANG STREQUAL "lua")
+  set(open_fence "\n```lua\n")
+  set(ext lua)
+  set(list_var DC_DOC_LUA_EXAMPLES)
+  set(list_file lua_examples.cmake)
+else()
+  set(open_fence "\n```c example\n")
+  set(ext c)
+  set(list_var DC_DOC_EXAMPLES)
+  set(list_file examples.cmake)
+endif()
 set(close_fence "\n```\n")
 string(LENGTH "${open_fence}" open_len)
 
@@ -79,7 +93,7 @@ while(TRUE)
     math(EXPR open_abs "${consumed} + ${open_at} + 1")
     string(SUBSTRING "${content}" 0 ${open_abs} before)
     count_newlines("${before}" line)
-    message(FATAL_ERROR "${DOC}:${line}: ```c example block is never closed")
+    message(FATAL_ERROR "${DOC}:${line}: example block is never closed")
   endif()
   if(close_at EQUAL 0)
     set(body "")
@@ -95,9 +109,13 @@ while(TRUE)
   count_newlines("${before}" body_line)
 
   math(EXPR index "${index} + 1")
-  set(source "${doc_dir}/example_${index}.c")
-  write_if_changed("${source}"
-    "#line ${body_line} \"${DOC}\"\n${body}\n")
+  set(source "${doc_dir}/example_${index}.${ext}")
+  if(ext STREQUAL "lua")
+    write_if_changed("${source}" "-- ${DOC}:${body_line}\n${body}\n")
+  else()
+    write_if_changed("${source}"
+      "#line ${body_line} \"${DOC}\"\n${body}\n")
+  endif()
   list(APPEND sources "${source}")
 
   # Continue after the closing fence; its last newline may open the next
@@ -108,12 +126,12 @@ while(TRUE)
 endwhile()
 
 # Drop sources of blocks that were removed from the document.
-file(GLOB old_sources "${doc_dir}/*.c")
+file(GLOB old_sources "${doc_dir}/*.${ext}")
 foreach(old IN LISTS old_sources)
   if(NOT old IN_LIST sources)
     file(REMOVE "${old}")
   endif()
 endforeach()
 
-write_if_changed("${doc_dir}/examples.cmake"
-  "# Generated from ${DOC} by extract_examples.cmake.\nset(DC_DOC_EXAMPLES \"${sources}\")\n")
+write_if_changed("${doc_dir}/${list_file}"
+  "# Generated from ${DOC} by extract_examples.cmake.\nset(${list_var} \"${sources}\")\n")

@@ -7,18 +7,39 @@ failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# expect CODE PATTERN ARGS...: runs dclua ARGS, checks the exit code and
-# that stdout+stderr match the grep pattern.
+TAB=$(printf '\t')
+
+# The kernel cache stays in memory: the test writes nothing outside $tmp.
+DC_CACHE_DIR=off
+export DC_CACHE_DIR
+
+# expect CODE PATTERN ARGS...: runs dclua ARGS (standard input from the
+# file $stdin, /dev/null unless set), checks the exit code and that
+# stdout+stderr match the grep pattern (if not empty).
+stdin=/dev/null
 expect() {
   code=$1; pattern=$2; shift 2
-  "$dclua" "$@" >"$tmp/out" 2>&1
+  "$dclua" "$@" <"$stdin" >"$tmp/out" 2>&1
   rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -q -- "$pattern" "$tmp/out"; then
+  if [ "$rc" -ne "$code" ] ||
+     { [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/out"; }; then
     echo "FAIL: dclua $* -> exit $rc (want $code), output:"
     sed 's/^/  | /' "$tmp/out"
     failures=$((failures + 1))
   else
     echo "ok: dclua $*"
+  fi
+}
+
+# check WHAT COMMAND...: runs a shell check on the last output or files.
+check() {
+  what=$1; shift
+  if "$@"; then
+    echo "ok: $what"
+  else
+    echo "FAIL: $what"
+    sed 's/^/  | /' "$tmp/out"
+    failures=$((failures + 1))
   fi
 }
 
@@ -43,6 +64,179 @@ expect 2 "missing value after '-e'" -e
 expect 2 "not a log level" --log loud -e 'x=1'
 expect 0 "ok" --log debug -e 'print("ok")'
 expect 0 "test_module: ok" "$dir/test_module.lua" one two
+
+# Script from standard input, `arg` as the stock interpreter sets it.
+printf 'print("stdin", ...)\n' >"$tmp/stdin.lua"
+stdin=$tmp/stdin.lua
+expect 0 "stdin	x	y" - x y
+stdin=/dev/null
+printf '%s\n' \
+  'print(table.concat({ arg[-2], arg[-1], arg[0], arg[1], arg[2] }, "|"))' \
+  >"$tmp/argv.lua"
+expect 0 "^-e|x = 1|.*argv.lua|p|-e$" -e 'x = 1' "$tmp/argv.lua" p -e
+expect 3 "" -e 'os.exit(3)'
+expect 0 "second" -e 'print("first")' -e 'print("second")'
+
+# -l: modules into globals, in order with -e.
+mkdir -p "$tmp/mods"
+printf 'return { answer = 42 }\n' >"$tmp/mods/mymod.lua"
+LUA_PATH="$tmp/mods/?.lua;;"
+export LUA_PATH
+expect 0 "42" -l mymod -e 'print(mymod.answer)'
+expect 0 "42 true" -l m=mymod \
+  -e 'print(m.answer .. " " .. tostring(mymod == nil))'
+expect 0 "42" -lmymod -e 'print(mymod.answer)'
+expect 1 "^x$" -e 'print("x")' -l nosuch_module_for_test -e 'print("y")'
+check "-l stops at a missing module" sh -c "! grep -q '^y$' '$tmp/out'"
+expect 1 "module 'nosuch_module_for_test' not found" -l nosuch_module_for_test
+expect 2 "missing value after '-l'" -l
+unset LUA_PATH
+
+# -i: the interactive loop reads standard input (no prompts off a
+# terminal): expressions print their values, =expr too, statements may
+# span lines, an error does not end the loop.
+cat >"$tmp/repl.txt" <<'LUA'
+x = 6 * 7
+x
+=x + 1
+for i = 1, 2 do
+  print("loop" .. i)
+end
+error("oops")
+print("after")
+return 1, nil, "s"
+LUA
+stdin=$tmp/repl.txt
+expect 0 "^42$" -i
+expect 0 "^43$" -i
+expect 0 "^loop2$" -i
+expect 0 "oops" -i
+expect 0 "^after$" -i
+expect 0 "^1${TAB}nil${TAB}s$" -i
+printf 'y\n' >"$tmp/repl_y.txt"
+stdin=$tmp/repl_y.txt
+expect 0 "^7$" -e 'y = 7' -i
+expect 0 "^8$" -e 'y = 8' -i
+printf 'print(arg[0])\n' >"$tmp/after.lua"
+expect 0 "after.lua" -i "$tmp/after.lua"
+stdin=/dev/null
+check "-i prints no prompt off a terminal" \
+  sh -c "! grep -q '^> ' '$tmp/out'"
+
+# -W: warnings on.
+expect 0 "Lua warning: careful" -W -e 'warn("careful")'
+expect 0 "" -e 'warn("quiet")'
+check "warnings are off by default" sh -c "! grep -q quiet '$tmp/out'"
+
+# --device: the default device of dc.device().
+expect 0 "^cpu$" --device cpu -e 'print(dc.device().name)'
+expect 0 "^cpu$" --device=cpu -e 'print(dc.device().name)'
+expect 2 "no device named 'nosuch'" --device nosuch -e 'x = 1'
+expect 2 "missing value after '--device'" --device
+expect 0 "compute units" --list-devices -e 'print(dc.device().name)'
+check "--list-devices then runs the rest" grep -q '^cpu$' "$tmp/out"
+
+# A small kernel for --trace and --stats.
+cat >"$tmp/kernel.lua" <<'LUA'
+local dev = dc.device()
+local prog = dev:compile [[
+  __kernel void twice_cli(__global float* x) {
+    x[get_global_id(0)] = 2.0f * x[get_global_id(0)];
+  }
+]]
+local x = dev:buffer("f32", { 1, 2, 3 })
+for _ = 1, 3 do prog.twice_cli({ grid = 3 }, x) end
+print(table.concat(x:read(), " "))
+if arg[1] == "fail" then error("failed after the kernels") end
+LUA
+
+# --trace: Chrome trace JSON at exit, also when the script fails.
+expect 0 "8.0 16.0 24.0" --trace "$tmp/trace.json" "$tmp/kernel.lua"
+check "--trace writes JSON with the kernel" \
+  grep -q '"name":"twice_cli"' "$tmp/trace.json"
+check "--trace output is a traceEvents object" \
+  sh -c "head -c 40 '$tmp/trace.json' | tr -d ' \n' |
+         grep -q '^{\"traceEvents\"'"
+rm -f "$tmp/trace.json"
+expect 1 "failed after the kernels" --trace "$tmp/trace.json" \
+  "$tmp/kernel.lua" fail
+check "--trace is written when the script fails" \
+  grep -q '"name":"twice_cli"' "$tmp/trace.json"
+rm -f "$tmp/trace.json"
+expect 3 "" --trace="$tmp/trace.json" -e 'os.exit(3)'
+check "--trace is written at os.exit" test -s "$tmp/trace.json"
+expect 2 "cannot write into the directory" --trace "$tmp/none/t.json" \
+  -e 'x = 1'
+
+# --stats: counters and kernel times on stderr.
+expect 0 "dclua stats:" --stats "$tmp/kernel.lua"
+expect 0 "dispatches 3" --stats "$tmp/kernel.lua"
+expect 0 "twice_cli  *3 " --stats "$tmp/kernel.lua"
+expect 1 "no kernels ran" --stats -e 'error("x")'
+"$dclua" --stats -e 'x = 1' 2>/dev/null >"$tmp/out"
+check "--stats writes to stderr" sh -c "! grep -q stats '$tmp/out'"
+
+# --log, in both forms.
+expect 0 "ok" --log=warn -e 'print("ok")'
+expect 2 "missing value after '--log='" --log= -e 'x = 1'
+
+# --sandbox: no programs, no C code, no debug library; writes only below
+# DIR (nowhere without one).
+mkdir -p "$tmp/box"
+expect 0 "^nil${TAB}nil${TAB}nil${TAB}nil${TAB}nil$" --sandbox -e \
+  'print(os.execute, io.popen, os.exit, package.loadlib, debug)'
+expect 1 "attempt to call a nil value (field 'execute')" --sandbox \
+  -e 'os.execute("echo escaped")'
+expect 0 "^${TAB}2$" --sandbox -e 'print(package.cpath, #package.searchers)'
+expect 0 "sandbox: writing '$tmp/outside.txt' is not allowed (only below" \
+  "--sandbox=$tmp/box" -e "print(io.open('$tmp/outside.txt', 'w'))"
+check "--sandbox wrote nothing outside" test ! -e "$tmp/outside.txt"
+expect 0 "^inside$" "--sandbox=$tmp/box" -e "
+  local f = assert(io.open('$tmp/box/in.txt', 'w'))
+  f:write('inside') f:close()
+  print(io.open('$tmp/box/in.txt'):read('a'))"
+expect 0 "not allowed" "--sandbox=$tmp/box" \
+  -e "print(io.open('$tmp/box/../escape.txt', 'a'))"
+expect 0 "no writable directory" --sandbox \
+  -e "print(io.open('$tmp/box/in.txt', 'w'))"
+expect 0 "^inside$" --sandbox -e "print(io.open('$tmp/box/in.txt'):read('a'))"
+expect 0 "^nil${TAB}nil${TAB}" "--sandbox=$tmp/box" \
+  -e "print(os.remove('$tmp/args.lua'),
+            os.rename('$tmp/box/in.txt', '$tmp/moved'))"
+check "--sandbox kept files outside" test -e "$tmp/args.lua"
+expect 0 "^$tmp/box/lua_" "--sandbox=$tmp/box" -e 'print(os.tmpname())'
+expect 1 "PERMISSION_DENIED: sandbox" --sandbox \
+  -e "dc.trace.start() dc.trace.write('$tmp/sandboxed.json')"
+check "--sandbox: dc.trace.write refused" test ! -e "$tmp/sandboxed.json"
+expect 0 "^written$" "--sandbox=$tmp/box" \
+  -e "dc.trace.start() dc.trace.write('$tmp/box/t.json') print('written')"
+expect 0 "binary chunk" --sandbox \
+  -e 'print(load(string.dump(function() end)))'
+expect 0 "42" --sandbox -e "package.path = '$tmp/mods/?.lua'" \
+  -e 'print(require("mymod").answer)'
+expect 2 "not a directory" "--sandbox=$tmp/missing" -e 'x = 1'
+
+# --memory-limit: the Lua heap (and device buffers) capped.
+expect 1 "not enough memory (the memory limit of 16.0 MiB" \
+  --memory-limit 16 \
+  -e 'local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(64) .. i end'
+expect 1 "OUT_OF_MEMORY" --memory-limit 16 \
+  -e 'local b = dc.buffer("f32", 64 * 1024 * 1024)'
+expect 0 "^fits$" --memory-limit 16 \
+  -e 'local s = ("x"):rep(1 << 20) print("fits")'
+expect 2 "'-3' is not a positive number" --memory-limit -3 -e 'x = 1'
+expect 2 "'lots' is not a positive number" --memory-limit lots -e 'x = 1'
+
+# --time-limit: a loop that never ends stops, even behind pcall.
+start=$(date +%s)
+expect 1 "time limit exceeded" --time-limit 0.5 -e 'while true do end'
+expect 1 "DEADLINE_EXCEEDED" --time-limit 0.5 \
+  -e 'while true do pcall(function() while true do end end) end'
+elapsed=$(($(date +%s) - start))
+check "--time-limit stops loops in time (${elapsed}s)" test "$elapsed" -lt 10
+expect 0 "^done$" --time-limit 5 -e 'for i = 1, 1e5 do end print("done")'
+expect 2 "'0' is not a positive number" --time-limit 0 -e 'x = 1'
+expect 2 "missing value after '--time-limit'" --time-limit
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures runner check(s) failed"
