@@ -61,13 +61,26 @@ dclua_box_t* dclua_box_test(lua_State* L, int index, const char* class_name);
 
 // Creates the metatable |class_name| (with __name, so that argument errors
 // read "dc.stream expected"), sets |meta| on it (metamethods; may be
-// NULL), an __index table of |methods| (may be NULL: then no __index is
-// set and |meta| may give its own), and a default __tostring
-// ("dc.stream: 0x..." or "dc.stream (closed)") unless |meta| has one.
-// Leaves the stack as it was.
+// NULL) and a default __tostring ("dc.stream: 0x..." or "dc.stream
+// (closed)") unless |meta| has one. |methods| (may be NULL) become the
+// __index table; a class with fields gives its own __index in |meta|
+// instead, and the methods go to a table that __index asks first through
+// dclua_push_method(). Leaves the stack as it was.
 // [-0, +0, m]
 void dclua_class_new(lua_State* L, const char* class_name,
                      const luaL_Reg* meta, const luaL_Reg* methods);
+
+// Adds |methods| to the class |class_name|, so that a part can give
+// methods to another part's objects (dev:buffer, s:encoder).
+// [-0, +0, m]
+void dclua_add_methods(lua_State* L, const char* class_name,
+                       const luaL_Reg* methods);
+
+// For the __index of a class with fields (object at 1, key at 2): pushes
+// the method of that name and returns true, or returns false and pushes
+// nothing.
+// [-0, +(0|1), m]
+bool dclua_push_method(lua_State* L);
 
 // Sets the functions of |funcs| into the table at the top of the stack.
 // [-0, +0, m]
@@ -197,10 +210,6 @@ dc_device_t* dclua_check_device(lua_State* L, int index, bool optional);
 // [-0, +1, m]
 void dclua_push_device(lua_State* L, dc_device_t* device);
 
-// Adds |methods| to every dc.device (dev:buffer, dev:compile, ...). Parts
-// call it from their dclua_open_*, after dclua_open_device.
-// [-0, +0, m]
-void dclua_add_device_methods(lua_State* L, const luaL_Reg* methods);
 
 //===-- Buffers (l_buffer.c) --------------------------------------------===//
 

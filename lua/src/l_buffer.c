@@ -799,6 +799,6 @@ void dclua_open_buffer(lua_State* L) {
   pressure_t* p = lua_newuserdatauv(L, sizeof(*p), 0);
   memset(p, 0, sizeof(*p));
   lua_rawsetp(L, LUA_REGISTRYINDEX, &pressure_key);
-  dclua_add_device_methods(L, device_methods);
+  dclua_add_methods(L, DCLUA_DEVICE, device_methods);
   dclua_set_funcs(L, funcs);
 }

@@ -94,9 +94,7 @@ dc_status_t dclua_set_default_device(lua_State* L, const char* name) {
 
 // [-0, +1, v]  dev.field -> a method, or a capability (nil if neither)
 static int device_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   lua_getiuservalue(L, 1, 1);
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
@@ -157,13 +155,6 @@ static int dclua_devices(lua_State* L) {
   return 1;
 }
 
-void dclua_add_device_methods(lua_State* L, const luaL_Reg* methods) {
-  luaL_getmetatable(L, DCLUA_DEVICE);
-  lua_getfield(L, -1, "methods");
-  luaL_setfuncs(L, methods, 0);
-  lua_pop(L, 2);
-}
-
 void dclua_open_device(lua_State* L) {
   static const luaL_Reg meta[] = {{"__index", device_index},
                                   {"__tostring", device_tostring},
@@ -175,12 +166,7 @@ void dclua_open_device(lua_State* L) {
   static const luaL_Reg funcs[] = {{"device", dclua_device},
                                    {"devices", dclua_devices},
                                    {NULL, NULL}};
-  dclua_class_new(L, DCLUA_DEVICE, meta, NULL);
-  luaL_getmetatable(L, DCLUA_DEVICE);
-  lua_newtable(L);
-  lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-  dclua_add_device_methods(L, methods);
+  dclua_class_new(L, DCLUA_DEVICE, meta, methods);
   lua_newtable(L);  // weak values: a device object lives while it is used
   lua_createtable(L, 0, 1);
   lua_pushstring(L, "v");

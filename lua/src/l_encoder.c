@@ -360,9 +360,7 @@ static int encoder_stats(lua_State* L) {
 
 // [-2, +1, e]  enc.stream (the dc.stream it submits to), or a method
 static int encoder_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   check_encoder(L, 1);
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "stream") == 0) {
@@ -401,19 +399,10 @@ void dclua_open_encoder(lua_State* L) {
       {"dispatch", encoder_dispatch}, {"set_stream", encoder_set_stream},
       {"history", encoder_history}, {"stats", encoder_stats},
       {"close", encoder_close}, {NULL, NULL}};
-  dclua_class_new(L, DCLUA_ENCODER, meta, NULL);
-  luaL_getmetatable(L, DCLUA_ENCODER);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-  // s:encoder() joins the stream's methods (l_stream.c keeps them in the
-  // metatable's "methods" table, as dc.device does).
-  luaL_getmetatable(L, DCLUA_STREAM);
-  lua_getfield(L, -1, "methods");
-  lua_pushcfunction(L, l_encoder);
-  lua_setfield(L, -2, "encoder");
-  lua_pop(L, 2);
+  static const luaL_Reg stream_methods[] = {{"encoder", l_encoder},
+                                            {NULL, NULL}};
+  dclua_class_new(L, DCLUA_ENCODER, meta, methods);
+  dclua_add_methods(L, DCLUA_STREAM, stream_methods);
   lua_pushcfunction(L, l_encoder);
   lua_setfield(L, -2, "encoder");
 }

@@ -245,9 +245,7 @@ static int event_on_complete(lua_State* L) {
 
 // [-2, +1, e]  ev.device, or a method
 static int event_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_event_t* event = dclua_check_event(L, 1);
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "device") == 0) {
@@ -346,11 +344,6 @@ void dclua_open_event(lua_State* L) {
       {"event_pool_reserve", device_event_pool_reserve},
       {"event_pool_trim", device_event_pool_trim},
       {NULL, NULL}};
-  dclua_class_new(L, DCLUA_EVENT, meta, NULL);
-  luaL_getmetatable(L, DCLUA_EVENT);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-  dclua_add_device_methods(L, device_methods);
+  dclua_class_new(L, DCLUA_EVENT, meta, methods);
+  dclua_add_methods(L, DCLUA_DEVICE, device_methods);
 }

@@ -290,9 +290,7 @@ static int kernel_tuned_group_size(lua_State* L) {
 
 // [-2, +1, v]  k.name, k.program (nil for a built-in), k:method
 static int kernel_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "name") == 0) {
     lua_pushstring(L, dc_kernel_name(dclua_check_kernel(L, 1)));
@@ -410,9 +408,7 @@ static int program_kernels(lua_State* L) {
 // prog[i] -> kernel i (nil past the end), prog.build_log, prog.device,
 // prog:method
 static int program_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_program_t* program = check_program(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {  // 2.0 counts as 2, 2.5 finds none
     int isnum = 0;
@@ -829,18 +825,6 @@ static int l_matmul_backend(lua_State* L) {
 
 //===-- Registration ----------------------------------------------------===//
 
-// Creates class |name| with |meta| and a "methods" field of |methods|,
-// which its own __index function reads first.
-static void class_with_methods(lua_State* L, const char* name,
-                               const luaL_Reg* meta, const luaL_Reg* methods) {
-  dclua_class_new(L, name, meta, NULL);
-  luaL_getmetatable(L, name);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-}
-
 static void open_program(lua_State* L) {
   static const luaL_Reg meta[] = {
       {"__index", program_index}, {"__len", program_len},
@@ -850,7 +834,7 @@ static void open_program(lua_State* L) {
                                      {"kernels", program_kernels},
                                      {"close", program_close},
                                      {NULL, NULL}};
-  class_with_methods(L, DCLUA_PROGRAM, meta, methods);
+  dclua_class_new(L, DCLUA_PROGRAM, meta, methods);
 }
 
 static void open_kernel_class(lua_State* L) {
@@ -863,7 +847,7 @@ static void open_kernel_class(lua_State* L) {
       {"dispatch", kernel_dispatch},
       {"tuned_group_size", kernel_tuned_group_size},
       {"close", kernel_close}, {NULL, NULL}};
-  class_with_methods(L, DCLUA_KERNEL, meta, methods);
+  dclua_class_new(L, DCLUA_KERNEL, meta, methods);
 }
 
 static void open_helpers(lua_State* L) {
@@ -888,6 +872,6 @@ void dclua_open_kernel(lua_State* L) {
   open_program(L);
   open_kernel_class(L);
   open_helpers(L);
-  dclua_add_device_methods(L, device_methods);
+  dclua_add_methods(L, DCLUA_DEVICE, device_methods);
   dclua_set_funcs(L, funcs);
 }

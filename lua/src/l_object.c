@@ -40,14 +40,46 @@ void dclua_class_new(lua_State* L, const char* class_name,
                      const luaL_Reg* meta, const luaL_Reg* methods) {
   luaL_newmetatable(L, class_name);
   if (meta != NULL) luaL_setfuncs(L, meta, 0);
-  if (methods != NULL) {
+  // A class with fields has its own __index, which asks
+  // dclua_push_method() first; others index their method table directly.
+  bool has_fields = lua_getfield(L, -1, "__index") != LUA_TNIL;
+  lua_pop(L, 1);
+  if (methods != NULL || has_fields) {
     lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "__index");
+    if (methods != NULL) luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, has_fields ? "methods" : "__index");
   }
   if (lua_getfield(L, -1, "__tostring") == LUA_TNIL) {
     lua_pushcfunction(L, box_tostring);
     lua_setfield(L, -3, "__tostring");
   }
   lua_pop(L, 2);
+}
+
+// The table a class keeps its methods in.
+static void push_methods(lua_State* L, const char* class_name) {
+  luaL_getmetatable(L, class_name);
+  if (lua_getfield(L, -1, "methods") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "__index");
+  }
+  lua_remove(L, -2);
+}
+
+void dclua_add_methods(lua_State* L, const char* class_name,
+                       const luaL_Reg* methods) {
+  push_methods(L, class_name);
+  luaL_setfuncs(L, methods, 0);
+  lua_pop(L, 1);
+}
+
+bool dclua_push_method(lua_State* L) {
+  if (luaL_getmetafield(L, 1, "methods") == LUA_TNIL) return false;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return false;
+  }
+  lua_remove(L, -2);
+  return true;
 }

@@ -800,6 +800,6 @@ void dclua_open_policy(lua_State* L) {
                                    {NULL, NULL}};
   dclua_class_new(L, DCLUA_RETRY, retry_meta, NULL);
   dclua_class_new(L, DCLUA_BREAKER, breaker_meta, NULL);
-  dclua_add_device_methods(L, device_methods);
+  dclua_add_methods(L, DCLUA_DEVICE, device_methods);
   dclua_set_funcs(L, funcs);
 }

@@ -630,9 +630,7 @@ static int stream_stats(lua_State* L) {
 
 // [-2, +1, e]  s.label, s.id, s.device, s.priority, or a method
 static int stream_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_stream_t* stream = dclua_check_stream(L, 1);
   const char* key = lua_tostring(L, 2);
   if (key == NULL) {
@@ -773,9 +771,7 @@ static int future_len(lua_State* L) {
 // [-2, +1, e]  f.event (the dc.event after the copy), f.buffer (the
 // staging dc.buffer on the CPU), or a method
 static int future_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_event_t* event = check_future(L, 1);
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "event") == 0) {
@@ -950,9 +946,7 @@ static int group_stats(lua_State* L) {
 
 // [-2, +1, e]  g[i] -> the i-th dc.stream (1-based), or a method
 static int group_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_stream_group_t* group = check_group(L, 1);
   if (!lua_isinteger(L, 2)) {
     lua_pushnil(L);
@@ -1017,9 +1011,7 @@ static int token_cancel(lua_State* L) {
 
 // [-2, +1, e]  tok.cancelled -> boolean, or a method
 static int token_index(lua_State* L) {
-  luaL_getmetafield(L, 1, "methods");
-  lua_pushvalue(L, 2);
-  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  if (dclua_push_method(L)) return 1;
   dc_cancel_token_t* token = check_token(L, 1);
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "cancelled") == 0) {
@@ -1053,19 +1045,6 @@ static int token_tostring(lua_State* L) {
 
 //===-- Registration ----------------------------------------------------===//
 
-// Creates |name| with an __index function that looks in a "methods" table
-// of the metatable first, as dc.device does, so that classes with fields
-// can still get methods added by other parts (s:encoder).
-static void class_with_fields(lua_State* L, const char* name,
-                              const luaL_Reg* meta, const luaL_Reg* methods) {
-  dclua_class_new(L, name, meta, NULL);
-  luaL_getmetatable(L, name);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "methods");
-  lua_pop(L, 1);
-}
-
 static void open_streams(lua_State* L) {
   static const luaL_Reg meta[] = {
       {"__index", stream_index}, {"__gc", stream_close},
@@ -1079,7 +1058,7 @@ static void open_streams(lua_State* L) {
       {"query", stream_query}, {"reset", stream_reset},
       {"cancel", stream_cancel}, {"set_cancel_token", stream_set_cancel_token},
       {"stats", stream_stats}, {"close", stream_close}, {NULL, NULL}};
-  class_with_fields(L, DCLUA_STREAM, meta, methods);
+  dclua_class_new(L, DCLUA_STREAM, meta, methods);
 }
 
 static void open_futures(lua_State* L) {
@@ -1089,7 +1068,7 @@ static void open_futures(lua_State* L) {
   static const luaL_Reg methods[] = {
       {"get", future_get}, {"bytes", future_bytes}, {"wait", future_wait},
       {"query", future_query}, {"close", future_close}, {NULL, NULL}};
-  class_with_fields(L, DCLUA_FUTURE, meta, methods);
+  dclua_class_new(L, DCLUA_FUTURE, meta, methods);
 }
 
 static void open_groups(lua_State* L) {
@@ -1100,7 +1079,7 @@ static void open_groups(lua_State* L) {
   static const luaL_Reg methods[] = {
       {"next", group_next}, {"sync", group_sync}, {"stats", group_stats},
       {"close", group_close}, {NULL, NULL}};
-  class_with_fields(L, DCLUA_GROUP, meta, methods);
+  dclua_class_new(L, DCLUA_GROUP, meta, methods);
 }
 
 static void open_tokens(lua_State* L) {
@@ -1110,7 +1089,7 @@ static void open_tokens(lua_State* L) {
       {NULL, NULL}};
   static const luaL_Reg methods[] = {
       {"cancel", token_cancel}, {"close", token_close}, {NULL, NULL}};
-  class_with_fields(L, DCLUA_TOKEN, meta, methods);
+  dclua_class_new(L, DCLUA_TOKEN, meta, methods);
 }
 
 void dclua_open_stream(lua_State* L) {
@@ -1120,7 +1099,7 @@ void dclua_open_stream(lua_State* L) {
   open_futures(L);
   open_groups(L);
   open_tokens(L);
-  dclua_add_device_methods(L, device_methods);
+  dclua_add_methods(L, DCLUA_DEVICE, device_methods);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, RUNNING_HOSTS);
   luaL_newmetatable(L, HOST_MARK);
