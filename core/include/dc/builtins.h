@@ -24,8 +24,10 @@ DC_EXTERN_C_BEGIN
 //   relu(in, out, n)       out[i] = max(in[i], 0)
 //   sigmoid(in, out, n)    out[i] = 1 / (1 + exp(-in[i]))
 //   matmul(A, B, C, m, n, k)   C = A * B, row-major, m x k times k x n;
-//                          16x16 work-groups with local-memory tiles, over
-//                          a 2-D grid of (n, m) rounded up to 16
+//                          16x4 work-groups (reqd_work_group_size), each
+//                          computing a 16x16 tile of C with local-memory
+//                          tiles, 4 rows per work-item, over a 2-D grid of
+//                          (n rounded up to 16, m rounded up to 16, / 4)
 //   sum(in, partial, n, scratch)   partial[g] = sum of group g's slice;
 //                          scratch is __local, one float per work-item
 //
