@@ -1,6 +1,7 @@
 # Makefile: short commands over the CMake build. See README.md.
 #
-#   make demo    build (Release) and run the demo pipeline on the CPU device
+#   make demo    build (Release) and run the demo pipelines (C, then Lua) on
+#                the CPU device
 #   make test    build and run the whole test suite
 #   make asan    the suite under AddressSanitizer + UBSan
 #   make tsan    the concurrency tests under ThreadSanitizer
@@ -30,6 +31,8 @@ demo:
 	$(CMAKE) --build build-release -j $(JOBS) --target pipeline_demo dclua
 	./build-release/pipeline_demo
 	./build-release/dclua examples/lua/devices.lua
+	./build-release/dclua scripts/image_pipeline.lua --device cpu \
+	  --size 512x384
 
 test:
 	$(call configure,build,-DCMAKE_BUILD_TYPE=RelWithDebInfo)
