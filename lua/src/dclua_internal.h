@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "dclua.h"
 
@@ -59,6 +60,24 @@ void* dclua_box_check(lua_State* L, int index, const char* class_name);
 // [-0, +0, -]
 dclua_box_t* dclua_box_test(lua_State* L, int index, const char* class_name);
 
+// Returns the object of the box at |index| if it is an open |class_name|,
+// else NULL (for a closed one too).
+// [-0, +0, -]
+void* dclua_box_object(lua_State* L, int index, const char* class_name);
+
+// Closes the box at |index| and returns the object it held (NULL if it
+// was closed already), for the class's close function to release. Raises
+// an argument error if the value is not a |class_name|.
+// [-0, +0, v]
+void* dclua_box_take(lua_State* L, int index, const char* class_name);
+
+// For a class's own __tostring: returns the object of the box at |index|,
+// or pushes "<class_name> (closed)" and returns NULL when it is closed.
+// Raises an argument error if the value is not a |class_name|.
+// [-0, +(0|1), v]
+void* dclua_box_for_tostring(lua_State* L, int index,
+                             const char* class_name);
+
 // Creates the metatable |class_name| (with __name, so that argument errors
 // read "dc.stream expected"), sets |meta| on it (metamethods; may be
 // NULL) and a default __tostring ("dc.stream: 0x..." or "dc.stream
@@ -82,6 +101,12 @@ void dclua_add_methods(lua_State* L, const char* class_name,
 // [-0, +(0|1), m]
 bool dclua_push_method(lua_State* L);
 
+// The same for an __index whose fields have string names: returns NULL
+// when it pushed a method, else the key for the caller to look up ("" for
+// a key that is not a string, which names no field).
+// [-0, +(0|1), m]
+const char* dclua_index_key(lua_State* L);
+
 // Sets the functions of |funcs| into the table at the top of the stack.
 // [-0, +0, m]
 #define dclua_set_funcs(L, funcs) luaL_setfuncs((L), (funcs), 0)
@@ -104,12 +129,73 @@ int dclua_raisef(lua_State* L, dc_status_t status, const char* format, ...);
 int dclua_raise_with(lua_State* L, dc_status_t status, const char* key,
                      const char* value);
 
+// The status the error value at |index| stands for: the code of an error
+// object of the module, else DC_ERR_UNKNOWN (a string or any other value
+// a script raised).
+// [-0, +0, -]
+dc_status_t dclua_error_status(lua_State* L, int index);
+
 // Raises |status| if it is not DC_OK.
 #define DCLUA_CHECK(L, expr)                           \
   do {                                                 \
     dc_status_t dclua_st_ = (expr);                    \
     if (dclua_st_ != DC_OK) dclua_raise(L, dclua_st_); \
   } while (0)
+
+//===-- Result tables, option tables, times (l_util.c) ------------------===//
+
+// Set field |key| of the table at the top of the stack, for the results
+// the module returns as tables (stats, reports, descriptions). Unsigned
+// counts convert to lua_Integer as a cast does.
+// [-0, +0, m]
+void dclua_set_integer(lua_State* L, const char* key, lua_Integer value);
+void dclua_set_number(lua_State* L, const char* key, lua_Number value);
+void dclua_set_string(lua_State* L, const char* key, const char* value);
+void dclua_set_boolean(lua_State* L, const char* key, bool value);
+
+// Pushes a shallow copy of the table at |index|: its raw fields, without
+// its metatable.
+// [-0, +1, m]
+void dclua_copy_table(lua_State* L, int index);
+
+// Pushes the first key of the table at |index| that |allowed| (NULL-
+// terminated) does not list and returns true; returns false and pushes
+// nothing when it lists every key. Option tables are checked so that a
+// misspelt option is an error, not a silently ignored default.
+// [-0, +(0|1), -]
+bool dclua_push_unknown_key(lua_State* L, int index,
+                            const char* const* allowed);
+
+// Pushes |names| (NULL-terminated) joined by ", " and returns it, for
+// messages that list what is allowed.
+// [-0, +1, m]
+const char* dclua_push_names(lua_State* L, const char* const* names);
+
+// Raises an argument error "unknown option 'x' (expected a, b)" for a key
+// of the options table at |index| that |allowed| does not list, and a
+// type error if the value is not a table.
+// [-0, +0, v]
+void dclua_check_options(lua_State* L, int index, const char* const* allowed);
+
+// Raises INVALID_ARGUMENT "<what>: unknown field 'x' (fields: a, b)" for
+// a key of the table at |index| that |fields| does not list: the error
+// object of constructors such as dc.retry and dc.graph.
+// [-0, +0, e]
+void dclua_check_fields(lua_State* L, int index, const char* what,
+                        const char* const* fields);
+
+// Reads an optional timeout in milliseconds at |index| as nanoseconds:
+// none, nil or one too long to count (math.huge) is DC_TIMEOUT_INFINITE.
+// Raises an argument error for a negative one.
+// [-0, +0, v]
+uint64_t dclua_opt_timeout_ns(lua_State* L, int index);
+
+// Converts a positive number of |seconds| to nanoseconds, rounded and at
+// least 1, so that no positive duration reads as "none". Any thread.
+uint64_t dclua_seconds_to_ns(double seconds);
+
+// The monotonic clock, in nanoseconds. Any thread.
+uint64_t dclua_now_ns(void);
 
 //===-- The state of the binding (l_context.c) --------------------------===//
 
@@ -150,6 +236,11 @@ void dclua_check_writable(lua_State* L, const char* path);
 // calls are refused with DC_ERR_CANCELLED instead of run.
 
 typedef struct dclua_callback_t dclua_callback_t;
+
+// Whether the value at |index| can be called: a function, or a value
+// whose metatable has __call.
+// [-0, +0, -]
+bool dclua_is_callable(lua_State* L, int index);
 
 // Pushes arguments for a call; runs on the Lua thread. Returns the number
 // pushed.
@@ -272,6 +363,25 @@ dc_stream_t* dclua_check_stream(lua_State* L, int index);
 dc_event_t* dclua_check_event(lua_State* L, int index);
 // Pushes a dc.event that takes over the reference |event|.
 void dclua_push_event(lua_State* L, dc_event_t* event);
+
+// Pushes a new, unrecorded dc.event of |device| made with the options at
+// |options| (none or nil: a sync event; { timing = bool }). Raises an
+// argument error naming |options| for a bad options table.
+// [-0, +1, e]
+void dclua_push_new_event(lua_State* L, dc_device_t* device, int options);
+
+// Waits up to |timeout_ns| for |event| through dclua_wait, holding a
+// reference (so that a Lua callback run meanwhile may close its object),
+// and returns the wait's status.
+// [-0, +0, e]
+dc_status_t dclua_wait_event(lua_State* L, dc_event_t* event,
+                             uint64_t timeout_ns);
+
+// Pushes what a query of work (ev:query, s:query, f:query) returns for its
+// |status|: "done" for DC_OK, "pending" for DC_ERR_UNAVAILABLE; raises
+// any other status, the error of the work. Returns 1, the count pushed.
+// [-0, +1, e]
+int dclua_push_query(lua_State* L, dc_status_t status);
 
 //===-- Policies (l_policy.c) -------------------------------------------===//
 

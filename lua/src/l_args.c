@@ -501,20 +501,15 @@ static uint32_t read_shape(lua_State* L, int index, const char* kname,
 // Refuses fields other than grid, group and offset (a typo would
 // otherwise be silently ignored).
 static void check_launch_keys(lua_State* L, int index, const char* kname) {
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                      : NULL;
-    if (key == NULL || (strcmp(key, "grid") != 0 &&
-                        strcmp(key, "group") != 0 &&
-                        strcmp(key, "offset") != 0)) {
-      char got[64];
-      args_fail(L, kname, "launch table: unknown field %s%s%s (expected "
-                "grid, group, offset)", key ? "'" : "",
-                key ? key : describe(L, -1, got, sizeof(got)), key ? "'" : "");
-    }
-  }
+  static const char* const fields[] = {"grid", "group", "offset", NULL};
+  if (!dclua_push_unknown_key(L, index, fields)) return;
+  const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                    : NULL;
+  char got[64];
+  const char* what = key ? key : describe(L, -1, got, sizeof(got));
+  args_fail(L, kname, "launch table: unknown field %s%s%s (expected %s)",
+            key ? "'" : "", what, key ? "'" : "",
+            dclua_push_names(L, fields));
 }
 
 // Checks that |what| has the grid's dimensions.

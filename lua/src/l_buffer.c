@@ -505,8 +505,7 @@ dc_buffer_t* dclua_check_buffer(lua_State* L, int index) {
 // NULL for a closed dc.buffer too: callers that take several kinds of
 // value look for a closed box themselves to say so.
 dc_buffer_t* dclua_test_buffer(lua_State* L, int index) {
-  dclua_box_t* box = dclua_box_test(L, index, DCLUA_BUFFER);
-  return box != NULL ? box->p : NULL;
+  return dclua_box_object(L, index, DCLUA_BUFFER);
 }
 
 void dclua_push_buffer(lua_State* L, dc_buffer_t* buffer) {
@@ -652,10 +651,8 @@ static int buffer_view(lua_State* L) {
 // [-(1|2), +0, -]  buf:close(), and __gc and __close: releases the buffer
 // (closing again does nothing)
 static int buffer_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_BUFFER);
-  dc_buffer_t* buffer = box->p;
+  dc_buffer_t* buffer = dclua_box_take(L, 1, DCLUA_BUFFER);
   if (buffer == NULL) return 0;
-  box->p = NULL;
   pressure_remove(L, accounted_bytes(buffer));
   dc_buffer_release(buffer);
   lua_pushnil(L);  // a closed view no longer holds its parent
@@ -755,15 +752,12 @@ static int buffer_len(lua_State* L) {
 
 // [-0, +1, -]  tostring(buf) -> "dc.buffer: f32[1024] on cpu"
 static int buffer_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_BUFFER);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.buffer (closed)");
-    return 1;
-  }
+  dc_buffer_t* buffer = dclua_box_for_tostring(L, 1, DCLUA_BUFFER);
+  if (buffer == NULL) return 1;  // "dc.buffer (closed)"
   lua_pushfstring(L, "dc.buffer: %s[%I] on %s",
-                  dc_dtype_name(dc_buffer_dtype(box->p)),
-                  (lua_Integer)dc_buffer_length(box->p),
-                  dc_device_name(dc_buffer_device(box->p)));
+                  dc_dtype_name(dc_buffer_dtype(buffer)),
+                  (lua_Integer)dc_buffer_length(buffer),
+                  dc_device_name(dc_buffer_device(buffer)));
   return 1;
 }
 

@@ -131,15 +131,17 @@ static bool enqueue_locked(dclua_queue_t* q, call_t* call) {
 
 //===-- Callbacks -------------------------------------------------------===//
 
+bool dclua_is_callable(lua_State* L, int index) {
+  if (lua_isfunction(L, index)) return true;
+  if (luaL_getmetafield(L, index, "__call") == LUA_TNIL) return false;
+  lua_pop(L, 1);
+  return true;
+}
+
 dclua_callback_t* dclua_callback_create(lua_State* L, int index,
                                         const char* what) {
   index = lua_absindex(L, index);
-  if (!lua_isfunction(L, index) &&
-      luaL_getmetafield(L, index, "__call") == LUA_TNIL) {
-    luaL_typeerror(L, index, "function");
-  } else if (!lua_isfunction(L, index)) {
-    lua_pop(L, 1);
-  }
+  if (!dclua_is_callable(L, index)) luaL_typeerror(L, index, "function");
   dclua_queue_t* q = dclua_state_queue(L);
   dclua_callback_t* cb = malloc(sizeof(*cb));
   if (cb == NULL) luaL_error(L, "dc: out of memory");
@@ -231,17 +233,11 @@ static int traceback(lua_State* L) {
 
 // The status and message of the error value at the top of the stack.
 static dc_status_t describe_error(lua_State* L, char* message, size_t size) {
-  dc_status_t status = DC_ERR_UNKNOWN;
+  dc_status_t status = dclua_error_status(L, -1);
   if (dclua_is_error(L, -1)) {
-    lua_getfield(L, -1, "code");
-    const char* code = lua_tostring(L, -1);
-    if (code == NULL || !dc_status_from_name(code, &status) ||
-        status == DC_OK) {
-      status = DC_ERR_UNKNOWN;
-    }
-    lua_getfield(L, -2, "message");
+    lua_getfield(L, -1, "message");
     snprintf(message, size, "%s", luaL_optstring(L, -1, ""));
-    lua_pop(L, 2);
+    lua_pop(L, 1);
   } else {
     snprintf(message, size, "%s", luaL_tolstring(L, -1, NULL));
     lua_pop(L, 1);

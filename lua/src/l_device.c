@@ -15,35 +15,25 @@
 static const char devices_key = 'd';  // registry: pointer -> dc.device
 static const char default_key = 'n';  // registry: dclua_set_default_device
 
-static void set_integer(lua_State* L, const char* key, lua_Integer value) {
-  lua_pushinteger(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_string(lua_State* L, const char* key, const char* value) {
-  lua_pushstring(L, value);
-  lua_setfield(L, -2, key);
-}
-
 // Pushes a table describing |info|; field names follow dc_device_info_t.
 static void push_info(lua_State* L, const dc_device_info_t* info) {
   lua_createtable(L, 0, 16);
-  set_string(L, "name", info->name);
-  set_string(L, "backend", info->backend);
-  set_string(L, "model", info->model);
-  set_string(L, "kind", info->kind == DC_DEVICE_KIND_GPU ? "gpu" : "cpu");
-  set_integer(L, "compute_units", info->compute_units);
-  set_integer(L, "worker_threads", info->worker_threads);
-  set_integer(L, "simd_width", info->simd_width);
-  set_integer(L, "max_work_group_size", info->max_work_group_size);
-  set_integer(L, "local_memory_size", (lua_Integer)info->local_memory_size);
-  set_integer(L, "memory_size", (lua_Integer)info->memory_size);
-  set_integer(L, "cache_l1d_size", (lua_Integer)info->cache_l1d_size);
-  set_integer(L, "cache_l2_size", (lua_Integer)info->cache_l2_size);
-  set_integer(L, "cache_l3_size", (lua_Integer)info->cache_l3_size);
-  set_integer(L, "cache_line_size", (lua_Integer)info->cache_line_size);
-  lua_pushboolean(L, info->unified_memory);
-  lua_setfield(L, -2, "unified_memory");
+  dclua_set_string(L, "name", info->name);
+  dclua_set_string(L, "backend", info->backend);
+  dclua_set_string(L, "model", info->model);
+  dclua_set_string(L, "kind",
+                   info->kind == DC_DEVICE_KIND_GPU ? "gpu" : "cpu");
+  dclua_set_integer(L, "compute_units", info->compute_units);
+  dclua_set_integer(L, "worker_threads", info->worker_threads);
+  dclua_set_integer(L, "simd_width", info->simd_width);
+  dclua_set_integer(L, "max_work_group_size", info->max_work_group_size);
+  dclua_set_integer(L, "local_memory_size", info->local_memory_size);
+  dclua_set_integer(L, "memory_size", info->memory_size);
+  dclua_set_integer(L, "cache_l1d_size", info->cache_l1d_size);
+  dclua_set_integer(L, "cache_l2_size", info->cache_l2_size);
+  dclua_set_integer(L, "cache_l3_size", info->cache_l3_size);
+  dclua_set_integer(L, "cache_line_size", info->cache_line_size);
+  dclua_set_boolean(L, "unified_memory", info->unified_memory);
 }
 
 void dclua_push_device(lua_State* L, dc_device_t* device) {
@@ -121,9 +111,9 @@ static int device_health(lua_State* L) {
   dc_device_health_t health;
   DCLUA_CHECK(L, dc_device_health(dclua_check_device(L, 1, false), &health));
   lua_createtable(L, 0, 3);
-  set_string(L, "state", dc_device_health_name(health.state));
-  set_integer(L, "failures", (lua_Integer)health.failures);
-  set_string(L, "reason", health.reason);
+  dclua_set_string(L, "state", dc_device_health_name(health.state));
+  dclua_set_integer(L, "failures", health.failures);
+  dclua_set_string(L, "reason", health.reason);
   return 1;
 }
 

@@ -46,10 +46,7 @@ static int l_encoder(lua_State* L) {
 // [-0, +0, -]  enc:close(); also __gc and __close: releases the stream,
 // the kernel and the bound buffers; dispatches already queued still run.
 static int encoder_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_ENCODER);
-  dc_encoder_t* encoder = box->p;
-  box->p = NULL;
-  dc_encoder_destroy(encoder);
+  dc_encoder_destroy(dclua_box_take(L, 1, DCLUA_ENCODER));
   return 0;
 }
 
@@ -245,25 +242,26 @@ static const size_t* read_like_grid(lua_State* L, const char* fname,
   return out;
 }
 
-// [-(1..3), +1, e]  enc:group(x [, y [, z]] | { ... } | nil) -> enc
-// nil lets the engine choose the work-group size.
-static int encoder_group(lua_State* L) {
+// Sets what |set| sets (the group or the offset) from the sizes at 2,
+// read as read_like_grid does, and returns the encoder.
+static int set_like_grid(lua_State* L, const char* fname, lua_Integer min,
+                         dc_status_t (*set)(dc_encoder_t*, const size_t*)) {
   dc_encoder_t* encoder = check_encoder(L, 1);
-  size_t local[3];
-  const size_t* p = read_like_grid(L, "encoder:group", 1, local);
-  check_core(L, dc_encoder_set_group(encoder, p));
+  size_t sizes[3];
+  check_core(L, set(encoder, read_like_grid(L, fname, min, sizes)));
   lua_settop(L, 1);
   return 1;
 }
 
+// [-(1..3), +1, e]  enc:group(x [, y [, z]] | { ... } | nil) -> enc
+// nil lets the engine choose the work-group size.
+static int encoder_group(lua_State* L) {
+  return set_like_grid(L, "encoder:group", 1, dc_encoder_set_group);
+}
+
 // [-(1..3), +1, e]  enc:offset(x [, y [, z]] | { ... } | nil) -> enc
 static int encoder_offset(lua_State* L) {
-  dc_encoder_t* encoder = check_encoder(L, 1);
-  size_t offset[3];
-  const size_t* p = read_like_grid(L, "encoder:offset", 0, offset);
-  check_core(L, dc_encoder_set_offset(encoder, p));
-  lua_settop(L, 1);
-  return 1;
+  return set_like_grid(L, "encoder:offset", 0, dc_encoder_set_offset);
 }
 
 // [-1, +1, e]  enc:validate() -> enc; raises what a dispatch would.
@@ -291,11 +289,6 @@ static int encoder_set_stream(lua_State* L) {
 
 //===-- History and statistics ------------------------------------------===//
 
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
 // Sets t[key] = { sizes[1..dims] }.
 static void set_sizes(lua_State* L, const char* key, const size_t* sizes,
                       uint32_t dims) {
@@ -310,18 +303,15 @@ static void set_sizes(lua_State* L, const char* key, const size_t* sizes,
 // Pushes one history record as a table.
 static void push_record(lua_State* L, const dc_encoder_record_t* r) {
   lua_createtable(L, 0, 9);
-  set_integer(L, "sequence", r->sequence);
-  lua_pushstring(L, r->kernel);
-  lua_setfield(L, -2, "kernel");
-  set_integer(L, "stream_id", r->stream_id);
-  set_integer(L, "dims", r->dims);
+  dclua_set_integer(L, "sequence", r->sequence);
+  dclua_set_string(L, "kernel", r->kernel);
+  dclua_set_integer(L, "stream_id", r->stream_id);
+  dclua_set_integer(L, "dims", r->dims);
   set_sizes(L, "grid", r->global, r->dims);
   if (r->local[0] != 0) set_sizes(L, "group", r->local, r->dims);
-  lua_pushstring(L, dc_status_name(r->status));
-  lua_setfield(L, -2, "status");
-  lua_pushboolean(L, r->status == DC_OK);
-  lua_setfield(L, -2, "ok");
-  set_integer(L, "encode_ns", r->encode_ns);
+  dclua_set_string(L, "status", dc_status_name(r->status));
+  dclua_set_boolean(L, "ok", r->status == DC_OK);
+  dclua_set_integer(L, "encode_ns", r->encode_ns);
 }
 
 // [-1, +1, e]  enc:history() -> { record, ... }, the latest first: each
@@ -347,23 +337,22 @@ static int encoder_stats(lua_State* L) {
   dc_encoder_stats_t s;
   DCLUA_CHECK(L, dc_encoder_stats(check_encoder(L, 1), &s));
   lua_createtable(L, 0, 7);
-  set_integer(L, "args_bound", s.args_bound);
-  set_integer(L, "arg_errors", s.arg_errors);
-  set_integer(L, "dispatches", s.dispatches);
-  set_integer(L, "rejected", s.rejected);
-  set_integer(L, "encode_ns", s.encode_ns);
-  lua_pushnumber(L, (lua_Number)s.encode_ns / 1e6);
-  lua_setfield(L, -2, "encode_ms");
-  set_integer(L, "history_length", s.history_length);
+  dclua_set_integer(L, "args_bound", s.args_bound);
+  dclua_set_integer(L, "arg_errors", s.arg_errors);
+  dclua_set_integer(L, "dispatches", s.dispatches);
+  dclua_set_integer(L, "rejected", s.rejected);
+  dclua_set_integer(L, "encode_ns", s.encode_ns);
+  dclua_set_number(L, "encode_ms", (lua_Number)s.encode_ns / 1e6);
+  dclua_set_integer(L, "history_length", s.history_length);
   return 1;
 }
 
 // [-2, +1, e]  enc.stream (the dc.stream it submits to), or a method
 static int encoder_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
   check_encoder(L, 1);
-  const char* key = lua_tostring(L, 2);
-  if (key != NULL && strcmp(key, "stream") == 0) {
+  if (strcmp(key, "stream") == 0) {
     lua_getiuservalue(L, 1, UV_STREAM);
   } else {
     lua_pushnil(L);
@@ -373,11 +362,7 @@ static int encoder_index(lua_State* L) {
 
 // [-1, +1, -]  tostring(enc) -> "dc.encoder: kernel 'k'" or "... no kernel"
 static int encoder_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_ENCODER);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.encoder (closed)");
-    return 1;
-  }
+  if (dclua_box_for_tostring(L, 1, DCLUA_ENCODER) == NULL) return 1;
   dc_kernel_t* kernel = selected_kernel(L, 1);
   if (kernel == NULL) {
     lua_pushliteral(L, "dc.encoder: no kernel");

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dclua_internal.h"
@@ -53,11 +52,7 @@ static dclua_engine_t* engine_of(lua_State* L) {
   return user_data;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return (double)dclua_now_ns() * 1e-9; }
 
 // Checks the arguments every public function shares.
 static dc_status_t check_name(const dclua_engine_t* engine, const char* name,
@@ -70,22 +65,6 @@ static dc_status_t check_name(const dclua_engine_t* engine, const char* name,
 }
 
 //===-- Errors ----------------------------------------------------------===//
-
-// The status an error value stands for: the code of a dc error object,
-// else DC_ERR_UNKNOWN (as dclua_callback_call reports it).
-static dc_status_t status_of(lua_State* L, int index) {
-  dc_status_t status = DC_ERR_UNKNOWN;
-  if (dclua_is_error(L, index)) {
-    lua_getfield(L, index, "code");
-    const char* code = lua_tostring(L, -1);
-    if (code == NULL || !dc_status_from_name(code, &status) ||
-        status == DC_OK) {
-      status = DC_ERR_UNKNOWN;
-    }
-    lua_pop(L, 1);
-  }
-  return status;
-}
 
 // Pushes the text of the error value at |index|: itself if a string, its
 // __tostring (dc error objects: "CODE: message"), or its type.
@@ -104,7 +83,7 @@ static const char* push_error_text(lua_State* L, int index) {
 // [-1, +1, m]  The message handler of runs: notes the status of the error
 // value and turns it into its text with a traceback.
 static int message_handler(lua_State* L) {
-  engine_of(L)->error_status = status_of(L, 1);
+  engine_of(L)->error_status = dclua_error_status(L, 1);
   luaL_traceback(L, L, push_error_text(L, 1), 1);
   return 1;
 }
@@ -127,8 +106,8 @@ static dc_status_t protect(dclua_engine_t* engine, lua_CFunction fn,
   lua_pushlightuserdata(L, user_data);
   int lua_status = lua_pcall(L, 1, 0, 0);
   if (lua_status == LUA_OK) return DC_OK;
-  dc_status_t status =
-      lua_status == LUA_ERRMEM ? DC_ERR_OUT_OF_MEMORY : status_of(L, -1);
+  dc_status_t status = lua_status == LUA_ERRMEM ? DC_ERR_OUT_OF_MEMORY
+                                                : dclua_error_status(L, -1);
   if (dclua_is_error(L, -1)) {
     lua_getfield(L, -1, "message");
   } else {

@@ -22,13 +22,19 @@ static int dclua_error_tostring(lua_State* L) {
   return 1;
 }
 
-void dclua_push_error(lua_State* L, dc_status_t status) {
+// Pushes an error object of |status| with |message|.
+static void push_error_object(lua_State* L, dc_status_t status,
+                              const char* message) {
   lua_createtable(L, 0, 2);
   lua_pushstring(L, dc_status_name(status));
   lua_setfield(L, -2, "code");
-  lua_pushstring(L, dc_last_error());
+  lua_pushstring(L, message);
   lua_setfield(L, -2, "message");
   luaL_setmetatable(L, ERROR_MT);
+}
+
+void dclua_push_error(lua_State* L, dc_status_t status) {
+  push_error_object(L, status, dc_last_error());
 }
 
 int dclua_raise(lua_State* L, dc_status_t status) {
@@ -64,6 +70,20 @@ bool dclua_is_error(lua_State* L, int index) {
   return is_error;
 }
 
+dc_status_t dclua_error_status(lua_State* L, int index) {
+  dc_status_t status = DC_ERR_UNKNOWN;
+  if (dclua_is_error(L, index)) {
+    lua_getfield(L, index, "code");
+    const char* code = lua_tostring(L, -1);
+    if (code == NULL || !dc_status_from_name(code, &status) ||
+        status == DC_OK) {
+      status = DC_ERR_UNKNOWN;
+    }
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
 // [-1, +1, -]  dc.is_error(value) -> boolean
 static int l_is_error(lua_State* L) {
   lua_pushboolean(L, dclua_is_error(L, 1));
@@ -82,12 +102,7 @@ static int l_error(lua_State* L) {
     return luaL_argerror(L, 1, lua_pushfstring(L, "unknown status code '%s'",
                                                 code));
   }
-  lua_createtable(L, 0, 2);
-  lua_pushstring(L, dc_status_name(status));
-  lua_setfield(L, -2, "code");
-  lua_pushstring(L, message);
-  lua_setfield(L, -2, "message");
-  luaL_setmetatable(L, ERROR_MT);
+  push_error_object(L, status, message);
   return 1;
 }
 

@@ -36,17 +36,9 @@ void dclua_push_event(lua_State* L, dc_event_t* event) {
 // Reads the event flags of the options table at |index| (none or nil:
 // a sync event): { timing = bool }.
 static uint32_t opt_flags(lua_State* L, int index) {
+  static const char* const options[] = {"timing", NULL};
   if (lua_isnoneornil(L, index)) return DC_EVENT_DEFAULT;
-  luaL_checktype(L, index, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING ||
-        strcmp(lua_tostring(L, -1), "timing") != 0) {
-      luaL_argerror(L, index, lua_pushfstring(L, "unknown option "
-                    "'%s' (expected timing)", luaL_tolstring(L, -1, NULL)));
-    }
-  }
+  dclua_check_options(L, index, options);
   int type = lua_getfield(L, index, "timing");
   luaL_argexpected(L, type == LUA_TNIL || type == LUA_TBOOLEAN, index,
                    "boolean field 'timing'");
@@ -55,35 +47,25 @@ static uint32_t opt_flags(lua_State* L, int index) {
   return flags;
 }
 
-// [-2, +1, e]  dev:event([{ timing = bool }]) -> dc.event (unrecorded)
-static int device_event(lua_State* L) {
-  dc_device_t* device = dclua_check_device(L, 1, false);
-  uint32_t flags = opt_flags(L, 2);
+void dclua_push_new_event(lua_State* L, dc_device_t* device, int options) {
+  uint32_t flags = opt_flags(L, options);
   dclua_box_t* box = dclua_box_new(L, DCLUA_EVENT, 1);
   dc_event_t* event = NULL;
   DCLUA_CHECK(L, dc_event_create(device, flags, &event));
   box->p = event;
+}
+
+// [-2, +1, e]  dev:event([{ timing = bool }]) -> dc.event (unrecorded)
+static int device_event(lua_State* L) {
+  dclua_push_new_event(L, dclua_check_device(L, 1, false), 2);
   return 1;
 }
 
 // [-0, +0, -]  ev:close(); also __gc and __close: the event goes back to
 // its pool once queued records and waits are done with it.
 static int event_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_EVENT);
-  dc_event_t* event = box->p;
-  box->p = NULL;
-  dc_event_release(event);
+  dc_event_release(dclua_box_take(L, 1, DCLUA_EVENT));
   return 0;
-}
-
-// Reads an optional timeout in milliseconds at |index|: none, nil or
-// math.huge wait without limit.
-static uint64_t opt_timeout_ns(lua_State* L, int index) {
-  if (lua_isnoneornil(L, index)) return DC_TIMEOUT_INFINITE;
-  lua_Number ms = luaL_checknumber(L, index);
-  luaL_argcheck(L, ms >= 0, index, "timeout must be >= 0 milliseconds");
-  if (ms * 1e6 >= 1.8e19) return DC_TIMEOUT_INFINITE;
-  return (uint64_t)(ms * 1e6);
 }
 
 typedef struct event_wait_t {
@@ -94,6 +76,21 @@ typedef struct event_wait_t {
 static dc_status_t wait_event(void* p) {
   event_wait_t* w = p;
   return dc_event_wait(w->event, w->timeout_ns);
+}
+
+dc_status_t dclua_wait_event(lua_State* L, dc_event_t* event,
+                             uint64_t timeout_ns) {
+  event_wait_t w = {event, timeout_ns};
+  dc_event_retain(event);
+  dc_status_t st = dclua_wait(L, wait_event, &w);
+  dc_event_release(event);
+  return st;
+}
+
+int dclua_push_query(lua_State* L, dc_status_t status) {
+  if (status != DC_OK && status != DC_ERR_UNAVAILABLE) dclua_raise(L, status);
+  lua_pushstring(L, status == DC_OK ? "done" : "pending");
+  return 1;
 }
 
 // Raises FAILED_PRECONDITION when the event at 1 is pending on a stream
@@ -119,12 +116,11 @@ static void refuse_own_record(lua_State* L, dc_event_t* event) {
 // [-2, +1, e]  ev:wait([timeout_ms]) -> ev; raises the error that poisoned
 // the event, or DEADLINE_EXCEEDED when the time runs out.
 static int event_wait(lua_State* L) {
-  event_wait_t w = {dclua_check_event(L, 1), opt_timeout_ns(L, 2)};
+  dc_event_t* event = dclua_check_event(L, 1);
+  uint64_t timeout_ns = dclua_opt_timeout_ns(L, 2);
   lua_settop(L, 2);
-  refuse_own_record(L, w.event);
-  dc_event_retain(w.event);
-  dc_status_t st = dclua_wait(L, wait_event, &w);
-  dc_event_release(w.event);
+  refuse_own_record(L, event);
+  dc_status_t st = dclua_wait_event(L, event, timeout_ns);
   if (st != DC_OK) dclua_raise(L, st);
   lua_settop(L, 1);
   return 1;
@@ -133,10 +129,7 @@ static int event_wait(lua_State* L) {
 // [-1, +1, e]  ev:query() -> "done" | "pending"; raises the poisoning
 // error.
 static int event_query(lua_State* L) {
-  dc_status_t st = dc_event_query(dclua_check_event(L, 1));
-  if (st != DC_OK && st != DC_ERR_UNAVAILABLE) dclua_raise(L, st);
-  lua_pushstring(L, st == DC_OK ? "done" : "pending");
-  return 1;
+  return dclua_push_query(L, dc_event_query(dclua_check_event(L, 1)));
 }
 
 // Gets the nanoseconds from the event at 1 to the event at 2.
@@ -208,19 +201,12 @@ static int completion_trampoline(lua_State* L) {
   return 0;
 }
 
-static bool is_callable(lua_State* L, int index) {
-  if (lua_isfunction(L, index)) return true;
-  if (luaL_getmetafield(L, index, "__call") == LUA_TNIL) return false;
-  lua_pop(L, 1);
-  return true;
-}
-
 // [-2, +1, e]  ev:on_complete(fn) -> ev: fn(ev, err) runs on the Lua
 // thread once the event's last record (as of now) completes; err is nil,
 // or the error object that poisoned the event.
 static int event_on_complete(lua_State* L) {
   dc_event_t* event = dclua_check_event(L, 1);
-  luaL_argexpected(L, is_callable(L, 2), 2, "function");
+  luaL_argexpected(L, dclua_is_callable(L, 2), 2, "function");
   lua_settop(L, 2);
   lua_pushvalue(L, 1);
   lua_pushcclosure(L, completion_trampoline, 2);
@@ -245,10 +231,10 @@ static int event_on_complete(lua_State* L) {
 
 // [-2, +1, e]  ev.device, or a method
 static int event_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
   dc_event_t* event = dclua_check_event(L, 1);
-  const char* key = lua_tostring(L, 2);
-  if (key != NULL && strcmp(key, "device") == 0) {
+  if (strcmp(key, "device") == 0) {
     dclua_push_device(L, dc_event_device(event));
   } else {
     lua_pushnil(L);
@@ -258,17 +244,14 @@ static int event_index(lua_State* L) {
 
 // [-1, +1, -]  tostring(ev) -> "dc.event: done on cpu"
 static int event_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_EVENT);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.event (closed)");
-    return 1;
-  }
-  dc_status_t st = dc_event_query(box->p);
+  dc_event_t* event = dclua_box_for_tostring(L, 1, DCLUA_EVENT);
+  if (event == NULL) return 1;  // "dc.event (closed)"
+  dc_status_t st = dc_event_query(event);
   const char* state = st == DC_OK ? "done"
                       : st == DC_ERR_UNAVAILABLE ? "pending"
                                                  : dc_status_name(st);
   lua_pushfstring(L, "dc.event: %s on %s", state,
-                  dc_device_name(dc_event_device(box->p)));
+                  dc_device_name(dc_event_device(event)));
   return 1;
 }
 
@@ -281,11 +264,6 @@ static uint32_t check_kind(lua_State* L, int index) {
                                                         : DC_EVENT_DEFAULT;
 }
 
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
 // [-2, +1, e]  dev:event_pool_stats(["sync" | "timing"]) -> { created,
 //   reused, destroyed, in_use, peak_in_use, cached, reuse_ratio }
 static int device_event_pool_stats(lua_State* L) {
@@ -293,14 +271,13 @@ static int device_event_pool_stats(lua_State* L) {
   dc_event_pool_stats_t s;
   DCLUA_CHECK(L, dc_event_pool_stats(device, check_kind(L, 2), &s));
   lua_createtable(L, 0, 7);
-  set_integer(L, "created", s.created);
-  set_integer(L, "reused", s.reused);
-  set_integer(L, "destroyed", s.destroyed);
-  set_integer(L, "in_use", s.in_use);
-  set_integer(L, "peak_in_use", s.peak_in_use);
-  set_integer(L, "cached", s.cached);
-  lua_pushnumber(L, s.reuse_ratio);
-  lua_setfield(L, -2, "reuse_ratio");
+  dclua_set_integer(L, "created", s.created);
+  dclua_set_integer(L, "reused", s.reused);
+  dclua_set_integer(L, "destroyed", s.destroyed);
+  dclua_set_integer(L, "in_use", s.in_use);
+  dclua_set_integer(L, "peak_in_use", s.peak_in_use);
+  dclua_set_integer(L, "cached", s.cached);
+  dclua_set_number(L, "reuse_ratio", s.reuse_ratio);
   return 1;
 }
 

@@ -220,10 +220,8 @@ static int l_fault_stats(lua_State* L) {
   DCLUA_CHECK(L, dc_fault_stats(dclua_context(L), check_rule_id(L, 1),
                                 &stats));
   lua_createtable(L, 0, 2);
-  lua_pushinteger(L, (lua_Integer)stats.matched);
-  lua_setfield(L, -2, "matched");
-  lua_pushinteger(L, (lua_Integer)stats.injected);
-  lua_setfield(L, -2, "injected");
+  dclua_set_integer(L, "matched", stats.matched);
+  dclua_set_integer(L, "injected", stats.injected);
   return 1;
 }
 

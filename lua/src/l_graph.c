@@ -198,18 +198,6 @@ static void record_set(lua_State* L, const char* field, int index) {
   lua_setfield(L, -2, field);
 }
 
-// Pushes a shallow copy of the table at |index|.
-static void copy_table(lua_State* L, int index) {
-  index = lua_absindex(L, index);
-  lua_newtable(L);
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_rawset(L, -4);
-  }
-}
-
 // The graph runs where its first op with a device runs, unless told.
 static void note_device(dclua_graph_t* g, dc_device_t* device) {
   if (g->device == NULL) g->device = device;
@@ -430,7 +418,7 @@ static int finish_dispatch(lua_State* L, const char* name, const char* kind,
                            int args, int opts, const op_options_t* o) {
   record_op(L, 1, name, kind);
   record_set(L, "kernel", 3);
-  copy_table(L, args);
+  dclua_copy_table(L, args);
   lua_setfield(L, -2, "args");
   record_set(L, "opts", opts);
   if (o->o.fallback != NULL) {
@@ -505,14 +493,10 @@ static void read_indirect(lua_State* L, int index, const char* name,
   static const char* const fields[] = {"buffer", "dims", "offset", "group",
                                        NULL};
   luaL_checktype(L, index, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING || !listed(fields, lua_tostring(L, -1))) {
-      op_error(L, DC_ERR_INVALID_ARGUMENT, what, name,
-               "unknown grid field '%s' (fields: buffer, dims, offset, "
-               "group)", luaL_tolstring(L, -1, NULL));
-    }
+  if (dclua_push_unknown_key(L, index, fields)) {
+    const char* key = luaL_tolstring(L, -1, NULL);
+    op_error(L, DC_ERR_INVALID_ARGUMENT, what, name, "unknown grid field "
+             "'%s' (fields: %s)", key, dclua_push_names(L, fields));
   }
   lua_getfield(L, index, "buffer");
   out->buffer = option_buffer(L, what, name, "buffer");
@@ -669,15 +653,42 @@ static dc_status_t host_fn(void* user_data) {
   return dclua_callback_call(user_data, NULL, NULL);
 }
 
-// Makes a callback of the function at 3 for op |name| of |kind| and hands
-// it to the graph.
-static dclua_callback_t* op_callback(lua_State* L, dclua_graph_t* g,
-                                     const char* kind, const char* name) {
-  char what[96];
-  snprintf(what, sizeof(what), "%s op '%s'", kind, name);
-  dclua_callback_t* callback = dclua_callback_create(L, 3, what);
-  own_callback(L, g, callback);
-  return callback;
+// An op that calls the Lua function at 3 (a host or subflow op) while
+// it is added: g:<kind>(name, fn, [opts]).
+typedef struct function_op_t {
+  dclua_graph_t* g;
+  const char* name;
+  const char* kind;
+  dclua_callback_t* callback;  // owned by the graph
+  op_options_t o;
+} function_op_t;
+
+// Starts adding a function op of |kind| (|what| names the method in
+// errors): reads its name and options and hands the graph a callback of
+// the function, for the core call that adds the op.
+static void begin_function_op(lua_State* L, const char* what,
+                              const char* kind, function_op_t* op) {
+  op->g = check_changeable(L, 1);
+  op->name = luaL_checkstring(L, 2);
+  op->kind = kind;
+  lua_settop(L, 4);
+  read_options(L, 4, what, op->name, NULL, &op->o);
+  char label[96];
+  snprintf(label, sizeof(label), "%s op '%s'", kind, op->name);
+  op->callback = dclua_callback_create(L, 3, label);
+  own_callback(L, op->g, op->callback);
+}
+
+// Ends adding |op| with the |status| of the core call: records it and
+// returns the graph.
+static int finish_function_op(lua_State* L, const function_op_t* op,
+                              dc_status_t status) {
+  check_op(L, status, op->name);
+  record_op(L, 1, op->name, op->kind);
+  record_set(L, "fn", 3);
+  record_set(L, "opts", 4);
+  lua_settop(L, 1);
+  return 1;
 }
 
 // [-4, +1, e]  g:host(name, fn, [opts]) -> g
@@ -685,18 +696,10 @@ static dclua_callback_t* op_callback(lua_State* L, dclua_graph_t* g,
 // dc.error(code, message) to fail the op with that code (retry policies
 // then treat it as the engine's own failures).
 static int graph_host(lua_State* L) {
-  dclua_graph_t* g = check_changeable(L, 1);
-  const char* name = luaL_checkstring(L, 2);
-  lua_settop(L, 4);
-  op_options_t o;
-  read_options(L, 4, "g:host", name, NULL, &o);
-  dclua_callback_t* callback = op_callback(L, g, "host", name);
-  check_op(L, dc_graph_host(g->p, name, host_fn, callback, &o.o), name);
-  record_op(L, 1, name, "host");
-  record_set(L, "fn", 3);
-  record_set(L, "opts", 4);
-  lua_settop(L, 1);
-  return 1;
+  function_op_t op;
+  begin_function_op(L, "g:host", "host", &op);
+  return finish_function_op(L, &op, dc_graph_host(op.g->p, op.name, host_fn,
+                                                   op.callback, &op.o.o));
 }
 
 // A call of a subflow op's function, from the engine thread.
@@ -731,19 +734,11 @@ static dc_status_t subflow_fn(dc_graph_t* graph, void* user_data) {
 // adds ops to the dc.graph |sub|; they run when it returns, and the op's
 // dependents start after them.
 static int graph_subflow(lua_State* L) {
-  dclua_graph_t* g = check_changeable(L, 1);
-  const char* name = luaL_checkstring(L, 2);
-  lua_settop(L, 4);
-  op_options_t o;
-  read_options(L, 4, "g:subflow", name, NULL, &o);
-  dclua_callback_t* callback = op_callback(L, g, "subflow", name);
-  check_op(L, dc_graph_subflow(g->p, name, subflow_fn, callback, &o.o),
-           name);
-  record_op(L, 1, name, "subflow");
-  record_set(L, "fn", 3);
-  record_set(L, "opts", 4);
-  lua_settop(L, 1);
-  return 1;
+  function_op_t op;
+  begin_function_op(L, "g:subflow", "subflow", &op);
+  return finish_function_op(L, &op,
+                            dc_graph_subflow(op.g->p, op.name, subflow_fn,
+                                             op.callback, &op.o.o));
 }
 
 // [-4, +1, e]  g:graph(name, child, [opts]) -> g: the child's ops as one
@@ -946,17 +941,7 @@ static int l_graph(lua_State* L) {
     lua_replace(L, 1);
   }
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, 1) != 0) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING || !listed(kGraphFields,
-                                                  lua_tostring(L, -1))) {
-      dclua_raisef(L, DC_ERR_INVALID_ARGUMENT,
-                   "dc.graph: unknown field '%s' (fields: name, retry, "
-                   "breaker, fallback, error_mode, streams, device)",
-                   luaL_tolstring(L, -1, NULL));
-    }
-  }
+  dclua_check_fields(L, 1, "dc.graph", kGraphFields);
   dclua_graph_t* g = new_graph(L);
   snprintf(g->name, sizeof(g->name), "graph");
   dc_retry_policy_t retry;

@@ -77,46 +77,30 @@ static ranked_t* ops_in_order(lua_State* L, int graph, dc_graph_exec_t* exec,
   return order;
 }
 
-static void set_number(lua_State* L, const char* key, double value) {
-  lua_pushnumber(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_string(lua_State* L, const char* key, const char* value) {
-  lua_pushstring(L, value);
-  lua_setfield(L, -2, key);
-}
-
 // Pushes an error object for a failed or cancelled op.
 static void push_op_error(lua_State* L, const dc_op_report_t* r) {
   dc_set_error(r->status, "%s", r->message);
   dclua_push_error(L, r->status);
-  set_string(L, "op", r->name);
+  dclua_set_string(L, "op", r->name);
 }
 
 // Pushes the table describing one op after the last run.
 static void push_op(lua_State* L, const dc_op_report_t* r) {
   lua_createtable(L, 0, 13);
-  set_string(L, "name", r->name);
-  set_string(L, "kind", r->kind);
-  set_string(L, "state", kStates[r->state]);
+  dclua_set_string(L, "name", r->name);
+  dclua_set_string(L, "kind", r->kind);
+  dclua_set_string(L, "state", kStates[r->state]);
   bool host = strcmp(r->kind, "host") == 0 || strcmp(r->kind, "subflow") == 0;
-  set_string(L, "device", r->device[0] != '\0' ? r->device
-                          : host                ? "host"
-                                                : "-");  // it did not run
-  set_integer(L, "stream", r->stream_id);
-  set_integer(L, "attempts", r->attempts);
-  set_number(L, "time_ms", (double)r->duration_ns / 1e6);
-  lua_pushboolean(L, r->fell_back);
-  lua_setfield(L, -2, "fell_back");
-  set_integer(L, "runs", r->runs);
-  set_number(L, "mean_ms", r->mean_ns / 1e6);
-  set_number(L, "p95_ms", r->p95_ns / 1e6);
+  dclua_set_string(L, "device", r->device[0] != '\0' ? r->device
+                                : host ? "host"
+                                       : "-");  // it did not run
+  dclua_set_integer(L, "stream", r->stream_id);
+  dclua_set_integer(L, "attempts", r->attempts);
+  dclua_set_number(L, "time_ms", (double)r->duration_ns / 1e6);
+  dclua_set_boolean(L, "fell_back", r->fell_back);
+  dclua_set_integer(L, "runs", r->runs);
+  dclua_set_number(L, "mean_ms", r->mean_ns / 1e6);
+  dclua_set_number(L, "p95_ms", r->p95_ns / 1e6);
   if (r->state == DC_OP_FAILED || r->state == DC_OP_CANCELLED) {
     push_op_error(L, r);
     lua_setfield(L, -2, "error");
@@ -130,11 +114,10 @@ void dclua_graph_push_report(lua_State* L, int graph, dc_graph_exec_t* exec,
   size_t count = dc_graph_exec_op_count(exec);
   ranked_t* order = ops_in_order(L, graph, exec, count);
   lua_createtable(L, 0, 6);
-  lua_pushboolean(L, status == DC_OK);
-  lua_setfield(L, -2, "ok");
-  set_string(L, "status", dc_status_name(status));
-  set_string(L, "message", message);
-  set_number(L, "elapsed_ms", elapsed_ms);
+  dclua_set_boolean(L, "ok", status == DC_OK);
+  dclua_set_string(L, "status", dc_status_name(status));
+  dclua_set_string(L, "message", message);
+  dclua_set_number(L, "elapsed_ms", elapsed_ms);
   lua_createtable(L, (int)count, (int)count);
   for (size_t i = 0; i < count; ++i) {
     dc_op_report_t r;

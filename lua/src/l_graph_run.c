@@ -29,12 +29,6 @@
 
 static const char runs_key = 'r';  // registry: runs in progress
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 //===-- Instances -------------------------------------------------------===//
 
 // A dc.exec; its first field is the box's pointer. Its user value is a
@@ -253,56 +247,69 @@ static int graph_instantiate(lua_State* L) {
   return 1;
 }
 
-// Raises if an instance of the graph at |index|, or of one that nests
-// it, is running.
-static void check_idle(lua_State* L, int index, int depth) {
-  if (depth > 64) return;
-  dclua_graph_field(L, index, "execs");
+// Calls |fn| on every instance of the graph at |graph|.
+static void each_exec(lua_State* L, int graph,
+                      void (*fn)(lua_State* L, exec_t* e)) {
+  dclua_graph_field(L, graph, "execs");
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     lua_pop(L, 1);
     exec_t* e = luaL_testudata(L, -1, DCLUA_EXEC);
-    if (e != NULL && e->running) {
-      dclua_raisef(L, DC_ERR_FAILED_PRECONDITION,
-                   "graph '%s' cannot change while it runs", e->name);
-    }
+    if (e != NULL) fn(L, e);
   }
-  dclua_graph_field(L, index, "parents");
-  lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    lua_pop(L, 1);
-    check_idle(L, lua_gettop(L), depth + 1);
-  }
-  lua_pop(L, 2);
+  lua_pop(L, 1);
 }
 
-// Closes the instances of the graph at |index| and of those nesting it.
-static void invalidate(lua_State* L, int index, int depth) {
+// Calls |visit| on the graph at |graph| and on every graph that nests it,
+// at any depth (nesting is acyclic; the depth only bounds it).
+static void each_nesting(lua_State* L, int graph, int depth,
+                         void (*visit)(lua_State* L, int graph)) {
   if (depth > 64) return;
-  dclua_graph_field(L, index, "execs");
+  visit(L, graph);
+  dclua_graph_field(L, graph, "parents");
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     lua_pop(L, 1);
-    exec_t* e = luaL_testudata(L, -1, DCLUA_EXEC);
-    if (e != NULL) destroy_exec(e);
+    each_nesting(L, lua_gettop(L), depth + 1, visit);
   }
-  lua_getiuservalue(L, index, 1);
+  lua_pop(L, 1);
+}
+
+static void refuse_running(lua_State* L, exec_t* e) {
+  if (e->running) {
+    dclua_raisef(L, DC_ERR_FAILED_PRECONDITION,
+                 "graph '%s' cannot change while it runs", e->name);
+  }
+}
+
+static void close_exec(lua_State* L, exec_t* e) {
+  (void)L;
+  destroy_exec(e);
+}
+
+static void cancel_running(lua_State* L, exec_t* e) {
+  (void)L;
+  if (e->p != NULL && e->running) dc_graph_exec_cancel(e->p);
+}
+
+// Raises if an instance of the graph at |graph| is running.
+static void check_idle(lua_State* L, int graph) {
+  each_exec(L, graph, refuse_running);
+}
+
+// Closes the instances of the graph at |graph|, the cached one included.
+static void invalidate(lua_State* L, int graph) {
+  each_exec(L, graph, close_exec);
+  lua_getiuservalue(L, graph, 1);
   lua_pushnil(L);
   lua_setfield(L, -2, "exec");
   lua_pop(L, 1);
-  dclua_graph_field(L, index, "parents");
-  lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    lua_pop(L, 1);
-    invalidate(L, lua_gettop(L), depth + 1);
-  }
-  lua_pop(L, 2);
 }
 
 void dclua_graph_changing(lua_State* L, int index) {
   index = lua_absindex(L, index);
-  check_idle(L, index, 0);
-  invalidate(L, index, 0);
+  each_nesting(L, index, 0, check_idle);
+  each_nesting(L, index, 0, invalidate);
 }
 
 //===-- Subflows of the runs in progress --------------------------------===//
@@ -374,7 +381,7 @@ typedef struct guard_t {
 static void print_progress(const guard_t* t, bool last) {
   fprintf(stderr, "\rgraph '%s': %zu/%zu ops  %.1f s%s", t->exec->name,
           dc_graph_exec_finished(t->exec->p), t->total,
-          (double)(now_ns() - t->start_ns) / 1e9, last ? "\n" : "");
+          (double)(dclua_now_ns() - t->start_ns) / 1e9, last ? "\n" : "");
   fflush(stderr);
 }
 
@@ -392,7 +399,7 @@ static void* progress_main(void* arg) {
       until.tv_nsec -= 1000000000L;
     }
     pthread_cond_timedwait(&t->wake, &t->lock, &until);
-    if (!t->stop && now_ns() - t->start_ns >= 500000000u) {
+    if (!t->stop && dclua_now_ns() - t->start_ns >= 500000000u) {
       print_progress(t, false);
       t->printed = true;
     }
@@ -457,20 +464,10 @@ static const char* const kRunFields[] = {"timeout", "token", "raise",
                                          "progress", NULL};
 
 static void check_run_fields(lua_State* L, int index) {
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    bool known = false;
-    for (int i = 0; kRunFields[i] != NULL && !known; ++i) {
-      known = lua_type(L, -1) == LUA_TSTRING &&
-              strcmp(kRunFields[i], lua_tostring(L, -1)) == 0;
-    }
-    if (!known) {
-      dclua_raisef(L, DC_ERR_INVALID_ARGUMENT, "run: unknown option '%s' "
-                   "(options: timeout, token, raise, progress)",
-                   luaL_tolstring(L, -1, NULL));
-    }
-  }
+  if (!dclua_push_unknown_key(L, index, kRunFields)) return;
+  const char* key = luaL_tolstring(L, -1, NULL);
+  dclua_raisef(L, DC_ERR_INVALID_ARGUMENT, "run: unknown option '%s' "
+               "(options: %s)", key, dclua_push_names(L, kRunFields));
 }
 
 // Reads the run options at |index| (none or nil: the defaults).
@@ -488,8 +485,7 @@ static void read_run_options(lua_State* L, int index, run_options_t* out) {
                    "be a positive number of seconds, got %s",
                    luaL_tolstring(L, -1, NULL));
     }
-    double ns = s * 1e9 + 0.5;
-    out->params.timeout_ns = ns < 1 ? 1 : (uint64_t)ns;
+    out->params.timeout_ns = dclua_seconds_to_ns(s);
   }
   if (lua_getfield(L, index, "token") != LUA_TNIL) {
     if (dclua_box_test(L, -1, DCLUA_TOKEN) == NULL) {
@@ -505,16 +501,6 @@ static void read_run_options(lua_State* L, int index, run_options_t* out) {
     out->progress = lua_toboolean(L, -1);
   }
   lua_pop(L, 4);
-}
-
-static void set_number(lua_State* L, const char* key, double value) {
-  lua_pushnumber(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
 }
 
 //===-- Running ---------------------------------------------------------===//
@@ -573,11 +559,11 @@ static int run_exec(lua_State* L, int index, int options) {
   e->running = true;
   guard->token = o.params.cancel;
   if (guard->token != NULL) dc_cancel_token_retain(guard->token);
-  guard->start_ns = now_ns();
+  guard->start_ns = dclua_now_ns();
   if (o.progress) start_progress(guard, dc_graph_exec_op_count(e->p));
   run_call_t call = {e->p, o.params};
   dc_status_t status = dclua_wait(L, run_wait, &call);
-  double elapsed_ms = (double)(now_ns() - guard->start_ns) / 1e6;
+  double elapsed_ms = (double)(dclua_now_ns() - guard->start_ns) / 1e6;
   char message[1024] = "";
   if (status != DC_OK) snprintf(message, sizeof(message), "%s", dc_last_error());
   lua_closeslot(L, guard_index);  // the run is over
@@ -622,13 +608,7 @@ static int exec_run(lua_State* L) {
 // are cancelled, running ones finish)
 static int graph_cancel(lua_State* L) {
   dclua_graph_check(L, 1);
-  dclua_graph_field(L, 1, "execs");
-  lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    lua_pop(L, 1);
-    exec_t* e = luaL_testudata(L, -1, DCLUA_EXEC);
-    if (e != NULL && e->p != NULL && e->running) dc_graph_exec_cancel(e->p);
-  }
+  each_exec(L, 1, cancel_running);
   lua_settop(L, 1);
   return 1;
 }
@@ -741,10 +721,10 @@ static void push_metrics(lua_State* L, exec_t* e) {
     dc_op_report_t r;
     DCLUA_CHECK(L, dc_graph_exec_op(e->p, i, &r));
     lua_createtable(L, 0, 4);
-    set_integer(L, "runs", r.runs);
-    set_number(L, "last_ms", (double)r.duration_ns / 1e6);
-    set_number(L, "mean_ms", r.mean_ns / 1e6);
-    set_number(L, "p95_ms", r.p95_ns / 1e6);
+    dclua_set_integer(L, "runs", r.runs);
+    dclua_set_number(L, "last_ms", (double)r.duration_ns / 1e6);
+    dclua_set_number(L, "mean_ms", r.mean_ns / 1e6);
+    dclua_set_number(L, "p95_ms", r.p95_ns / 1e6);
     lua_setfield(L, -2, r.name);
   }
 }

@@ -69,25 +69,6 @@ static dc_status_t status_of_errno(int error) {
 
 //===-- Options ---------------------------------------------------------===//
 
-// Raises unless every key of the table at |index| is one of |allowed|.
-static void check_option_names(lua_State* L, int index,
-                               const char* const* allowed) {
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                     : NULL;
-    bool known = false;
-    for (size_t i = 0; key != NULL && allowed[i] != NULL; ++i) {
-      known |= strcmp(key, allowed[i]) == 0;
-    }
-    if (!known) {
-      luaL_argerror(L, index, lua_pushfstring(L, "unknown option '%s'",
-                                              luaL_tolstring(L, -1, NULL)));
-    }
-  }
-}
-
 // Reads the option 'as' (at the top of the stack): nil gives
 // |fallback|.
 static form_t check_form(lua_State* L, int index, form_t fallback) {
@@ -274,12 +255,9 @@ static void push_buffer(lua_State* L, const image_t* img,
 static void push_image(lua_State* L, const image_t* img, const output_t* out,
                        const char* label) {
   lua_createtable(L, 0, 4);
-  lua_pushinteger(L, (lua_Integer)img->width);
-  lua_setfield(L, -2, "width");
-  lua_pushinteger(L, (lua_Integer)img->height);
-  lua_setfield(L, -2, "height");
-  lua_pushinteger(L, img->maxval);
-  lua_setfield(L, -2, "maxval");
+  dclua_set_integer(L, "width", img->width);
+  dclua_set_integer(L, "height", img->height);
+  dclua_set_integer(L, "maxval", img->maxval);
   switch (out->form) {
     case FORM_TABLE: push_table(L, img); break;
     case FORM_STRING: push_string(L, img); break;
@@ -464,10 +442,7 @@ static const unsigned char* read_file(lua_State* L, const char* path,
 static int l_load_pgm(lua_State* L) {
   static const char* const allowed[] = {"as", "dtype", "device", NULL};
   const char* path = luaL_checkstring(L, 1);
-  if (!lua_isnoneornil(L, 2)) {
-    luaL_checktype(L, 2, LUA_TTABLE);
-    check_option_names(L, 2, allowed);
-  }
+  if (!lua_isnoneornil(L, 2)) dclua_check_options(L, 2, allowed);
   output_t out;
   check_output(L, 2, &out);
   size_t length = 0;
@@ -700,10 +675,7 @@ static int l_generate(lua_State* L) {
   image_t img;
   check_size(L, 1, &img);
   int pattern = luaL_checkoption(L, 3, "gradient", patterns);
-  if (!lua_isnoneornil(L, 4)) {
-    luaL_checktype(L, 4, LUA_TTABLE);
-    check_option_names(L, 4, allowed);
-  }
+  if (!lua_isnoneornil(L, 4)) dclua_check_options(L, 4, allowed);
   img.maxval = (unsigned)opt_field(L, 4, "maxval", 255, 1, 65535);
   size_t cell = (size_t)opt_field(L, 4, "cell", 8, 1, MAX_SIDE);
   lua_Integer seed = opt_field(L, 4, "seed", 0, LUA_MININTEGER,

@@ -124,8 +124,7 @@ dc_kernel_t* dclua_check_kernel(lua_State* L, int index) {
 }
 
 dc_kernel_t* dclua_test_kernel(lua_State* L, int index) {
-  dclua_box_t* box = dclua_box_test(L, index, DCLUA_KERNEL);
-  return box != NULL ? box->p : NULL;
+  return dclua_box_object(L, index, DCLUA_KERNEL);
 }
 
 void dclua_push_kernel(lua_State* L, dc_kernel_t* kernel) {
@@ -135,26 +134,9 @@ void dclua_push_kernel(lua_State* L, dc_kernel_t* kernel) {
 
 // [-1, +0, -]  __gc / __close / k:close() -> k
 static int kernel_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_KERNEL);
-  dc_kernel_release(box->p);
-  box->p = NULL;
+  dc_kernel_release(dclua_box_take(L, 1, DCLUA_KERNEL));
   lua_settop(L, 1);
   return 1;
-}
-
-static void set_string(lua_State* L, const char* key, const char* value) {
-  lua_pushstring(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State* L, const char* key, lua_Integer value) {
-  lua_pushinteger(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_boolean(lua_State* L, const char* key, bool value) {
-  lua_pushboolean(L, value);
-  lua_setfield(L, -2, key);
 }
 
 static const char* address_space_name(dc_address_space_t space) {
@@ -179,15 +161,15 @@ static const char* kind_name(dc_arg_kind_t kind) {
 // Pushes the description of one argument.
 static void push_arg_info(lua_State* L, const dc_kernel_arg_info_t* a) {
   lua_createtable(L, 0, 9);
-  set_string(L, "name", a->name);
-  set_string(L, "type", a->type_name);
-  set_string(L, "kind", kind_name(a->kind));
-  set_string(L, "address_space", address_space_name(a->address_space));
-  if (a->dtype != 0) set_string(L, "dtype", dc_dtype_name(a->dtype));
-  set_integer(L, "vector_width", a->vector_width);
-  if (a->kind == DC_ARG_SCALAR) set_integer(L, "size", (lua_Integer)a->size);
-  set_boolean(L, "const", a->is_const);
-  set_boolean(L, "write_only", a->is_write_only);
+  dclua_set_string(L, "name", a->name);
+  dclua_set_string(L, "type", a->type_name);
+  dclua_set_string(L, "kind", kind_name(a->kind));
+  dclua_set_string(L, "address_space", address_space_name(a->address_space));
+  if (a->dtype != 0) dclua_set_string(L, "dtype", dc_dtype_name(a->dtype));
+  dclua_set_integer(L, "vector_width", a->vector_width);
+  if (a->kind == DC_ARG_SCALAR) dclua_set_integer(L, "size", a->size);
+  dclua_set_boolean(L, "const", a->is_const);
+  dclua_set_boolean(L, "write_only", a->is_write_only);
 }
 
 // [-1, +1, e]  k:info() -> { name, args = { {name, type, kind, ...}, ... },
@@ -198,17 +180,17 @@ static int kernel_info(lua_State* L) {
   dc_kernel_info_t info;
   DCLUA_CHECK(L, dc_kernel_info(kernel, &info));
   lua_createtable(L, 0, 8);
-  set_string(L, "name", info.name);
+  dclua_set_string(L, "name", info.name);
   lua_createtable(L, (int)info.arg_count, 0);
   for (size_t i = 0; i < info.arg_count; ++i) {
     push_arg_info(L, dc_kernel_arg_info(kernel, i));
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "args");
-  set_boolean(L, "uses_barrier", info.uses_barrier);
-  set_boolean(L, "uses_grid_sync", info.uses_grid_sync);
-  set_string(L, "execution", info.execution);
-  set_integer(L, "static_local_size", (lua_Integer)info.static_local_size);
+  dclua_set_boolean(L, "uses_barrier", info.uses_barrier);
+  dclua_set_boolean(L, "uses_grid_sync", info.uses_grid_sync);
+  dclua_set_string(L, "execution", info.execution);
+  dclua_set_integer(L, "static_local_size", info.static_local_size);
   if (info.required_group_size[0] != 0) {
     lua_createtable(L, 3, 0);
     for (int d = 0; d < 3; ++d) {
@@ -290,11 +272,11 @@ static int kernel_tuned_group_size(lua_State* L) {
 
 // [-2, +1, v]  k.name, k.program (nil for a built-in), k:method
 static int kernel_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
-  const char* key = lua_tostring(L, 2);
-  if (key != NULL && strcmp(key, "name") == 0) {
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
+  if (strcmp(key, "name") == 0) {
     lua_pushstring(L, dc_kernel_name(dclua_check_kernel(L, 1)));
-  } else if (key != NULL && strcmp(key, "program") == 0) {
+  } else if (strcmp(key, "program") == 0) {
     lua_getiuservalue(L, 1, 1);
   } else {
     lua_pushnil(L);
@@ -312,18 +294,15 @@ static int kernel_len(lua_State* L) {
 
 // [-1, +1, m]  tostring(k) -> "dc.kernel: blur_h(in, out, w)"
 static int kernel_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_KERNEL);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.kernel (closed)");
-    return 1;
-  }
+  dc_kernel_t* kernel = dclua_box_for_tostring(L, 1, DCLUA_KERNEL);
+  if (kernel == NULL) return 1;  // "dc.kernel (closed)"
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "dc.kernel: ");
-  luaL_addstring(&b, dc_kernel_name(box->p));
+  luaL_addstring(&b, dc_kernel_name(kernel));
   luaL_addchar(&b, '(');
   const dc_kernel_arg_info_t* a;
-  for (size_t i = 0; (a = dc_kernel_arg_info(box->p, i)) != NULL; ++i) {
+  for (size_t i = 0; (a = dc_kernel_arg_info(kernel, i)) != NULL; ++i) {
     if (i > 0) luaL_addstring(&b, ", ");
     luaL_addstring(&b, a->name);
   }
@@ -343,9 +322,7 @@ static dc_program_t* check_program(lua_State* L, int index) {
 
 // [-1, +0, -]  __gc / __close / prog:close() -> prog
 static int program_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_PROGRAM);
-  dc_program_release(box->p);
-  box->p = NULL;
+  dc_program_release(dclua_box_take(L, 1, DCLUA_PROGRAM));
   lua_settop(L, 1);
   return 1;
 }
@@ -442,11 +419,7 @@ static int program_len(lua_State* L) {
 
 // [-1, +1, m]  tostring(prog) -> "dc.program: 2 kernels (add, scale)"
 static int program_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_PROGRAM);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.program (closed)");
-    return 1;
-  }
+  if (dclua_box_for_tostring(L, 1, DCLUA_PROGRAM) == NULL) return 1;
   lua_pushcfunction(L, program_kernels);
   lua_pushvalue(L, 1);
   lua_call(L, 1, 1);
@@ -551,30 +524,23 @@ static void sort_strings(lua_State* L, lua_Integer n) {
   }
 }
 
-// Checks the fields of the compile options at |opts| (argument |arg|):
-// defines (a table), options and name (strings), and device where
-// |allow_device|. Nothing else, so that a misspelt option is not ignored.
-static void check_compile_opts(lua_State* L, int opts, int arg,
-                               bool allow_device) {
-  if (lua_isnoneornil(L, opts)) return;
-  luaL_checktype(L, opts, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, opts) != 0) {
-    const char* key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
-                                                     : "";
-    int want = strcmp(key, "defines") == 0   ? LUA_TTABLE
-               : strcmp(key, "options") == 0 ? LUA_TSTRING
-               : strcmp(key, "name") == 0    ? LUA_TSTRING
-               : allow_device && strcmp(key, "device") == 0 ? LUA_TNONE
-                                                            : LUA_TNIL;
-    if (want == LUA_TNIL) {
-      luaL_argerror(L, arg, lua_pushfstring(L,
-          "unknown option '%s' (expected defines, options, name%s)", key,
-          allow_device ? ", device" : ""));
-    }
-    if (want != LUA_TNONE && lua_type(L, -1) != want) {
+// Checks the fields of the compile options at |arg|: defines (a table),
+// options and name (strings), and device where |allow_device|. Nothing
+// else, so that a misspelt option is not ignored.
+static void check_compile_opts(lua_State* L, int arg, bool allow_device) {
+  static const char* const with_device[] = {"defines", "options", "name",
+                                            "device", NULL};
+  static const char* const without_device[] = {"defines", "options", "name",
+                                               NULL};
+  static const int types[] = {LUA_TTABLE, LUA_TSTRING, LUA_TSTRING};
+  if (lua_isnoneornil(L, arg)) return;
+  dclua_check_options(L, arg, allow_device ? with_device : without_device);
+  for (int i = 0; i < 3; ++i) {
+    lua_pushstring(L, without_device[i]);
+    int type = lua_rawget(L, arg);
+    if (type != LUA_TNIL && type != types[i]) {
       luaL_argerror(L, arg, lua_pushfstring(L, "option '%s' must be a %s, "
-                    "got %s", key, lua_typename(L, want),
+                    "got %s", without_device[i], lua_typename(L, types[i]),
                     luaL_typename(L, -1)));
     }
     lua_pop(L, 1);
@@ -660,7 +626,7 @@ static void compile_program(lua_State* L, dc_device_t* device, int source,
 static int device_compile(lua_State* L) {
   dc_device_t* device = dclua_check_device(L, 1, false);
   luaL_checktype(L, 2, LUA_TSTRING);
-  check_compile_opts(L, 3, 3, false);
+  check_compile_opts(L, 3, false);
   lua_settop(L, 3);
   compile_program(L, device, 2, 3, 3, NULL);
   return 1;
@@ -700,7 +666,7 @@ static void push_file(lua_State* L, const char* path) {
 static int device_compile_file(lua_State* L) {
   dc_device_t* device = dclua_check_device(L, 1, false);
   const char* path = luaL_checkstring(L, 2);
-  check_compile_opts(L, 3, 3, false);
+  check_compile_opts(L, 3, false);
   lua_settop(L, 3);  // the source goes above the options, even absent ones
   push_file(L, path);
   compile_program(L, device, lua_gettop(L), 3, 3, path);
@@ -721,7 +687,7 @@ static dc_device_t* opts_device(lua_State* L, int opts) {
 // opts.device (default: dc.device())
 static int l_compile(lua_State* L) {
   luaL_checktype(L, 1, LUA_TSTRING);
-  check_compile_opts(L, 2, 2, true);
+  check_compile_opts(L, 2, true);
   lua_settop(L, 2);
   compile_program(L, opts_device(L, 2), 1, 2, 2, NULL);
   return 1;
@@ -730,7 +696,7 @@ static int l_compile(lua_State* L) {
 // [-(1|2), +1, e]  dc.compile_file(path [, opts]) -> dc.program
 static int l_compile_file(lua_State* L) {
   const char* path = luaL_checkstring(L, 1);
-  check_compile_opts(L, 2, 2, true);
+  check_compile_opts(L, 2, true);
   dc_device_t* device = opts_device(L, 2);
   lua_settop(L, 2);
   push_file(L, path);

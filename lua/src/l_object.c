@@ -21,6 +21,25 @@ void* dclua_box_check(lua_State* L, int index, const char* class_name) {
   return box->p;
 }
 
+void* dclua_box_object(lua_State* L, int index, const char* class_name) {
+  dclua_box_t* box = dclua_box_test(L, index, class_name);
+  return box != NULL ? box->p : NULL;
+}
+
+void* dclua_box_take(lua_State* L, int index, const char* class_name) {
+  dclua_box_t* box = luaL_checkudata(L, index, class_name);
+  void* object = box->p;
+  box->p = NULL;
+  return object;
+}
+
+void* dclua_box_for_tostring(lua_State* L, int index,
+                             const char* class_name) {
+  dclua_box_t* box = luaL_checkudata(L, index, class_name);
+  if (box->p == NULL) lua_pushfstring(L, "%s (closed)", class_name);
+  return box->p;
+}
+
 // [-0, +1, -]  tostring(obj) -> "dc.stream: 0x..." or "dc.stream (closed)"
 static int box_tostring(lua_State* L) {
   const dclua_box_t* box = lua_touserdata(L, 1);
@@ -82,4 +101,9 @@ bool dclua_push_method(lua_State* L) {
   }
   lua_remove(L, -2);
   return true;
+}
+
+const char* dclua_index_key(lua_State* L) {
+  if (dclua_push_method(L)) return NULL;
+  return lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
 }

@@ -41,27 +41,6 @@ static int field_error(lua_State* L, const char* what, const char* field,
                       field, problem);
 }
 
-// Raises for any key of the table at |index| that |fields| does not list,
-// so that a misspelt field is an error and not a silent default.
-static void check_fields(lua_State* L, int index, const char* what,
-                         const char* const* fields, const char* list) {
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    bool known = false;
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      for (size_t i = 0; fields[i] != NULL && !known; ++i) {
-        known = strcmp(fields[i], lua_tostring(L, -1)) == 0;
-      }
-    }
-    if (!known) {
-      dclua_raisef(L, DC_ERR_INVALID_ARGUMENT,
-                   "%s: unknown field '%s' (fields: %s)", what,
-                   luaL_tolstring(L, -1, NULL), list);
-    }
-  }
-}
-
 // Reads a number field; false when absent. Raises unless it is a finite
 // number.
 static bool get_number(lua_State* L, int index, const char* what,
@@ -112,8 +91,7 @@ static bool get_seconds(lua_State* L, int index, const char* what,
                 lua_pushfstring(L, "must be a positive number of seconds, "
                                 "got %f", s));
   }
-  double ns = s * NS_PER_S + 0.5;
-  *out_ns = ns < 1 ? 1 : (uint64_t)ns;
+  *out_ns = dclua_seconds_to_ns(s);
   return true;
 }
 
@@ -189,8 +167,6 @@ static void push_codes(lua_State* L, uint64_t mask) {
 static const char* const kRetryFields[] = {
     "attempts", "base", "factor", "max", "jitter", "budget", "retry_on",
     "never_retry", "seed", NULL};
-#define RETRY_FIELDS \
-  "attempts, base, factor, max, jitter, budget, retry_on, never_retry, seed"
 
 // The codes |policy| retries (as a mask), attempts and time aside.
 static uint64_t retried_codes(const dc_retry_policy_t* policy) {
@@ -297,7 +273,7 @@ static void read_retry_codes(lua_State* L, int index, dc_retry_policy_t* p) {
 // Reads the policy table at |index| (fields checked) into |out|, with
 // every default filled in.
 static void read_retry_table(lua_State* L, int index, dc_retry_policy_t* out) {
-  check_fields(L, index, "dc.retry", kRetryFields, RETRY_FIELDS);
+  dclua_check_fields(L, index, "dc.retry", kRetryFields);
   dc_retry_policy_t p = {0};
   read_retry_times(L, index, &p);
   get_jitter(L, index, &p);
@@ -455,12 +431,6 @@ static int device_retry(lua_State* L) {
 
 //===-- dc.retry_call ---------------------------------------------------===//
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 // Sleeps *|user_data| nanoseconds (the wait dclua_wait runs).
 static dc_status_t sleep_ns(void* user_data) {
   uint64_t ns = *(const uint64_t*)user_data;
@@ -471,22 +441,6 @@ static dc_status_t sleep_ns(void* user_data) {
   return DC_OK;
 }
 
-// The status an error value stands for: its code for an error object,
-// UNKNOWN for anything else (as for host functions).
-static dc_status_t status_of(lua_State* L, int index) {
-  dc_status_t status = DC_ERR_UNKNOWN;
-  if (dclua_is_error(L, index)) {
-    lua_getfield(L, index, "code");
-    const char* code = lua_tostring(L, -1);
-    if (code == NULL || !dc_status_from_name(code, &status) ||
-        status == DC_OK) {
-      status = DC_ERR_UNKNOWN;
-    }
-    lua_pop(L, 1);
-  }
-  return status;
-}
-
 // Raises the error value at the top of the stack after the loop gave up.
 // An error object is raised as a copy with `attempts` and, when the loop
 // ran out of attempts or budget, the reason appended to its message (as
@@ -495,13 +449,7 @@ static int give_up(lua_State* L, const dc_retry_policy_t* p,
                    const dc_retry_state_t* s, dc_retry_verdict_t verdict) {
   if (!dclua_is_error(L, -1)) return lua_error(L);
   int err = lua_gettop(L);
-  lua_newtable(L);
-  lua_pushnil(L);
-  while (lua_next(L, err) != 0) {
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_rawset(L, -4);
-  }
+  dclua_copy_table(L, err);
   lua_getmetatable(L, err);
   lua_setmetatable(L, -2);
   lua_getfield(L, -1, "message");
@@ -540,7 +488,7 @@ static int l_retry_call(lua_State* L) {
   lua_settop(L, 2);
   dc_retry_state_t s;
   dc_retry_begin(&p, &s);
-  uint64_t start = now_ns();
+  uint64_t start = dclua_now_ns();
   for (lua_Integer attempt = 1;; ++attempt) {
     lua_pushvalue(L, 2);
     lua_pushinteger(L, attempt);
@@ -549,7 +497,7 @@ static int l_retry_call(lua_State* L) {
     }
     uint64_t delay = 0;
     dc_retry_verdict_t verdict = dc_retry_next(
-        &p, &s, status_of(L, -1), now_ns() - start, &delay);
+        &p, &s, dclua_error_status(L, -1), dclua_now_ns() - start, &delay);
     if (verdict != DC_RETRY_AGAIN) return give_up(L, &p, &s, verdict);
     lua_pop(L, 1);
     dclua_wait(L, sleep_ns, &delay);
@@ -561,8 +509,6 @@ static int l_retry_call(lua_State* L) {
 static const char* const kBreakerFields[] = {
     "failures", "ratio", "min_calls", "window", "open_for", "probes",
     "failure_codes", NULL};
-#define BREAKER_FIELDS \
-  "failures, ratio, min_calls, window, open_for, probes, failure_codes"
 
 // Fills in |params|' defaults exactly as the core does, by asking a
 // breaker made with them (so the two can never disagree).
@@ -581,7 +527,7 @@ static void resolve_breaker(lua_State* L, dc_breaker_params_t* params) {
 static void read_breaker_table(lua_State* L, int index,
                                dc_breaker_params_t* out) {
   static const char* what = "dc.breaker";
-  check_fields(L, index, what, kBreakerFields, BREAKER_FIELDS);
+  dclua_check_fields(L, index, what, kBreakerFields);
   dc_breaker_params_t p = {0};
   lua_Integer n = 0;
   if (get_integer(L, index, what, "failures", 1, UINT32_MAX, &n)) {
@@ -679,40 +625,28 @@ static int breaker_tostring(lua_State* L) {
 
 //===-- The registry's breakers -----------------------------------------===//
 
-static void set_number(lua_State* L, const char* key, double value) {
-  lua_pushnumber(L, value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
 // Pushes a table of |breaker|'s name, state and statistics (times in
 // seconds).
 static void push_breaker_stats(lua_State* L, dc_breaker_t* breaker) {
   dc_breaker_stats_t s;
   DCLUA_CHECK(L, dc_breaker_stats(breaker, &s));
   lua_createtable(L, 0, 16);
-  lua_pushstring(L, dc_breaker_name(breaker));
-  lua_setfield(L, -2, "name");
-  lua_pushstring(L, dc_breaker_state_name(s.state));
-  lua_setfield(L, -2, "state");
-  set_number(L, "time_in_state", s.time_in_state_ns / NS_PER_S);
-  set_number(L, "open_remaining", s.open_remaining_ns / NS_PER_S);
-  set_integer(L, "window_calls", s.window_calls);
-  set_integer(L, "window_failures", s.window_failures);
-  set_integer(L, "probes_in_flight", s.probes_in_flight);
-  set_integer(L, "probes_succeeded", s.probes_succeeded);
-  set_integer(L, "calls", s.calls);
-  set_integer(L, "successes", s.successes);
-  set_integer(L, "failures", s.failures);
-  set_integer(L, "ignored", s.ignored);
-  set_integer(L, "rejections", s.rejections);
-  set_integer(L, "opens", s.opens);
-  set_integer(L, "half_opens", s.half_opens);
-  set_integer(L, "closes", s.closes);
+  dclua_set_string(L, "name", dc_breaker_name(breaker));
+  dclua_set_string(L, "state", dc_breaker_state_name(s.state));
+  dclua_set_number(L, "time_in_state", s.time_in_state_ns / NS_PER_S);
+  dclua_set_number(L, "open_remaining", s.open_remaining_ns / NS_PER_S);
+  dclua_set_integer(L, "window_calls", s.window_calls);
+  dclua_set_integer(L, "window_failures", s.window_failures);
+  dclua_set_integer(L, "probes_in_flight", s.probes_in_flight);
+  dclua_set_integer(L, "probes_succeeded", s.probes_succeeded);
+  dclua_set_integer(L, "calls", s.calls);
+  dclua_set_integer(L, "successes", s.successes);
+  dclua_set_integer(L, "failures", s.failures);
+  dclua_set_integer(L, "ignored", s.ignored);
+  dclua_set_integer(L, "rejections", s.rejections);
+  dclua_set_integer(L, "opens", s.opens);
+  dclua_set_integer(L, "half_opens", s.half_opens);
+  dclua_set_integer(L, "closes", s.closes);
 }
 
 // [-0, +1, e]  dc.breakers() -> { { name, state, calls, ... }, ... } (the

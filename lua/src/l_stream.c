@@ -32,7 +32,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "dclua_internal.h"
 
@@ -47,16 +46,6 @@
 static const char* const priority_names[] = {"normal", "low", "high", NULL};
 
 //===-- Argument helpers ------------------------------------------------===//
-
-// Reads an optional timeout in milliseconds at |index|: none, nil or
-// math.huge wait without limit.
-static uint64_t opt_timeout_ns(lua_State* L, int index) {
-  if (lua_isnoneornil(L, index)) return DC_TIMEOUT_INFINITE;
-  lua_Number ms = luaL_checknumber(L, index);
-  luaL_argcheck(L, ms >= 0, index, "timeout must be >= 0 milliseconds");
-  if (ms * 1e6 >= 1.8e19) return DC_TIMEOUT_INFINITE;
-  return (uint64_t)(ms * 1e6);
-}
 
 // Reads an optional 1-based element index at |index| (default 1) and
 // returns it 0-based.
@@ -84,35 +73,6 @@ static void check_range(lua_State* L, const char* fname, dc_buffer_t* buffer,
                  "%zu)", fname, first + 1, first + count,
                  dc_dtype_name(dc_buffer_dtype(buffer)), length);
   }
-}
-
-// Raises an argument error unless |index| holds a field-name table whose
-// keys are all in |allowed|, so that a misspelt option is not ignored.
-static void check_fields(lua_State* L, int index, const char* const* allowed,
-                         const char* expected) {
-  luaL_checktype(L, index, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    bool known = false;
-    if (lua_type(L, -2) == LUA_TSTRING) {
-      for (const char* const* a = allowed; *a != NULL && !known; ++a) {
-        known = strcmp(*a, lua_tostring(L, -2)) == 0;
-      }
-    }
-    if (!known) {
-      lua_pop(L, 1);
-      luaL_argerror(L, index, lua_pushfstring(L, "unknown option '%s' "
-                    "(expected %s)", luaL_tolstring(L, -1, NULL), expected));
-    }
-    lua_pop(L, 1);
-  }
-}
-
-static bool is_callable(lua_State* L, int index) {
-  if (lua_isfunction(L, index)) return true;
-  if (luaL_getmetafield(L, index, "__call") == LUA_TNIL) return false;
-  lua_pop(L, 1);
-  return true;
 }
 
 static dc_device_t* cpu_device(lua_State* L) {
@@ -278,7 +238,7 @@ static int device_stream(lua_State* L) {
   dc_device_t* device = dclua_check_device(L, 1, false);
   dc_stream_params_t params = {0};
   if (!lua_isnoneornil(L, 2)) {
-    check_fields(L, 2, fields, "priority, label");
+    dclua_check_options(L, 2, fields);
     params.priority = opt_priority(L, 2);
     params.label = opt_label(L, 2);
   }
@@ -292,10 +252,7 @@ static int device_stream(lua_State* L) {
 // [-0, +0, -]  s:close(); also __gc and __close: drops the reference. Work
 // already queued still runs; it is not waited for.
 static int stream_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_STREAM);
-  dc_stream_t* stream = box->p;
-  box->p = NULL;
-  dc_stream_release(stream);
+  dc_stream_release(dclua_box_take(L, 1, DCLUA_STREAM));
   return 0;
 }
 
@@ -469,7 +426,7 @@ static void release_after(lua_State* L, dc_stream_t* stream,
 // earlier command of s and before any later one.
 static int stream_host(lua_State* L) {
   dc_stream_t* stream = dclua_check_stream(L, 1);
-  luaL_argexpected(L, is_callable(L, 2), 2, "function");
+  luaL_argexpected(L, dclua_is_callable(L, 2), 2, "function");
   lua_settop(L, 2);
   lua_pushvalue(L, 1);
   lua_pushlightuserdata(L, stream);
@@ -500,21 +457,9 @@ static int stream_record(lua_State* L) {
   dc_stream_t* stream = dclua_check_stream(L, 1);
   lua_settop(L, 2);
   if (dclua_box_test(L, 2, DCLUA_EVENT) == NULL) {
-    static const char* const fields[] = {"timing", NULL};
     luaL_argexpected(L, lua_isnil(L, 2) || lua_istable(L, 2), 2,
                      "dc.event or options table");
-    if (lua_istable(L, 2)) {
-      check_fields(L, 2, fields, "timing");
-      int type = lua_getfield(L, 2, "timing");
-      luaL_argexpected(L, type == LUA_TNIL || type == LUA_TBOOLEAN, 2,
-                       "boolean field 'timing'");
-      lua_pop(L, 1);
-    }
-    dclua_push_device(L, dc_stream_device(stream));
-    lua_getfield(L, -1, "event");
-    lua_insert(L, -2);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
+    dclua_push_new_event(L, dc_stream_device(stream), 2);
     lua_replace(L, 2);
   }
   DCLUA_CHECK(L, dc_stream_record(stream, dclua_check_event(L, 2)));
@@ -540,7 +485,7 @@ static int stream_wait_event(lua_State* L) {
 // DEADLINE_EXCEEDED when the time runs out.
 static int stream_sync(lua_State* L) {
   dc_stream_t* stream = dclua_check_stream(L, 1);
-  uint64_t timeout_ns = opt_timeout_ns(L, 2);
+  uint64_t timeout_ns = dclua_opt_timeout_ns(L, 2);
   refuse_own_stream(L, stream, "stream:sync");
   dc_status_t st = stream_wait(L, stream, wait_sync, timeout_ns);
   if (st != DC_OK) dclua_raise(L, st);
@@ -550,10 +495,7 @@ static int stream_sync(lua_State* L) {
 
 // [-1, +1, e]  s:query() -> "done" | "pending"; raises the stream's error.
 static int stream_query(lua_State* L) {
-  dc_status_t st = dc_stream_query(dclua_check_stream(L, 1));
-  if (st != DC_OK && st != DC_ERR_UNAVAILABLE) dclua_raise(L, st);
-  lua_pushstring(L, st == DC_OK ? "done" : "pending");
-  return 1;
+  return dclua_push_query(L, dc_stream_query(dclua_check_stream(L, 1)));
 }
 
 // [-1, +2, e]  s:reset() -> s, err | nil: waits for the stream to drain,
@@ -591,34 +533,23 @@ static int stream_set_cancel_token(lua_State* L) {
   return 1;
 }
 
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
 // Pushes a table of |stream|'s statistics.
 static void push_stats(lua_State* L, dc_stream_t* stream) {
   dc_stream_stats_t s;
   DCLUA_CHECK(L, dc_stream_stats(stream, &s));
   lua_createtable(L, 0, 13);
-  lua_pushstring(L, dc_stream_label(stream));
-  lua_setfield(L, -2, "label");
-  set_integer(L, "id", dc_stream_id(stream));
-  set_integer(L, "submitted", s.submitted);
-  set_integer(L, "completed", s.completed);
-  set_integer(L, "failed", s.failed);
-  set_integer(L, "skipped", s.skipped);
-  set_integer(L, "cancelled", s.cancelled);
-  set_integer(L, "queued", s.queued);
-  set_integer(L, "busy_ns", s.busy_ns);
-  lua_pushnumber(L, (lua_Number)s.busy_ns / 1e6);
-  lua_setfield(L, -2, "busy_ms");
-  lua_pushstring(L, priority_names[s.priority]);
-  lua_setfield(L, -2, "priority");
-  if (s.error != DC_OK) {
-    lua_pushstring(L, dc_status_name(s.error));
-    lua_setfield(L, -2, "error");
-  }
+  dclua_set_string(L, "label", dc_stream_label(stream));
+  dclua_set_integer(L, "id", dc_stream_id(stream));
+  dclua_set_integer(L, "submitted", s.submitted);
+  dclua_set_integer(L, "completed", s.completed);
+  dclua_set_integer(L, "failed", s.failed);
+  dclua_set_integer(L, "skipped", s.skipped);
+  dclua_set_integer(L, "cancelled", s.cancelled);
+  dclua_set_integer(L, "queued", s.queued);
+  dclua_set_integer(L, "busy_ns", s.busy_ns);
+  dclua_set_number(L, "busy_ms", (lua_Number)s.busy_ns / 1e6);
+  dclua_set_string(L, "priority", priority_names[s.priority]);
+  if (s.error != DC_OK) dclua_set_string(L, "error", dc_status_name(s.error));
 }
 
 // [-1, +1, e]  s:stats() -> { submitted, completed, failed, skipped,
@@ -630,12 +561,10 @@ static int stream_stats(lua_State* L) {
 
 // [-2, +1, e]  s.label, s.id, s.device, s.priority, or a method
 static int stream_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
   dc_stream_t* stream = dclua_check_stream(L, 1);
-  const char* key = lua_tostring(L, 2);
-  if (key == NULL) {
-    lua_pushnil(L);
-  } else if (strcmp(key, "label") == 0) {
+  if (strcmp(key, "label") == 0) {
     lua_pushstring(L, dc_stream_label(stream));
   } else if (strcmp(key, "id") == 0) {
     lua_pushinteger(L, dc_stream_id(stream));
@@ -653,14 +582,11 @@ static int stream_index(lua_State* L) {
 
 // [-1, +1, -]  tostring(s) -> "dc.stream: 'label' #id on cpu"
 static int stream_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_STREAM);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.stream (closed)");
-  } else {
-    lua_pushfstring(L, "dc.stream: '%s' #%d on %s", dc_stream_label(box->p),
-                    (int)dc_stream_id(box->p),
-                    dc_device_name(dc_stream_device(box->p)));
-  }
+  dc_stream_t* stream = dclua_box_for_tostring(L, 1, DCLUA_STREAM);
+  if (stream == NULL) return 1;  // "dc.stream (closed)"
+  lua_pushfstring(L, "dc.stream: '%s' #%d on %s", dc_stream_label(stream),
+                  (int)dc_stream_id(stream),
+                  dc_device_name(dc_stream_device(stream)));
   return 1;
 }
 
@@ -702,43 +628,31 @@ static int stream_read(lua_State* L) {
   return 1;
 }
 
-typedef struct event_wait_t {
-  dc_event_t* event;  // retained for the wait
-  uint64_t timeout_ns;
-} event_wait_t;
-
-static dc_status_t wait_event(void* p) {
-  event_wait_t* w = p;
-  return dc_event_wait(w->event, w->timeout_ns);
-}
-
 // Waits for the future's copy; raises its error or DEADLINE_EXCEEDED, or
 // FAILED_PRECONDITION from a host function of the stream while the copy,
 // queued after that function, is pending.
 static void future_wait_for(lua_State* L, int index, uint64_t timeout_ns) {
-  event_wait_t w = {check_future(L, index), timeout_ns};
-  if (dc_event_query(w.event) == DC_ERR_UNAVAILABLE) {
+  dc_event_t* done = check_future(L, index);
+  if (dc_event_query(done) == DC_ERR_UNAVAILABLE) {
     lua_getiuservalue(L, index, 2);
     dc_stream_t* stream = lua_touserdata(L, -1);
     lua_pop(L, 1);
     refuse_own_stream(L, stream, "dc.future");
   }
-  dc_event_retain(w.event);
-  dc_status_t st = dclua_wait(L, wait_event, &w);
-  dc_event_release(w.event);
+  dc_status_t st = dclua_wait_event(L, done, timeout_ns);
   if (st != DC_OK) dclua_raise(L, st);
 }
 
 // [-2, +1, e]  f:wait([timeout_ms]) -> f
 static int future_wait(lua_State* L) {
-  future_wait_for(L, 1, opt_timeout_ns(L, 2));
+  future_wait_for(L, 1, dclua_opt_timeout_ns(L, 2));
   lua_settop(L, 1);
   return 1;
 }
 
 // Waits, then calls staging:<method>() and returns its result.
 static int future_call(lua_State* L, const char* method) {
-  future_wait_for(L, 1, opt_timeout_ns(L, 2));
+  future_wait_for(L, 1, dclua_opt_timeout_ns(L, 2));
   lua_getiuservalue(L, 1, 1);
   lua_getfield(L, -1, method);
   lua_insert(L, -2);
@@ -754,10 +668,7 @@ static int future_bytes(lua_State* L) { return future_call(L, "bytes"); }
 
 // [-1, +1, e]  f:query() -> "done" | "pending"; raises the copy's error.
 static int future_query(lua_State* L) {
-  dc_status_t st = dc_event_query(check_future(L, 1));
-  if (st != DC_OK && st != DC_ERR_UNAVAILABLE) dclua_raise(L, st);
-  lua_pushstring(L, st == DC_OK ? "done" : "pending");
-  return 1;
+  return dclua_push_query(L, dc_event_query(check_future(L, 1)));
 }
 
 // [-1, +1, -]  #f -> the number of elements read
@@ -771,13 +682,13 @@ static int future_len(lua_State* L) {
 // [-2, +1, e]  f.event (the dc.event after the copy), f.buffer (the
 // staging dc.buffer on the CPU), or a method
 static int future_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
   dc_event_t* event = check_future(L, 1);
-  const char* key = lua_tostring(L, 2);
-  if (key != NULL && strcmp(key, "event") == 0) {
+  if (strcmp(key, "event") == 0) {
     dc_event_retain(event);
     dclua_push_event(L, event);
-  } else if (key != NULL && strcmp(key, "buffer") == 0) {
+  } else if (strcmp(key, "buffer") == 0) {
     lua_getiuservalue(L, 1, 1);
   } else {
     lua_pushnil(L);
@@ -787,10 +698,7 @@ static int future_index(lua_State* L) {
 
 // [-0, +0, -]  f:close(); also __gc and __close
 static int future_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_FUTURE);
-  dc_event_t* event = box->p;
-  box->p = NULL;
-  dc_event_release(event);
+  dc_event_release(dclua_box_take(L, 1, DCLUA_FUTURE));
   lua_pushnil(L);
   lua_setiuservalue(L, 1, 1);
   return 0;
@@ -815,7 +723,7 @@ static void group_params(lua_State* L, int index,
   static const char* const fields[] = {"count", "priority", "label", NULL};
   lua_Integer count = 0;
   if (lua_type(L, index) == LUA_TTABLE) {
-    check_fields(L, index, fields, "count, priority, label");
+    dclua_check_options(L, index, fields);
     params->priority = opt_priority(L, index);
     params->label = opt_label(L, index);  // stays on the stack
     lua_getfield(L, index, "count");
@@ -882,25 +790,19 @@ typedef struct group_wait_t {
   uint64_t timeout_ns;
 } group_wait_t;
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 // Syncs every stream within one timeout in all, as dc_stream_group_sync
 // does, but over retained streams: a Lua callback run during the wait may
 // close the group.
 static dc_status_t wait_group(void* p) {
   group_wait_t* w = p;
   bool infinite = w->timeout_ns == DC_TIMEOUT_INFINITE;
-  uint64_t start = now_ns();
+  uint64_t start = dclua_now_ns();
   dc_status_t first = DC_OK;
   char message[1024] = "";
   for (size_t i = 0; i < w->count; ++i) {
     uint64_t left = DC_TIMEOUT_INFINITE;
     if (!infinite) {
-      uint64_t spent = now_ns() - start;
+      uint64_t spent = dclua_now_ns() - start;
       left = spent < w->timeout_ns ? w->timeout_ns - spent : 0;
     }
     dc_status_t st = dc_stream_sync(w->streams[i], left);
@@ -919,7 +821,7 @@ static dc_status_t wait_group(void* p) {
 static int group_sync(lua_State* L) {
   dc_stream_group_t* group = check_group(L, 1);
   group_wait_t w = {.count = dc_stream_group_size(group),
-                    .timeout_ns = opt_timeout_ns(L, 2)};
+                    .timeout_ns = dclua_opt_timeout_ns(L, 2)};
   for (size_t i = 0; i < w.count; ++i) {
     w.streams[i] = dc_stream_group_stream(group, i);
     refuse_own_stream(L, w.streams[i], "group:sync");
@@ -971,22 +873,16 @@ static int group_len(lua_State* L) {
 // [-0, +0, -]  g:close(); also __gc and __close: the group's streams stay
 // usable through the dc.stream objects the script holds.
 static int group_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_GROUP);
-  dc_stream_group_t* group = box->p;
-  box->p = NULL;
-  dc_stream_group_release(group);
+  dc_stream_group_release(dclua_box_take(L, 1, DCLUA_GROUP));
   return 0;
 }
 
 // [-1, +1, -]  tostring(g) -> "dc.group: 4 streams"
 static int group_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_GROUP);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.group (closed)");
-  } else {
-    lua_pushfstring(L, "dc.group: %d streams",
-                    (int)dc_stream_group_size(box->p));
-  }
+  dc_stream_group_t* group = dclua_box_for_tostring(L, 1, DCLUA_GROUP);
+  if (group == NULL) return 1;  // "dc.group (closed)"
+  lua_pushfstring(L, "dc.group: %d streams",
+                  (int)dc_stream_group_size(group));
   return 1;
 }
 
@@ -1011,10 +907,10 @@ static int token_cancel(lua_State* L) {
 
 // [-2, +1, e]  tok.cancelled -> boolean, or a method
 static int token_index(lua_State* L) {
-  if (dclua_push_method(L)) return 1;
+  const char* key = dclua_index_key(L);
+  if (key == NULL) return 1;  // a method
   dc_cancel_token_t* token = check_token(L, 1);
-  const char* key = lua_tostring(L, 2);
-  if (key != NULL && strcmp(key, "cancelled") == 0) {
+  if (strcmp(key, "cancelled") == 0) {
     lua_pushboolean(L, dc_cancel_token_is_cancelled(token));
   } else {
     lua_pushnil(L);
@@ -1024,22 +920,16 @@ static int token_index(lua_State* L) {
 
 // [-0, +0, -]  tok:close(); also __gc and __close
 static int token_close(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_TOKEN);
-  dc_cancel_token_t* token = box->p;
-  box->p = NULL;
-  dc_cancel_token_release(token);
+  dc_cancel_token_release(dclua_box_take(L, 1, DCLUA_TOKEN));
   return 0;
 }
 
 // [-1, +1, -]  tostring(tok) -> "dc.token: active" | "dc.token: cancelled"
 static int token_tostring(lua_State* L) {
-  dclua_box_t* box = luaL_checkudata(L, 1, DCLUA_TOKEN);
-  if (box->p == NULL) {
-    lua_pushliteral(L, "dc.token (closed)");
-  } else {
-    lua_pushstring(L, dc_cancel_token_is_cancelled(box->p)
-                          ? "dc.token: cancelled" : "dc.token: active");
-  }
+  dc_cancel_token_t* token = dclua_box_for_tostring(L, 1, DCLUA_TOKEN);
+  if (token == NULL) return 1;  // "dc.token (closed)"
+  lua_pushstring(L, dc_cancel_token_is_cancelled(token)
+                        ? "dc.token: cancelled" : "dc.token: active");
   return 1;
 }
 

@@ -15,36 +15,6 @@
 
 #define NS_PER_MS 1e6
 
-static void set_integer(lua_State* L, const char* key, uint64_t value) {
-  lua_pushinteger(L, (lua_Integer)value);
-  lua_setfield(L, -2, key);
-}
-
-static void set_number(lua_State* L, const char* key, double value) {
-  lua_pushnumber(L, (lua_Number)value);
-  lua_setfield(L, -2, key);
-}
-
-// Raises unless every key of the options table at |index| is one of
-// |allowed| (NULL-terminated): a misspelt option must not be ignored.
-static void check_option_names(lua_State* L, int index,
-                               const char* const* allowed) {
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    const char* key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-                                                     : NULL;
-    bool known = false;
-    for (size_t i = 0; key != NULL && allowed[i] != NULL; ++i) {
-      known |= strcmp(key, allowed[i]) == 0;
-    }
-    if (!known) {
-      luaL_argerror(L, index, lua_pushfstring(L, "unknown option '%s'",
-                                              luaL_tolstring(L, -1, NULL)));
-    }
-  }
-}
-
 // Reads the integer option |key| (absent: |fallback|) of the table at
 // |index|, which must lie in [|min|, |max|].
 static lua_Integer opt_integer_field(lua_State* L, int index, const char* key,
@@ -70,32 +40,32 @@ static lua_Integer opt_integer_field(lua_State* L, int index, const char* key,
 // Pushes one kernel's timing: the count and times in milliseconds.
 static void push_timing(lua_State* L, const dc_timing_stats_t* s) {
   lua_createtable(L, 0, 8);
-  set_integer(L, "count", s->count);
-  set_number(L, "total_ms", s->total_ns / NS_PER_MS);
-  set_number(L, "mean_ms", s->mean_ns / NS_PER_MS);
-  set_number(L, "min_ms", s->min_ns / NS_PER_MS);
-  set_number(L, "max_ms", s->max_ns / NS_PER_MS);
-  set_number(L, "p50_ms", s->p50_ns / NS_PER_MS);
-  set_number(L, "p95_ms", s->p95_ns / NS_PER_MS);
-  set_number(L, "p99_ms", s->p99_ns / NS_PER_MS);
+  dclua_set_integer(L, "count", s->count);
+  dclua_set_number(L, "total_ms", s->total_ns / NS_PER_MS);
+  dclua_set_number(L, "mean_ms", s->mean_ns / NS_PER_MS);
+  dclua_set_number(L, "min_ms", s->min_ns / NS_PER_MS);
+  dclua_set_number(L, "max_ms", s->max_ns / NS_PER_MS);
+  dclua_set_number(L, "p50_ms", s->p50_ns / NS_PER_MS);
+  dclua_set_number(L, "p95_ms", s->p95_ns / NS_PER_MS);
+  dclua_set_number(L, "p99_ms", s->p99_ns / NS_PER_MS);
 }
 
 // Sets the fields of |c| into the table at the top of the stack.
 static void set_counters(lua_State* L, const dc_counters_t* c) {
-  set_integer(L, "dispatches", c->dispatches);
-  set_integer(L, "copies", c->copies);
-  set_integer(L, "bytes_copied", c->bytes_copied);
-  set_integer(L, "fills", c->fills);
-  set_integer(L, "host_callbacks", c->host_callbacks);
-  set_integer(L, "events_recorded", c->events_recorded);
-  set_integer(L, "event_waits", c->event_waits);
-  set_integer(L, "commands_failed", c->commands_failed);
-  set_integer(L, "commands_skipped", c->commands_skipped);
-  set_integer(L, "commands_cancelled", c->commands_cancelled);
-  set_integer(L, "pool_hits", c->pool_hits);
-  set_integer(L, "pool_misses", c->pool_misses);
-  set_integer(L, "event_pool_hits", c->event_pool_hits);
-  set_integer(L, "event_pool_misses", c->event_pool_misses);
+  dclua_set_integer(L, "dispatches", c->dispatches);
+  dclua_set_integer(L, "copies", c->copies);
+  dclua_set_integer(L, "bytes_copied", c->bytes_copied);
+  dclua_set_integer(L, "fills", c->fills);
+  dclua_set_integer(L, "host_callbacks", c->host_callbacks);
+  dclua_set_integer(L, "events_recorded", c->events_recorded);
+  dclua_set_integer(L, "event_waits", c->event_waits);
+  dclua_set_integer(L, "commands_failed", c->commands_failed);
+  dclua_set_integer(L, "commands_skipped", c->commands_skipped);
+  dclua_set_integer(L, "commands_cancelled", c->commands_cancelled);
+  dclua_set_integer(L, "pool_hits", c->pool_hits);
+  dclua_set_integer(L, "pool_misses", c->pool_misses);
+  dclua_set_integer(L, "event_pool_hits", c->event_pool_hits);
+  dclua_set_integer(L, "event_pool_misses", c->event_pool_misses);
 }
 
 // Pushes { [name] = timing, ... } for every kernel that has run. Walks
@@ -163,16 +133,16 @@ static dc_status_t profile_step(void* user_data) {
 static void push_profile(lua_State* L, const dc_profile_result_t* r,
                          bool with_work) {
   lua_createtable(L, 0, 10);
-  set_integer(L, "runs", r->iterations);
-  set_number(L, "mean_ms", r->mean_ns / NS_PER_MS);
-  set_number(L, "stddev_ms", r->stddev_ns / NS_PER_MS);
-  set_number(L, "min_ms", r->min_ns / NS_PER_MS);
-  set_number(L, "max_ms", r->max_ns / NS_PER_MS);
-  set_number(L, "p50_ms", r->p50_ns / NS_PER_MS);
-  set_number(L, "p95_ms", r->p95_ns / NS_PER_MS);
-  set_number(L, "p99_ms", r->p99_ns / NS_PER_MS);
-  set_number(L, "per_second", r->calls_per_second);
-  if (with_work) set_number(L, "work_per_second", r->work_per_second);
+  dclua_set_integer(L, "runs", r->iterations);
+  dclua_set_number(L, "mean_ms", r->mean_ns / NS_PER_MS);
+  dclua_set_number(L, "stddev_ms", r->stddev_ns / NS_PER_MS);
+  dclua_set_number(L, "min_ms", r->min_ns / NS_PER_MS);
+  dclua_set_number(L, "max_ms", r->max_ns / NS_PER_MS);
+  dclua_set_number(L, "p50_ms", r->p50_ns / NS_PER_MS);
+  dclua_set_number(L, "p95_ms", r->p95_ns / NS_PER_MS);
+  dclua_set_number(L, "p99_ms", r->p99_ns / NS_PER_MS);
+  dclua_set_number(L, "per_second", r->calls_per_second);
+  if (with_work) dclua_set_number(L, "work_per_second", r->work_per_second);
 }
 
 // Reads dc.profile's options at |index| (a table or nil) into |params|;
@@ -184,8 +154,7 @@ static bool check_profile_options(lua_State* L, int index,
   params->warmup = 1;
   params->work_per_call = 0.0;
   if (lua_isnoneornil(L, index)) return false;
-  luaL_checktype(L, index, LUA_TTABLE);
-  check_option_names(L, index, allowed);
+  dclua_check_options(L, index, allowed);
   params->iterations =
       (uint32_t)opt_integer_field(L, index, "runs", 10, 1, 100000000);
   params->warmup =

@@ -54,4 +54,41 @@ function t.raises(code, pattern, fn, ...)
   return err
 end
 
+-- Makes a new empty directory and returns its path.
+function t.tmpdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  return dir
+end
+
+-- Returns the bytes of the file |path|.
+function t.read_file(path)
+  local f = assert(io.open(path, "rb"))
+  local bytes = f:read("a")
+  f:close()
+  return bytes
+end
+
+-- Writes |bytes| to the file |path| and returns |path|.
+function t.write_file(path, bytes)
+  local f = assert(io.open(path, "wb"))
+  f:write(bytes)
+  f:close()
+  return path
+end
+
+-- Runs the script |path| in a child runner sandboxed to the directory
+-- |box| (made here), with |box| as its argument, and returns what it
+-- printed (stderr included).
+function t.run_sandboxed(box, path)
+  assert(os.execute("mkdir -p '" .. box .. "'"))
+  local runner = assert(arg[-1], "the runner's path in arg[-1]")
+  local p = io.popen(("'%s' --sandbox='%s' '%s' '%s' 2>&1"):format(
+    runner, box, path, box))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
 return t

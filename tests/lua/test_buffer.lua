@@ -395,9 +395,7 @@ local function test_out_of_memory()
     if arg[i] then exe = arg[i] end
   end
   if not exe or not os.execute("true") then return end
-  local script = os.tmpname()
-  local f = assert(io.open(script, "w"))
-  f:write([[
+  local script = t.write_file(os.tmpname(), [[
     local dc = require("dc")
     collectgarbage("stop")
     for i = 1, 40 do dc.buffer("u8", 16 * 2 ^ 20) end
@@ -405,7 +403,6 @@ local function test_out_of_memory()
     assert(not ok and err.code == "OUT_OF_MEMORY", tostring(err))
     print("child: ok")
   ]])
-  f:close()
   local p = io.popen(("DC_MEMORY_BUDGET=64M %q %q 2>&1"):format(exe, script))
   local out = p:read("a")
   local ok = p:close()

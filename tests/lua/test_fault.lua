@@ -225,16 +225,13 @@ t.check(alloc(), "no rule was left behind by the failures")
 
 -- Rules from DC_FAULTS have the first ids, and clear removes them too.
 do
-  local child = os.tmpname()
-  local f = assert(io.open(child, "w"))
-  f:write([[
+  local child = t.write_file(os.tmpname(), [[
     local dc = require("dc")
     local ok, err = pcall(dc.buffer, "f32", 4)
     print(err.code, dc.fault.stats(1).injected, dc.fault.stats(2).matched)
     dc.fault.clear()
     print(pcall(dc.buffer, "f32", 4))
   ]])
-  f:close()
   local runner = assert(arg[-1], "the runner's path in arg[-1]")
   local p = io.popen(("DC_FAULTS='alloc:nth=1; launch:nth=5' '%s' '%s' 2>&1")
                      :format(runner, child))

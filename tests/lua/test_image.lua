@@ -5,24 +5,12 @@ package.path = arg[0]:match("^(.-)[^/]*$") .. "?.lua;" .. package.path
 local t = require("support")
 local dc = require("dc")
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
+local dir = t.tmpdir()
 local function path(name) return dir .. "/" .. name end
-
 local function write_file(name, bytes)
-  local f = assert(io.open(path(name), "wb"))
-  f:write(bytes)
-  f:close()
-  return path(name)
+  return t.write_file(path(name), bytes)
 end
-
-local function read_file(p)
-  local f = assert(io.open(p, "rb"))
-  local bytes = f:read("a")
-  f:close()
-  return bytes
-end
+local read_file = t.read_file
 
 local function same_list(a, b, what)
   t.equal(#a, #b, what .. ": length")
@@ -321,7 +309,6 @@ end
 -- Inside the runner's sandbox only the allowed directory is writable.
 do
   local box = path("box")
-  assert(os.execute("mkdir -p '" .. box .. "'"))
   local child = write_file("child.lua", [[
     local dc = require("dc")
     local box = ...
@@ -331,12 +318,8 @@ do
     dc.image.save_pgm(box .. "/inside.pgm", { 7 }, 1, 1)
     print(dc.image.load_pgm(box .. "/inside.pgm").pixels[1])
   ]])
-  local runner = assert(arg[-1], "the runner's path in arg[-1]")
-  local p = io.popen(("'%s' --sandbox='%s' '%s' '%s' 2>&1"):format(
-    runner, box, child, box))
-  local out = p:read("a")
-  p:close()
-  t.equal(out, "PERMISSION_DENIED\n7\n", "sandboxed save_pgm")
+  t.equal(t.run_sandboxed(box, child), "PERMISSION_DENIED\n7\n",
+          "sandboxed save_pgm")
   t.check(io.open(path("outside.pgm")) == nil, "nothing written outside")
 end
 

@@ -278,22 +278,16 @@ t.raises(nil, "table expected", dev.compile, dev, "x", 5)
 t.raises("NOT_FOUND", "no device", dc.compile, "x", { device = "cuda:9" })
 
 -- compile_file: messages keep the file's name, line and column.
-local path = os.tmpname()
-local f = assert(io.open(path, "w"))
-f:write("__kernel void k(__global float* a) {\n  a[0] = 2.0f\n}\n")
-f:close()
+local path = t.write_file(os.tmpname(),
+  "__kernel void k(__global float* a) {\n  a[0] = 2.0f\n}\n")
 t.raises("COMPILE", path .. ":3:", dev.compile_file, dev, path)
-f = assert(io.open(path, "w"))
-f:write("__kernel void k(__global float* a) { a[0] = V; }\n")
-f:close()
+t.write_file(path, "__kernel void k(__global float* a) { a[0] = V; }\n")
 local fp = dev:compile_file(path, { defines = { V = 9 } })
 fp.k({ grid = 1 }, db)
 t.equal(read(db)[1], 9, "compile_file")
 t.equal(#dc.compile_file(path, { defines = { V = 1 }, device = dev }), 1,
         "dc.compile_file")
-f = assert(io.open(path, "w"))
-f:write("__kernel void k(__global float* a) { a[0] = V }\n")
-f:close()
+t.write_file(path, "__kernel void k(__global float* a) { a[0] = V }\n")
 t.raises("COMPILE", "renamed.cl:1:", dev.compile_file, dev, path,
          { name = "renamed.cl", defines = { V = 1 } })
 os.remove(path)

@@ -12,16 +12,8 @@ local counter_names = {
   "event_pool_misses",
 }
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
-
-local function read_file(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("a")
-  f:close()
-  return text
-end
+local dir = t.tmpdir()
+local read_file = t.read_file
 
 --===-- Counters --------------------------------------------------------===--
 
@@ -201,10 +193,7 @@ do
 
   -- Inside the runner's sandbox only the allowed directory is writable.
   local box = dir .. "/box"
-  assert(os.execute("mkdir -p '" .. box .. "'"))
-  local child = dir .. "/child.lua"
-  local f = assert(io.open(child, "w"))
-  f:write([[
+  local child = t.write_file(dir .. "/child.lua", [[
     local dc = require("dc")
     local box = ...
     local ok, err = pcall(dc.trace.write, box .. "/../outside.json")
@@ -212,13 +201,8 @@ do
     dc.trace.write(box .. "/inside.json")
     print("inside")
   ]])
-  f:close()
-  local runner = assert(arg[-1], "the runner's path in arg[-1]")
-  local p = io.popen(("'%s' --sandbox='%s' '%s' '%s' 2>&1"):format(
-    runner, box, child, box))
-  local out = p:read("a")
-  p:close()
-  t.equal(out, "PERMISSION_DENIED\ninside\n", "sandboxed trace.write")
+  t.equal(t.run_sandboxed(box, child), "PERMISSION_DENIED\ninside\n",
+          "sandboxed trace.write")
   t.check(io.open(dir .. "/outside.json") == nil, "nothing written outside")
   t.check(io.open(box .. "/inside.json") ~= nil, "written inside")
 end
