@@ -310,6 +310,14 @@ dc_buffer_t* dclua_test_buffer(lua_State* L, int index);  // NULL if not one
 // [-0, +1, m]
 void dclua_push_buffer(lua_State* L, dc_buffer_t* buffer);
 
+// Creates a buffer of |params| on |device| and pushes it as a dc.buffer,
+// as dev:buffer does: when the device is out of memory it collects garbage
+// buffers and, if that freed any, tries once more; the new bytes are
+// accounted to the collector. Raises the core's error on failure.
+// [-0, +1, e]
+dc_buffer_t* dclua_push_new_buffer(lua_State* L, dc_device_t* device,
+                                   const dc_buffer_params_t* params);
+
 //===-- Kernels, arguments and launch shapes (l_kernel.c, l_args.c) -----===//
 
 dc_kernel_t* dclua_check_kernel(lua_State* L, int index);

@@ -423,11 +423,9 @@ static bool worth_collecting(dc_status_t status) {
          strncmp(dc_last_error(), injected, sizeof(injected) - 1) != 0;
 }
 
-// Creates the buffer into the closed |box| on the top of the stack. Out
-// of memory, it collects garbage and, if that released any buffer, tries
-// again once.
-static void create_into(lua_State* L, dclua_box_t* box, dc_device_t* device,
-                        const dc_buffer_params_t* params) {
+dc_buffer_t* dclua_push_new_buffer(lua_State* L, dc_device_t* device,
+                                   const dc_buffer_params_t* params) {
+  dclua_box_t* box = dclua_box_new(L, DCLUA_BUFFER, 1);
   create_t call = {device, params, (dc_buffer_t**)&box->p};
   dc_status_t status = dclua_wait(L, create_call, &call);
   if (worth_collecting(status)) {
@@ -443,6 +441,8 @@ static void create_into(lua_State* L, dclua_box_t* box, dc_device_t* device,
     }
   }
   DCLUA_CHECK(L, status);
+  pressure_add(L, accounted_bytes(box->p));
+  return box->p;
 }
 
 // Fills the new buffer from the value at |init|: zeros for a length, the
@@ -478,10 +478,7 @@ static int new_buffer(lua_State* L, const char* fn, dc_device_t* device,
   if (lua_type(L, arg + 1) == LUA_TTABLE) {
     elements = table_to_elements(L, arg + 1, params.dtype, params.length, fn);
   }
-  dclua_box_t* box = dclua_box_new(L, DCLUA_BUFFER, 1);
-  create_into(L, box, device, &params);
-  fill_new(L, box->p, arg + 1, elements);
-  pressure_add(L, accounted_bytes(box->p));
+  fill_new(L, dclua_push_new_buffer(L, device, &params), arg + 1, elements);
   return 1;
 }
 

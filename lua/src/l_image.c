@@ -197,36 +197,8 @@ static void store_element(dc_dtype_t dtype, void* dst, size_t i,
   }
 }
 
-typedef struct create_t {
-  dc_device_t* device;
-  const dc_buffer_params_t* params;
-  dc_buffer_t* buffer;
-} create_t;
-
-// dc_buffer_create may wait for queued work to free memory, and that work
-// may need the Lua thread (a host function), so it runs under dclua_wait.
-static dc_status_t create_call(void* user_data) {
-  create_t* c = user_data;
-  return dc_buffer_create(c->device, c->params, &c->buffer);
-}
-
-// Creates a buffer as l_buffer.c does: short of memory, it collects the
-// garbage buffers and tries once more.
-static dc_buffer_t* create_buffer(lua_State* L, dc_device_t* device,
-                                  const dc_buffer_params_t* params) {
-  create_t call = {.device = device, .params = params};
-  dc_status_t st = dclua_wait(L, create_call, &call);
-  if (st == DC_ERR_OUT_OF_MEMORY) {
-    lua_gc(L, LUA_GCCOLLECT, 0);
-    st = dclua_wait(L, create_call, &call);
-  }
-  DCLUA_CHECK(L, st);
-  return call.buffer;
-}
-
 // Pushes a dc.buffer of out->dtype holding the samples. The host copy is
-// a userdata (freed by the GC if anything raises); the buffer is released
-// on every path that does not hand it over.
+// a userdata, freed by the GC like the new buffer if anything raises.
 static void push_buffer(lua_State* L, const image_t* img,
                         const output_t* out, const char* label) {
   if (img->maxval > dtype_max(out->dtype)) {
@@ -241,14 +213,9 @@ static void push_buffer(lua_State* L, const image_t* img,
   }
   dc_buffer_params_t params = {.dtype = out->dtype, .length = n,
                                .label = label};
-  dc_buffer_t* buffer = create_buffer(L, out->device, &params);
-  dc_status_t st = dc_buffer_write(buffer, 0, host, n);
-  if (st != DC_OK) {
-    dc_buffer_release(buffer);
-    dclua_raise(L, st);
-  }
-  lua_pop(L, 1);
-  dclua_push_buffer(L, buffer);
+  dc_buffer_t* buffer = dclua_push_new_buffer(L, out->device, &params);
+  DCLUA_CHECK(L, dc_buffer_write(buffer, 0, host, n));
+  lua_remove(L, -2);  // the host copy
 }
 
 // Pushes { width, height, maxval, pixels } for |img| in the form |out|.
