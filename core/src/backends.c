@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "backends/cuda/cuda_internal.h"
 #include "context_internal.h"
 
 #define MAX_BACKENDS 16
@@ -19,7 +20,9 @@ dc_status_t dc_backend_register(const dc_backend_t* backend) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: a backend needs a name and an enumerate function", fn);
   }
-  if (strcmp(backend->name, "cpu") == 0 || strcmp(backend->name, "all") == 0) {
+  static const char* const kReserved[] = {"cpu", "cuda", "all"};
+  for (size_t i = 0; i < sizeof(kReserved) / sizeof(kReserved[0]); ++i) {
+    if (strcmp(backend->name, kReserved[i]) != 0) continue;
     return DC_FAIL(DC_ERR_ALREADY_EXISTS, "%s: '%s' is a reserved name", fn,
                    backend->name);
   }
@@ -62,7 +65,8 @@ static dc_status_t check_backend_list(const char* list) {
   for (const char* p = list; *p;) {
     const char* comma = strchr(p, ',');
     size_t item = comma ? (size_t)(comma - p) : strlen(p);
-    bool known = item == 3 && strncmp(p, "cpu", 3) == 0;
+    bool known = (item == 3 && strncmp(p, "cpu", 3) == 0) ||
+                 (item == 4 && strncmp(p, "cuda", 4) == 0);
     for (size_t i = 0; i < registry_count && !known; ++i) {
       known = strlen(registry[i].name) == item &&
               strncmp(p, registry[i].name, item) == 0;
@@ -78,7 +82,8 @@ static dc_status_t check_backend_list(const char* list) {
 }
 
 dc_status_t dc__backends_enumerate(dc_context_t* ctx, const char* enabled) {
-  // The CPU comes first, so it is always device 0.
+  // The CPU comes first, so it is always device 0; then the built-in GPU
+  // backends, then the registered ones.
   DC_RETURN_IF_ERROR(dc__cpu_enumerate(ctx, NULL));
   pthread_mutex_lock(&registry_lock);
   size_t count = registry_count;
@@ -86,6 +91,9 @@ dc_status_t dc__backends_enumerate(dc_context_t* ctx, const char* enabled) {
   memcpy(backends, registry, sizeof(backends[0]) * count);
   dc_status_t status = check_backend_list(enabled);
   pthread_mutex_unlock(&registry_lock);
+  if (status == DC_OK && list_has(enabled, "cuda")) {
+    status = dc__cuda_enumerate(ctx);
+  }
   for (size_t i = 0; i < count && status == DC_OK; ++i) {
     if (!list_has(enabled, backends[i].name)) continue;
     status = backends[i].enumerate(ctx, backends[i].user_data);

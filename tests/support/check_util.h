@@ -9,6 +9,7 @@
 #define DC_CHECK_UTIL_H_
 
 #include <check.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -16,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "dc/backend.h"
 #include "dc/dc.h"
@@ -144,6 +148,144 @@ static inline dc_memory_pool_stats_t dc_test_pool_stats(dc_device_t* device) {
   DC_CK_OK(dc_memory_pool_stats(device, &stats));
   return stats;
 }
+
+//===-- Device under test -----------------------------------------------===//
+//
+// The device-generic suites (docs/testing.md lists them) run their tests
+// on the device that the environment variable DC_TEST_DEVICE names: an
+// exact name ("cpu", "cpu:1", "cuda:0") or a backend's name ("cuda": its
+// first device), as dc_context_find_device() reads it; "cpu" when unset or
+// empty. CTest runs each such suite as unit.<suite> on the CPU and again
+// as cuda.<suite> on a GPU. Their main() is DC_CHECK_DEVICE_MAIN, which
+// exits with DC_TEST_SKIPPED, and CTest reports the test as skipped, when
+// the device is not there. Tests that are about the CPU backend itself
+// (its compiler, execution modes, native kernels, the fake backend) stay
+// on the CPU, in test cases that a suite adds only when
+// dc_test_device_is_the_cpu().
+
+// The exit status that CTest's SKIP_RETURN_CODE turns into "Skipped".
+#define DC_TEST_SKIPPED 77
+
+// Set by DC_CHECK_DEVICE_MAIN. Any other suite runs everything on the
+// CPU, whatever DC_TEST_DEVICE says, so that the variable set for a whole
+// ctest run changes only the device-generic suites.
+static bool dc_test_device_generic;
+
+// The name of the device under test.
+static inline const char* dc_test_device_name(void) {
+  const char* name = getenv("DC_TEST_DEVICE");
+  if (!dc_test_device_generic || name == NULL || name[0] == '\0') {
+    return "cpu";
+  }
+  return name;
+}
+
+// True when the device under test is the CPU device "cpu" (device 0),
+// the default. Suites add their CPU-only test cases only then: those use
+// device 0 whatever is under test, so any other run would only repeat
+// them. Decided by the name alone, as suite functions call this before
+// any context exists.
+static inline bool dc_test_device_is_the_cpu(void) {
+  return strcmp(dc_test_device_name(), "cpu") == 0;
+}
+
+// The device under test in |ctx|. DC_CHECK_DEVICE_MAIN has checked that
+// contexts have it, so a miss here is a failure, not a skip.
+static inline dc_device_t* dc_test_device(dc_context_t* ctx) {
+  dc_device_t* device = NULL;
+  DC_CK_OK(dc_context_find_device(ctx, dc_test_device_name(), &device));
+  ck_assert_ptr_nonnull(device);
+  return device;
+}
+
+// Writes the names of |ctx|'s devices, comma-separated, into |out|.
+static inline void dc_test_device_list(dc_context_t* ctx, char* out,
+                                       size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < dc_context_device_count(ctx); ++i) {
+    dc_device_t* device = NULL;
+    if (dc_context_device(ctx, i, &device) != DC_OK || used >= size) break;
+    int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "",
+                     dc_device_name(device));
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+}
+
+// The child's half of dc_test_device_present(): exits with 0 when a
+// context of the tests' environment has the device under test, else
+// prints why and exits with DC_TEST_SKIPPED (or 1 when no context can be
+// made at all).
+static inline void dc_test_probe_device_and_exit(void) {
+  dc_test_clear_env();  // as the tests' fixtures do
+  dc_context_params_t params = dc_test_quiet_params();
+  dc_context_t* ctx = NULL;
+  if (dc_context_create(&params, &ctx) != DC_OK) {
+    printf("DC_TEST_DEVICE=%s: cannot create a context: %s\n",
+           dc_test_device_name(), dc_last_error());
+    fflush(stdout);
+    _exit(1);
+  }
+  dc_device_t* device = NULL;
+  int status = 0;
+  if (dc_context_find_device(ctx, dc_test_device_name(), &device) != DC_OK) {
+    char devices[512];
+    dc_test_device_list(ctx, devices, sizeof(devices));
+    printf("DC_TEST_DEVICE=%s: no such device here (devices: %s): "
+           "skipped\n", dc_test_device_name(), devices);
+    status = DC_TEST_SKIPPED;
+  }
+  dc_context_release(ctx);
+  fflush(stdout);
+  _exit(status);
+}
+
+// Returns 0 when the device under test exists, else the status main()
+// should exit with: DC_TEST_SKIPPED when it does not, EXIT_FAILURE when
+// the check itself failed. The CPU always exists. Any other device is
+// looked for in a child process, because a GPU driver that the parent
+// initialised is unusable in the children that Check forks for its tests.
+static inline int dc_test_device_present(void) {
+  if (strcmp(dc_test_device_name(), "cpu") == 0) return 0;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0) {
+    perror("DC_TEST_DEVICE: fork");
+    return EXIT_FAILURE;
+  }
+  if (child == 0) dc_test_probe_device_and_exit();
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      perror("DC_TEST_DEVICE: waitpid");
+      return EXIT_FAILURE;
+    }
+  }
+  if (!WIFEXITED(status)) {
+    printf("DC_TEST_DEVICE=%s: looking for the device crashed (status "
+           "%d)\n", dc_test_device_name(), status);
+    return EXIT_FAILURE;
+  }
+  int code = WEXITSTATUS(status);
+  return code == 0 || code == DC_TEST_SKIPPED ? code : EXIT_FAILURE;
+}
+
+// DC_CHECK_MAIN for a device-generic suite: exits with DC_TEST_SKIPPED
+// (having printed one line saying so) when the device under test is not
+// there, before the suite is even made.
+#define DC_CHECK_DEVICE_MAIN(suite_fn)                        \
+  int main(void) {                                            \
+    dc_test_device_generic = true;                            \
+    int dc_absent_ = dc_test_device_present();                \
+    if (dc_absent_ != 0) return dc_absent_;                   \
+    SRunner* dc_runner_ = srunner_create(suite_fn());         \
+    srunner_run_all(dc_runner_, CK_NORMAL);                   \
+    int dc_failed_ = srunner_ntests_failed(dc_runner_);       \
+    srunner_free(dc_runner_);                                 \
+    return dc_failed_ == 0 ? EXIT_SUCCESS : EXIT_FAILURE;     \
+  }
 
 //===-- Capturing log sink ----------------------------------------------===//
 //

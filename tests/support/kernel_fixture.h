@@ -8,9 +8,12 @@
 // test file takes only what it uses.
 //
 // The fixture's state and the helpers the suites call on nearly every line
-// keep short names: ctx, cpu and cache_dir; try_build, build_on, build,
-// kernel_of, expect_mode, host, buffer_from and SENTINEL. A suite sets the
-// fixture up with
+// keep short names: ctx, cpu, dut and cache_dir; try_build, build_on,
+// build, kernel_of, expect_mode, expect_dut_mode, host, contents,
+// buffer_from, buffer_on and SENTINEL. |dut| is the device under test
+// (check_util.h): device-generic tests make their programs and buffers on
+// it and read results back with contents(), never host(), which only
+// host-visible memory has. A suite sets the fixture up with
 //
 //   Suite* s = dc_test_kernel_suite("name", "dc-check-name");
 //   TCase* core = dc_test_kernel_tcase(s, "core");
@@ -19,6 +22,7 @@
 #define DC_KERNEL_FIXTURE_H_
 
 #include <ftw.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,10 +60,28 @@ static inline void dc_test_remove_tree(const char* dir) {
 //===-- Fixture ---------------------------------------------------------===//
 
 // The running test's kernel cache directory, and its context on it with
-// that context's CPU device.
+// that context's CPU device and device under test (the same device when
+// the device under test is the CPU).
 static char cache_dir[512];
 static dc_context_t* ctx;
 static dc_device_t* cpu;
+static dc_device_t* dut;
+
+// Buffers read back by contents() for the running test, newest first; the
+// teardown frees them.
+typedef struct dc_test_copy_t {
+  struct dc_test_copy_t* next;
+  max_align_t data[];  // aligned for every dtype
+} dc_test_copy_t;
+static dc_test_copy_t* dc_test_copies;
+
+static inline void dc_test_free_copies(void) {
+  while (dc_test_copies != NULL) {
+    dc_test_copy_t* next = dc_test_copies->next;
+    free(dc_test_copies);
+    dc_test_copies = next;
+  }
+}
 
 // Each test case's tests keep their caches under one directory,
 // $TMPDIR/<prefix>-XXXXXX (the prefix given to dc_test_kernel_suite), made
@@ -115,6 +137,7 @@ static inline void dc_test_kernel_setup(void) {
   ck_assert_ptr_nonnull(mkdtemp(cache_dir));
   ctx = dc_test_kernel_context(NULL);
   cpu = dc_test_cpu(ctx);
+  dut = dc_test_device(ctx);
 }
 
 // Asserts that the test released every buffer, program and kernel it made,
@@ -125,6 +148,8 @@ static inline void dc_test_kernel_teardown(void) {
   dc_context_release(ctx);
   ctx = NULL;
   cpu = NULL;
+  dut = NULL;
+  dc_test_free_copies();
   dc_test_remove_tree(cache_dir);
   cache_dir[0] = '\0';
 }
@@ -203,6 +228,19 @@ static inline void expect_mode(dc_kernel_t* k, const char* execution) {
                 info.execution, execution);
 }
 
+// True when the test's device under test is a CPU device.
+static inline bool dut_is_cpu(void) {
+  return dc_device_info(dut)->kind == DC_DEVICE_KIND_CPU;
+}
+
+// expect_mode for a kernel built on the device under test: on a CPU it
+// runs as |cpu_execution|; another device runs every kernel its own way,
+// which its backend names after itself ("cuda").
+static inline void expect_dut_mode(dc_kernel_t* k,
+                                   const char* cpu_execution) {
+  expect_mode(k, dut_is_cpu() ? cpu_execution : dc_device_info(dut)->backend);
+}
+
 // The buffer's memory (CPU buffers are host memory).
 static inline void* host(dc_buffer_t* b) {
   void* p = NULL;
@@ -210,12 +248,39 @@ static inline void* host(dc_buffer_t* b) {
   return p;
 }
 
+// A copy of |b|'s elements as they are now, read through dc_buffer_read
+// so that it works for every device and storage mode; it stays valid (and
+// unchanged: read again after the next dispatch) until the test ends.
+static inline void* contents(dc_buffer_t* b) {
+  size_t bytes = dc_buffer_size_bytes(b);
+  dc_test_copy_t* copy = malloc(sizeof(*copy) + bytes);
+  ck_assert_ptr_nonnull(copy);
+  copy->next = dc_test_copies;
+  dc_test_copies = copy;
+  DC_CK_OK(dc_buffer_read(b, 0, copy->data, dc_buffer_length(b)));
+  return copy->data;
+}
+
+// A buffer on |device| holding the |n| |values| of |dtype|.
+static inline dc_buffer_t* buffer_on(dc_device_t* device, dc_dtype_t dtype,
+                                     size_t n, const void* values) {
+  dc_buffer_t* b = dc_test_buffer_new(device, dtype, n, "values");
+  DC_CK_OK(dc_buffer_write(b, 0, values, n));
+  return b;
+}
+
 // A buffer on the test's CPU holding the |n| |values| of |dtype|.
 static inline dc_buffer_t* buffer_from(dc_dtype_t dtype, size_t n,
                                        const void* values) {
-  dc_buffer_t* b = dc_test_buffer_new(cpu, dtype, n, "values");
-  DC_CK_OK(dc_buffer_write(b, 0, values, n));
-  return b;
+  return buffer_on(cpu, dtype, n, values);
+}
+
+// Sets every byte of |b| to |byte| (a sentinel that shows the elements a
+// kernel did not write), on any device.
+static inline void fill_bytes(dc_buffer_t* b, unsigned char byte) {
+  unsigned char element[16];
+  memset(element, byte, sizeof(element));
+  DC_CK_OK(dc_buffer_fill(b, 0, dc_buffer_length(b), element));
 }
 
 //===-- Matrices --------------------------------------------------------===//

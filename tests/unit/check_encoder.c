@@ -2,6 +2,9 @@
 // refused binding, grid and validation errors, what bound buffers and
 // streams it keeps alive, the history ring, statistics, moving to another
 // stream, and NULL handling.
+//
+// Device-generic: encoders record onto streams of the device under test
+// (check_util.h); the "cpu" test case pairs the CPU with a fake GPU.
 // SPDX-License-Identifier: MIT
 
 #include "kernel_fixture.h"
@@ -41,19 +44,19 @@ static dc_encoder_t* new_encoder(dc_stream_t* stream) {
 }
 
 static dc_buffer_t* f32_buffer(size_t n, float value) {
-  dc_buffer_t* b = dc_test_buffer_new(cpu, DC_DTYPE_F32, n, "encoder");
+  dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_F32, n, "encoder");
   DC_CK_OK(dc_buffer_fill(b, 0, n, &value));
   return b;
 }
 
 static dc_buffer_t* i32_buffer(size_t n, int32_t value) {
-  dc_buffer_t* b = dc_test_buffer_new(cpu, DC_DTYPE_I32, n, "encoder");
+  dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_I32, n, "encoder");
   DC_CK_OK(dc_buffer_fill(b, 0, n, &value));
   return b;
 }
 
 static void expect_f32(dc_buffer_t* b, size_t from, size_t to, float want) {
-  const float* v = host(b);
+  const float* v = contents(b);
   for (size_t i = from; i < to; ++i) {
     ck_assert_msg(v[i] == want, "element %zu is %g, expected %g", i, v[i],
                   want);
@@ -61,7 +64,7 @@ static void expect_f32(dc_buffer_t* b, size_t from, size_t to, float want) {
 }
 
 static void expect_i32(dc_buffer_t* b, size_t n, int32_t want) {
-  const int32_t* v = host(b);
+  const int32_t* v = contents(b);
   for (size_t i = 0; i < n; ++i) {
     ck_assert_msg(v[i] == want, "element %zu is %d, expected %d", i, v[i],
                   want);
@@ -92,8 +95,8 @@ static dc_encoder_stats_t stats_of(const dc_encoder_t* e) {
 //===-- core: binding and dispatching -----------------------------------===//
 
 START_TEST(test_encoder_binds_by_index_and_by_name) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
-  dc_stream_t* s = new_stream(cpu);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   dc_buffer_t* x = f32_buffer(256, 1.0f);
 
@@ -166,7 +169,7 @@ END_TEST
 START_TEST(test_encoder_validate_takes_no_autotuning_turn) {
   dc_test_kernel_options_t o = {.autotune = true};
   dc_context_t* c = dc_test_kernel_context(&o);
-  dc_device_t* d = dc_test_cpu(c);
+  dc_device_t* d = dc_test_device(c);
   dc_program_t* p = build_on(d, "encoder.cl", kSource, NULL);
   dc_kernel_t* inc = kernel_of(p, "inc");
   dc_stream_t* s = new_stream(d);
@@ -191,7 +194,7 @@ START_TEST(test_encoder_validate_takes_no_autotuning_turn) {
   DC_CK_OK(dc_kernel_tuned_group_size(inc, 1, &global, local));
   ck_assert_uint_eq(global % local[0], 0);
   expect_live_buffers(c, 1);
-  const int32_t* v = host(b);
+  const int32_t* v = contents(b);
   for (int i = 0; i < 4096; ++i) ck_assert_int_eq(v[i], 50);
   dc_encoder_destroy(e);
   dc_buffer_release(b);
@@ -204,9 +207,9 @@ END_TEST
 //===-- errors: refused bindings ----------------------------------------===//
 
 START_TEST(test_encoder_rejects_bad_arguments) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
   dc_kernel_t* scale = kernel_of(p, "scale");
-  dc_stream_t* s = new_stream(cpu);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   dc_buffer_t* x = f32_buffer(64, 1.0f);
   dc_buffer_t* ints = i32_buffer(64, 0);
@@ -268,15 +271,17 @@ START_TEST(test_encoder_rejects_bad_arguments) {
   DC_CK_FAIL(dc_encoder_set_arg(e, 0, &a), DC_ERR_INVALID_ARGUMENT,
              "the buffer is NULL or released");
 
-  // A buffer of another device: the CPU of another context.
+  // A buffer of another device: the same device of another context.
   dc_context_t* other = dc_test_kernel_context(NULL);
-  dc_buffer_t* far = dc_test_buffer_new(dc_test_cpu(other), DC_DTYPE_F32, 8,
-                                        "far");
+  dc_buffer_t* far = dc_test_buffer_new(dc_test_device(other), DC_DTYPE_F32,
+                                        8, "far");
   a = dc_arg_buffer(far);
-  DC_CK_FAIL(dc_encoder_set_arg(e, 0, &a), DC_ERR_INVALID_ARGUMENT,
-             "dc_encoder_set_arg: kernel 'scale': argument 0 'x' (__global "
-             "float*): the buffer lives on cpu, the kernel on cpu; copy it "
-             "first");
+  char want[200];
+  snprintf(want, sizeof(want),
+           "dc_encoder_set_arg: kernel 'scale': argument 0 'x' (__global "
+           "float*): the buffer lives on %s, the kernel on %s; copy it "
+           "first", dc_device_name(dut), dc_device_name(dut));
+  DC_CK_FAIL(dc_encoder_set_arg(e, 0, &a), DC_ERR_INVALID_ARGUMENT, want);
   dc_buffer_release(far);
   dc_context_release(other);
 
@@ -323,32 +328,55 @@ END_TEST
 //===-- errors: kernels and streams of other devices --------------------===//
 
 START_TEST(test_encoder_rejects_kernels_of_another_device) {
-  dc_stream_t* s = new_stream(cpu);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
-  // The CPU of another context is another device.
+  const char* name = dc_device_name(dut);
+  // The same device of another context is another device.
   dc_context_t* other = dc_test_kernel_context(NULL);
-  dc_program_t* far = build_on(dc_test_cpu(other), "encoder.cl", kSource,
-                               NULL);
+  dc_device_t* other_dut = dc_test_device(other);
+  dc_program_t* far = build_on(other_dut, "encoder.cl", kSource, NULL);
+  char want[160];
+  snprintf(want, sizeof(want),
+           "dc_encoder_set_kernel: kernel 'scale' lives on %s, the stream "
+           "on %s", name, name);
   DC_CK_FAIL(dc_encoder_set_kernel(e, kernel_of(far, "scale")),
-             DC_ERR_INVALID_ARGUMENT,
-             "dc_encoder_set_kernel: kernel 'scale' lives on cpu, the stream "
-             "on cpu");
+             DC_ERR_INVALID_ARGUMENT, want);
   DC_CK_FAIL(dc_encoder_validate(e), DC_ERR_FAILED_PRECONDITION,
              "no kernel selected");
 
   // A kernel selected: the encoder may move only to its device.
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
   DC_CK_OK(dc_encoder_set_kernel(e, kernel_of(p, "scale")));
-  dc_stream_t* far_stream = new_stream(dc_test_cpu(other));
+  dc_stream_t* far_stream = new_stream(other_dut);
+  snprintf(want, sizeof(want),
+           "dc_encoder_set_stream: kernel 'scale' lives on %s, the stream "
+           "on %s", name, name);
   DC_CK_FAIL(dc_encoder_set_stream(e, far_stream), DC_ERR_INVALID_ARGUMENT,
-             "dc_encoder_set_stream: kernel 'scale' lives on cpu, the stream "
-             "on cpu");
+             want);
   // The kernel of the other device, after moving there.
   dc_encoder_t* e2 = new_encoder(far_stream);
   DC_CK_OK(dc_encoder_set_kernel(e2, kernel_of(far, "inc")));
+  snprintf(want, sizeof(want), "kernel 'inc' lives on %s", name);
   DC_CK_FAIL(dc_encoder_set_kernel(e2, kernel_of(p, "inc")),
-             DC_ERR_INVALID_ARGUMENT, "kernel 'inc' lives on cpu");
+             DC_ERR_INVALID_ARGUMENT, want);
   dc_encoder_destroy(e2);
+
+  // Another device of the same context: the CPU, when it is not the
+  // device under test (the "cpu" test case does this with a fake GPU).
+  if (dut != cpu) {
+    dc_stream_t* cpu_stream = new_stream(cpu);
+    DC_CK_FAIL(dc_encoder_set_stream(e, cpu_stream), DC_ERR_INVALID_ARGUMENT,
+               "dc_encoder_set_stream: kernel 'scale' lives on ");
+    DC_CK_ERROR_HAS(", the stream on cpu");
+    e2 = new_encoder(cpu_stream);
+    snprintf(want, sizeof(want),
+             "dc_encoder_set_kernel: kernel 'scale' lives on %s, the stream "
+             "on cpu", name);
+    DC_CK_FAIL(dc_encoder_set_kernel(e2, kernel_of(p, "scale")),
+               DC_ERR_INVALID_ARGUMENT, want);
+    dc_encoder_destroy(e2);
+    dc_stream_release(cpu_stream);
+  }
 
   dc_encoder_destroy(e);
   dc_stream_release(far_stream);
@@ -356,9 +384,12 @@ START_TEST(test_encoder_rejects_kernels_of_another_device) {
   dc_program_release(far);
   dc_program_release(p);
   dc_context_release(other);
+}
+END_TEST
 
-  // A device of another kind in one context: a kernel on the CPU, a
-  // stream on a fake GPU.
+// CPU only: a device of another kind in one context: a kernel on the CPU,
+// a stream on a fake GPU.
+START_TEST(test_encoder_rejects_kernels_of_a_fake_device) {
   dc_context_params_t params = dc_test_quiet_params();
   params.kernel_cache_dir = cache_dir;
   dc_context_t* fakes = dc_test_context_with_fakes(&params, 1);
@@ -368,7 +399,7 @@ START_TEST(test_encoder_rejects_kernels_of_another_device) {
                               NULL);
   dc_stream_t* fake_stream = new_stream(fake);
   dc_stream_t* cpu_stream = new_stream(dc_test_cpu(fakes));
-  e = new_encoder(fake_stream);
+  dc_encoder_t* e = new_encoder(fake_stream);
   DC_CK_FAIL(dc_encoder_set_kernel(e, kernel_of(fp, "scale")),
              DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_set_kernel: kernel 'scale' lives on cpu, the stream "
@@ -393,8 +424,8 @@ END_TEST
 //===-- errors: grids ---------------------------------------------------===//
 
 START_TEST(test_encoder_rejects_bad_grids) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
-  dc_stream_t* s = new_stream(cpu);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   size_t sizes[3] = {16, 4, 2};
 
@@ -446,9 +477,9 @@ END_TEST
 //===-- errors: validation ----------------------------------------------===//
 
 START_TEST(test_encoder_validate_names_what_is_missing) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
   dc_kernel_t* scale = kernel_of(p, "scale");
-  dc_stream_t* s = new_stream(cpu);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   dc_buffer_t* x = f32_buffer(16, 1.0f);
 
@@ -488,14 +519,17 @@ START_TEST(test_encoder_validate_names_what_is_missing) {
   DC_CK_FAIL(dc_encoder_dispatch(e), DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_dispatch: kernel 'scale': global size 10 of "
              "dimension 0 is not a multiple of the work-group size 4");
-  group = 2048;
+  // Twice the largest group the device allows (2048 on the CPU).
+  group = 2 * (size_t)dc_device_info(dut)->max_work_group_size;
   DC_CK_OK(dc_encoder_set_group(e, &group));
-  set_grid1(e, 4096);  // resets the group to the engine's choice
+  set_grid1(e, 2 * group);  // resets the group to the engine's choice
   DC_CK_OK(dc_encoder_validate(e));
   DC_CK_OK(dc_encoder_set_group(e, &group));
-  DC_CK_FAIL(dc_encoder_dispatch(e), DC_ERR_INVALID_ARGUMENT,
-             "dc_encoder_dispatch: kernel 'scale': a work-group of 2048 "
-             "work-items is more than cpu allows");
+  char want[160];
+  snprintf(want, sizeof(want),
+           "dc_encoder_dispatch: kernel 'scale': a work-group of %zu "
+           "work-items is more than %s allows", group, dc_device_name(dut));
+  DC_CK_FAIL(dc_encoder_dispatch(e), DC_ERR_INVALID_ARGUMENT, want);
 
   // Every change of geometry is checked again, also after a dispatch
   // passed: the group, the grid and __local sizes.
@@ -526,11 +560,14 @@ START_TEST(test_encoder_validate_names_what_is_missing) {
   a = dc_arg_local(16 * sizeof(int32_t));
   DC_CK_OK(dc_encoder_set_arg(e, 1, &a));
   DC_CK_OK(dc_encoder_dispatch(e));
-  a = dc_arg_local(dc_device_info(cpu)->local_memory_size + 1);
+  a = dc_arg_local(dc_device_info(dut)->local_memory_size + 1);
   DC_CK_OK(dc_encoder_set_arg(e, 1, &a));  // one argument alone is fine
   DC_CK_FAIL(dc_encoder_dispatch(e), DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_dispatch: kernel 'with_local' needs ");
-  DC_CK_ERROR_HAS("bytes of __local memory per work-group; cpu has");
+  snprintf(want, sizeof(want),
+           "bytes of __local memory per work-group; %s has",
+           dc_device_name(dut));
+  DC_CK_ERROR_HAS(want);
   sync_stream(s);
   expect_i32(o, 64, 1);
 
@@ -567,8 +604,8 @@ END_TEST
 //===-- lifecycle: references -------------------------------------------===//
 
 START_TEST(test_encoder_rebinding_releases_the_previous_buffer) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
-  dc_stream_t* s = new_stream(cpu);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   DC_CK_OK(dc_encoder_set_kernel(e, kernel_of(p, "inc")));
   dc_buffer_t* b1 = i32_buffer(8, 0);
@@ -627,7 +664,7 @@ START_TEST(test_encoder_destroy_with_bindings_leaks_nothing) {
   params.kernel_cache_dir = cache_dir;
   params.allocator = dc_test_allocator(&counter);
   dc_context_t* c = dc_test_context_new(&params);
-  dc_device_t* d = dc_test_cpu(c);
+  dc_device_t* d = dc_test_device(c);
   dc_program_t* p = build_on(d, "encoder.cl", kSource, NULL);
   dc_stream_t* s = new_stream(d);
 
@@ -676,8 +713,8 @@ END_TEST
 //===-- core: history, statistics, streams ------------------------------===//
 
 START_TEST(test_encoder_history_wraps_around) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
-  dc_stream_t* s = new_stream(cpu);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = new_encoder(s);
   dc_encoder_record_t r;
   DC_CK_FAIL(dc_encoder_history(e, 0, &r), DC_ERR_OUT_OF_RANGE,
@@ -760,9 +797,9 @@ START_TEST(test_encoder_history_wraps_around) {
 END_TEST
 
 START_TEST(test_encoder_set_stream_moves_later_dispatches) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
-  dc_stream_t* s1 = new_stream(cpu);
-  dc_stream_t* s2 = new_stream(cpu);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
+  dc_stream_t* s1 = new_stream(dut);
+  dc_stream_t* s2 = new_stream(dut);
   ck_assert_uint_ne(dc_stream_id(s1), dc_stream_id(s2));
   dc_encoder_t* e = new_encoder(s1);
   dc_buffer_t* c = i32_buffer(32, 0);
@@ -814,9 +851,9 @@ END_TEST
 //===-- errors: NULL ----------------------------------------------------===//
 
 START_TEST(test_encoder_null_handling) {
-  dc_program_t* p = build("encoder.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "encoder.cl", kSource, NULL);
   dc_kernel_t* scale = kernel_of(p, "scale");
-  dc_stream_t* s = new_stream(cpu);
+  dc_stream_t* s = new_stream(dut);
   dc_encoder_t* e = SENTINEL;
   dc_arg_t a = dc_arg_f32(1.0f);
   size_t sizes[3] = {4, 4, 4};
@@ -907,7 +944,13 @@ static Suite* encoder_suite(void) {
   tcase_add_test(lifecycle,
                  test_encoder_rebinding_releases_the_previous_buffer);
   tcase_add_test(lifecycle, test_encoder_destroy_with_bindings_leaks_nothing);
+
+  // The CPU with the fake backend's GPU: the CPU only.
+  if (dc_test_device_is_the_cpu()) {
+    TCase* cpu_only = dc_test_kernel_tcase(s, "cpu");
+    tcase_add_test(cpu_only, test_encoder_rejects_kernels_of_a_fake_device);
+  }
   return s;
 }
 
-DC_CHECK_MAIN(encoder_suite)
+DC_CHECK_DEVICE_MAIN(encoder_suite)

@@ -1,6 +1,9 @@
 // check_graph.c: execution graphs: dependencies (explicit and from buffer
 // access), validation, runs on stream groups, replay, nested graphs,
 // subflows, indirect dispatch, failure, cancellation and reports.
+//
+// Device-generic: every kernel, buffer and stream group is on the device
+// under test (check_util.h).
 // SPDX-License-Identifier: MIT
 #include <time.h>
 
@@ -37,12 +40,12 @@ static dc_graph_t* new_graph(const char* name, dc_error_mode_t mode) {
 static dc_stream_group_t* new_group(size_t count) {
   dc_stream_group_params_t p = {.count = count, .label = "g"};
   dc_stream_group_t* grp = NULL;
-  DC_CK_OK(dc_stream_group_create(cpu, &p, &grp));
+  DC_CK_OK(dc_stream_group_create(dut, &p, &grp));
   return grp;
 }
 
 static dc_buffer_t* ints(size_t n, const char* label) {
-  return dc_test_buffer_new(cpu, DC_DTYPE_I32, n, label);
+  return dc_test_buffer_new(dut, DC_DTYPE_I32, n, label);
 }
 
 static char dot[65536];
@@ -114,7 +117,7 @@ static dc_status_t sleep_50ms(void* arg) {
 
 static void setup(void) {
   dc_test_kernel_setup();
-  program = build("graph.cl", kKernels, NULL);
+  program = build_on(dut, "graph.cl", kKernels, NULL);
 }
 
 static void teardown(void) {
@@ -265,12 +268,13 @@ START_TEST(test_graph_runs_and_replays_with_new_arguments) {
   dc_buffer_t* a = ints(N, "a");
   dc_buffer_t* a2 = ints(N, "a2");
   dc_buffer_t* b = ints(N, "b");
-  int32_t* ha = host(a);
-  int32_t* ha2 = host(a2);
+  int32_t ha[N], ha2[N];
   for (int i = 0; i < N; ++i) {
     ha[i] = i;
     ha2[i] = 2 * i;
   }
+  DC_CK_OK(dc_buffer_write(a, 0, ha, N));
+  DC_CK_OK(dc_buffer_write(a2, 0, ha2, N));
   int zero = 0;
   dc_dispatch_t grid = {.dims = 1, .global = {N}};
   dc_arg_t args[3] = {dc_arg_buffer(a), dc_arg_buffer(b), dc_arg_i32(1)};
@@ -281,13 +285,14 @@ START_TEST(test_graph_runs_and_replays_with_new_arguments) {
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
-  const int32_t* hb = host(b);
+  const int32_t* hb = contents(b);
   for (int i = 0; i < N; ++i) ck_assert_int_eq(hb[i], 4 * i + 4);
   dc_arg_t k5 = dc_arg_i32(5), in2 = dc_arg_buffer(a2);
   DC_CK_OK(dc_graph_exec_set_arg(e, "step2", 2, &k5));
   DC_CK_OK(dc_graph_exec_set_arg(e, "step1", 0, &in2));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   // step1: 0*3 + 2i + 1; step2: 3(2i + 1) + i + 5.
+  hb = contents(b);
   for (int i = 0; i < N; ++i) ck_assert_int_eq(hb[i], 7 * i + 8);
   // Same shapes only.
   dc_buffer_t* short_b = ints(N / 2, "short");
@@ -455,7 +460,7 @@ END_TEST
 
 START_TEST(test_graph_indirect_dispatch_reads_its_grid) {
   dc_graph_t* g = new_graph("indirect", 0);
-  dc_buffer_t* grid_buf = dc_test_buffer_new(cpu, DC_DTYPE_U32, 4, "grid");
+  dc_buffer_t* grid_buf = dc_test_buffer_new(dut, DC_DTYPE_U32, 4, "grid");
   dc_buffer_t* hits = ints(1, "hits");
   int zero = 0;
   dc_dispatch_t one = {.dims = 1, .global = {1}};
@@ -472,7 +477,7 @@ START_TEST(test_graph_indirect_dispatch_reads_its_grid) {
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
-  ck_assert_int_eq(((int32_t*)host(hits))[0], 37);
+  ck_assert_int_eq(((int32_t*)contents(hits))[0], 37);
   // A zero grid fails the op when it runs.
   dc_arg_t zero_size = dc_arg_u32(0);
   DC_CK_OK(dc_graph_exec_set_arg(e, "size", 1, &zero_size));
@@ -789,8 +794,8 @@ START_TEST(test_graph_random_dags_match_sequential_runs) {
     DC_CK_OK(dc_graph_instantiate(g, grp, &e));
     DC_CK_OK(dc_graph_exec_run(e, NULL));
     for (int i = 0; i < RANDOM_BUFFERS; ++i) {
-      const int32_t* got = host(bufs[i]);
-      const int32_t* want = host(ref[i]);
+      const int32_t* got = contents(bufs[i]);
+      const int32_t* want = contents(ref[i]);
       for (int j = 0; j < RANDOM_LEN; ++j) {
         ck_assert_msg(got[j] == want[j],
                       "trial %llu (%d ops): buffer %d [%d] = %d, sequential "
@@ -865,7 +870,7 @@ START_TEST(test_graph_survives_every_allocation_failing) {
   params.kernel_cache_dir = cache_dir;
   params.allocator = dc_test_allocator(&counter);
   dc_context_t* c = dc_test_context_new(&params);
-  dc_device_t* d = dc_test_cpu(c);
+  dc_device_t* d = dc_test_device(c);
   dc_program_t* p = build_on(d, "graph.cl", kKernels, NULL);
   dc_kernel_t* add = kernel_of(p, "add");
   dc_buffer_t* a = dc_test_buffer_new(d, DC_DTYPE_I32, 16, "a");
@@ -917,7 +922,7 @@ START_TEST(test_graph_rejects_bad_input) {
              DC_ERR_INVALID_ARGUMENT, "unknown error mode 9");
   g = new_graph(NULL, 0);
   dc_buffer_t* b = ints(8, "b");
-  dc_buffer_t* f = dc_test_buffer_new(cpu, DC_DTYPE_F32, 8, "f");
+  dc_buffer_t* f = dc_test_buffer_new(dut, DC_DTYPE_F32, 8, "f");
   int zero = 0;
   DC_CK_FAIL(dc_graph_host(g, "", fail_op, NULL, NULL),
              DC_ERR_INVALID_ARGUMENT, "the op needs a name");
@@ -1003,4 +1008,4 @@ static Suite* graph_suite(void) {
   return s;
 }
 
-DC_CHECK_MAIN(graph_suite)
+DC_CHECK_DEVICE_MAIN(graph_suite)

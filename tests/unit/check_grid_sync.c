@@ -3,6 +3,11 @@
 // the residency rule and its message, the engine's group choice, and the
 // failures that must not hang (a bounds-check fault while other groups
 // wait, a sync not reached by every group, a dispatch from a pool body).
+//
+// Device-generic: the kernels run on the device under test (check_util.h),
+// whose max_cooperative_groups sets the residency limit; on the CPU that
+// is the context's THREADS, and the tests check the exact group choices
+// too. The "cpu" test case is about the CPU's worker pool.
 // SPDX-License-Identifier: MIT
 #include "kernel_fixture.h"
 
@@ -10,12 +15,13 @@
 #include "dc/worker_pool.h"
 
 // Every test runs its kernels on a context of this many threads, so that
-// the residency limit is known (and above the test machine's cores, which
-// also exercises the barrier's sleeping path).
+// the CPU's residency limit is known (and above the test machine's cores,
+// which also exercises the barrier's sleeping path).
 #define THREADS 4
 
+// The tests' context and its device under test.
 static dc_context_t* gctx;
-static dc_device_t* gcpu;
+static dc_device_t* gdev;
 
 static void grid_setup(void) {
   dc_test_kernel_setup();
@@ -23,7 +29,18 @@ static void grid_setup(void) {
   p.kernel_cache_dir = cache_dir;
   p.thread_count = THREADS;
   gctx = dc_test_context_new(&p);
-  gcpu = dc_test_cpu(gctx);
+  gdev = dc_test_device(gctx);
+}
+
+// True when the device under test is a CPU, whose limit is THREADS.
+static bool on_cpu(void) {
+  return dc_device_info(gdev)->kind == DC_DEVICE_KIND_CPU;
+}
+
+// How many work-groups of one cooperative dispatch the device keeps
+// resident at once.
+static size_t resident_limit(void) {
+  return dc_device_info(gdev)->max_cooperative_groups;
 }
 
 static void grid_teardown(void) {
@@ -31,12 +48,12 @@ static void grid_teardown(void) {
   ck_assert_uint_eq(dc_context_report_leaks(gctx), 0);
   dc_context_release(gctx);
   gctx = NULL;
-  gcpu = NULL;
+  gdev = NULL;
   dc_test_kernel_teardown();
 }
 
 static dc_buffer_t* ints(size_t n) {
-  dc_buffer_t* b = dc_test_buffer_new(gcpu, DC_DTYPE_I32, n, "grid");
+  dc_buffer_t* b = dc_test_buffer_new(gdev, DC_DTYPE_I32, n, "grid");
   int32_t zero = 0;
   DC_CK_OK(dc_buffer_fill(b, 0, n, &zero));
   return b;
@@ -106,7 +123,7 @@ static void check_exchange(dc_kernel_t* k, size_t n, size_t local,
                       dc_arg_i32(rounds)};
   dc_dispatch_t g = grid1(n, local);
   DC_CK_OK(dc_kernel_dispatch(k, &g, args, 3));
-  const int32_t* o = host(out);
+  const int32_t* o = contents(out);
   for (size_t i = 0; i < n; ++i) {
     int64_t want = 0;
     for (int r = 0; r < rounds; ++r) {
@@ -120,9 +137,9 @@ static void check_exchange(dc_kernel_t* k, size_t n, size_t local,
 }
 
 START_TEST(test_grid_sync_exchanges_across_groups) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "exchange");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   // Four groups of 64, and of 1 (private values per work-item matter
   // less), and one group (the barrier of a single thread).
   for (int rep = 0; rep < 10; ++rep) check_exchange(k, 256, 64, 5);
@@ -134,9 +151,9 @@ START_TEST(test_grid_sync_exchanges_across_groups) {
 END_TEST
 
 START_TEST(test_grid_sync_in_a_helper_runs_on_fibers) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "exchange_fibers");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   for (int rep = 0; rep < 5; ++rep) check_exchange(k, 64, 16, 4);
   dc_program_release(p);
 }
@@ -164,13 +181,13 @@ static const char kReduce[] =
     "}\n";
 
 START_TEST(test_grid_sync_reduces_the_whole_grid_in_one_kernel) {
-  dc_program_t* p = build_on(gcpu, "reduce.cl", kReduce, NULL);
+  dc_program_t* p = build_on(gdev, "reduce.cl", kReduce, NULL);
   dc_kernel_t* k = kernel_of(p, "reduce");
   const size_t n = 1024, local = 256;
   dc_buffer_t* x = ints(n);
   dc_buffer_t* partial = ints(n / local);
   dc_buffer_t* total = ints(1);
-  int32_t* xs = host(x);
+  int32_t xs[1024];
   uint64_t seed = 7;
   for (int rep = 0; rep < 20; ++rep) {
     int64_t want = 0;
@@ -178,11 +195,12 @@ START_TEST(test_grid_sync_reduces_the_whole_grid_in_one_kernel) {
       xs[i] = (int32_t)(dc_test_rand(&seed) % 2001) - 1000;
       want += xs[i];
     }
+    DC_CK_OK(dc_buffer_write(x, 0, xs, n));
     dc_arg_t args[4] = {dc_arg_buffer(x), dc_arg_buffer(partial),
                         dc_arg_buffer(total), dc_arg_local(local * 4)};
     dc_dispatch_t g = grid1(n, local);
     DC_CK_OK(dc_kernel_dispatch(k, &g, args, 4));
-    ck_assert_int_eq(((int32_t*)host(total))[0], want);
+    ck_assert_int_eq(((int32_t*)contents(total))[0], want);
   }
   dc_buffer_release(x);
   dc_buffer_release(partial);
@@ -194,10 +212,14 @@ END_TEST
 //===-- Reflection and device info --------------------------------------===//
 
 START_TEST(test_grid_sync_reflection_and_device_info) {
-  const dc_device_info_t* info = dc_device_info(gcpu);
-  ck_assert_uint_eq(info->max_cooperative_groups, THREADS);
-  ck_assert_uint_eq(info->max_cooperative_groups, info->worker_threads);
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  const dc_device_info_t* info = dc_device_info(gdev);
+  if (on_cpu()) {  // one group per worker thread
+    ck_assert_uint_eq(info->max_cooperative_groups, THREADS);
+    ck_assert_uint_eq(info->max_cooperative_groups, info->worker_threads);
+  } else {  // these tests need a device that runs cooperative kernels
+    ck_assert_uint_gt(info->max_cooperative_groups, 0);
+  }
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   struct {
     const char* name;
     bool grid;
@@ -229,7 +251,7 @@ START_TEST(test_grid_sync_must_be_a_statement) {
   };
   for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); ++i) {
     dc_program_t* p = SENTINEL;
-    DC_CK_FAIL(try_build(gcpu, "sync.cl", kCases[i].source, NULL, &p),
+    DC_CK_FAIL(try_build(gdev, "sync.cl", kCases[i].source, NULL, &p),
                DC_ERR_COMPILE, kCases[i].message);
     ck_assert_ptr_null(p);
   }
@@ -238,35 +260,56 @@ END_TEST
 
 //===-- Residency -------------------------------------------------------===//
 
+// The limit is the device's (THREADS on the CPU): groups of 64 past it
+// are refused, as is any grid larger than the limit's groups of the
+// largest size can hold; the engine's own choice for a grid that fits
+// does fit.
 START_TEST(test_grid_sync_refuses_grids_that_cannot_be_resident) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "exchange");
-  dc_buffer_t* a = ints(4096);
-  dc_buffer_t* out = ints(4096);
+  const size_t limit = resident_limit();
+  const size_t largest = dc_device_info(gdev)->max_work_group_size;
+  const size_t n = 64 * (limit + 1);  // 320 on the CPU
+  dc_buffer_t* a = ints(n);
+  dc_buffer_t* out = ints(n);
   dc_arg_t args[3] = {dc_arg_buffer(a), dc_arg_buffer(out), dc_arg_i32(1)};
-  dc_dispatch_t g = grid1(4096, 64);
+  dc_dispatch_t g = grid1(n, 64);
+  char want[256];
+  snprintf(want, sizeof(want),
+           "dc_kernel_dispatch: kernel 'exchange' synchronises its grid "
+           "(dc_grid_sync) but its %zu work-groups cannot all be resident "
+           "on %s at once (at most %zu); use fewer, larger groups",
+           limit + 1, dc_device_name(gdev), limit);
   DC_CK_FAIL(dc_kernel_dispatch(k, &g, args, 3), DC_ERR_INVALID_ARGUMENT,
-             "dc_kernel_dispatch: kernel 'exchange' synchronises its grid "
-             "(dc_grid_sync) but its 64 work-groups cannot all be resident "
-             "on cpu at once (at most 4); use fewer, larger groups");
-  // Left to the engine, 4096 work-items need groups of 1024: they fit.
-  g = grid1(4096, 0);
+             want);
+  // Left to the engine, the same work-items make fewer, larger groups:
+  // they fit.
+  g = grid1(n, 0);
   DC_CK_OK(dc_kernel_dispatch(k, &g, args, 3));
-  // 8192 cannot fit in four groups of at most 1024 work-items.
-  dc_buffer_t* big = ints(8192);
+  // Twice what the limit's groups of the largest size hold cannot fit
+  // (8192 on the CPU: 8 groups of 1024, at most 4).
+  const size_t too_many = 2 * limit * largest;
+  dc_buffer_t* big = ints(too_many);
   args[0] = args[1] = dc_arg_buffer(big);
-  g = grid1(8192, 0);
+  g = grid1(too_many, 0);
+  snprintf(want, sizeof(want),
+           "work-groups cannot all be resident on %s at once (at most %zu)",
+           dc_device_name(gdev), limit);
   DC_CK_FAIL(dc_kernel_dispatch(k, &g, args, 3), DC_ERR_INVALID_ARGUMENT,
-             "its 8 work-groups cannot all be resident on cpu at once (at "
-             "most 4)");
+             want);
+  if (on_cpu()) {
+    DC_CK_ERROR_HAS("its 8 work-groups cannot all be resident on");
+  }
   // Streams check the same, when the command is queued.
   dc_stream_t* s = NULL;
-  DC_CK_OK(dc_stream_create(gcpu, NULL, &s));
-  g = grid1(4096, 64);
+  DC_CK_OK(dc_stream_create(gdev, NULL, &s));
+  g = grid1(n, 64);
   args[0] = dc_arg_buffer(a);
   args[1] = dc_arg_buffer(out);
+  snprintf(want, sizeof(want), "its %zu work-groups cannot all be resident",
+           limit + 1);
   DC_CK_FAIL(dc_stream_dispatch(s, k, &g, args, 3), DC_ERR_INVALID_ARGUMENT,
-             "its 64 work-groups cannot all be resident");
+             want);
   dc_stream_release(s);
   dc_buffer_release(big);
   dc_buffer_release(a);
@@ -283,26 +326,45 @@ static void run_shape(dc_kernel_t* k, uint32_t dims, size_t g0, size_t g1,
   dc_arg_t arg = dc_arg_buffer(o);
   dc_dispatch_t g = {.dims = dims, .global = {g0, g1}};
   DC_CK_OK(dc_kernel_dispatch(k, &g, &arg, 1));
-  memcpy(seen, host(o), 3 * sizeof(int32_t));
+  DC_CK_OK(dc_buffer_read(o, 0, seen, 3));
   dc_buffer_release(o);
 }
 
+// Asserts that the groups |seen| (local sizes and group count) of a 1-D
+// grid of |global| work-items fit the device and cover the grid.
+static void expect_fits(const int32_t seen[3], size_t global) {
+  ck_assert_int_ge(seen[2], 1);
+  ck_assert_uint_le((size_t)seen[2], resident_limit());
+  ck_assert_uint_le((size_t)seen[0],
+                    dc_device_info(gdev)->max_work_group_size);
+  ck_assert_uint_eq((size_t)seen[0] * (size_t)seen[2], global);
+}
+
 START_TEST(test_grid_sync_engine_chooses_groups_that_fit) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "shape");
   int32_t seen[3];
-  run_shape(k, 1, 4096, 1, seen);  // one group of 1024 per thread
-  ck_assert_int_eq(seen[0], 1024);
-  ck_assert_int_eq(seen[2], 4);
-  run_shape(k, 1, 1000, 1, seen);  // 250 is the divisor that fits
-  ck_assert_int_eq(seen[0], 250);
-  ck_assert_int_eq(seen[2], 4);
-  run_shape(k, 1, 6, 1, seen);  // a small grid: groups of 2 make 3
-  ck_assert_int_le(seen[2], THREADS);
-  ck_assert_int_eq(seen[0] * seen[2], 6);
+  // As many groups as can be resident, each as large as it may be.
+  const size_t full = resident_limit() *
+                      dc_device_info(gdev)->max_work_group_size;
+  run_shape(k, 1, full, 1, seen);  // on the CPU, 4096: 4 groups of 1024
+  expect_fits(seen, full);
+  run_shape(k, 1, 1000, 1, seen);
+  expect_fits(seen, 1000);
+  if (on_cpu()) {  // one group of 1024 per thread; 250 fits 1000
+    run_shape(k, 1, 4096, 1, seen);
+    ck_assert_int_eq(seen[0], 1024);
+    ck_assert_int_eq(seen[2], 4);
+    run_shape(k, 1, 1000, 1, seen);
+    ck_assert_int_eq(seen[0], 250);
+    ck_assert_int_eq(seen[2], 4);
+  }
+  run_shape(k, 1, 6, 1, seen);  // a small grid (on the CPU: 3 groups of 2)
+  expect_fits(seen, 6);
   run_shape(k, 2, 64, 64, seen);  // dimension 1 grows too
-  ck_assert_int_le(seen[2], THREADS);
-  ck_assert_int_le(seen[0] * seen[1], 1024);
+  ck_assert_uint_le((size_t)seen[2], resident_limit());
+  ck_assert_uint_le((size_t)(seen[0] * seen[1]),
+                    dc_device_info(gdev)->max_work_group_size);
   ck_assert_int_eq(64 % seen[0], 0);
   ck_assert_int_eq(64 % seen[1], 0);
   ck_assert_int_eq(seen[0] * seen[1] * seen[2], 64 * 64);
@@ -316,7 +378,7 @@ START_TEST(test_grid_sync_autotuned_sizes_fit) {
   params.thread_count = THREADS;
   params.autotune = true;
   dc_context_t* tuned = dc_test_context_new(&params);
-  dc_device_t* dev = dc_test_cpu(tuned);
+  dc_device_t* dev = dc_test_device(tuned);
   dc_program_t* p = build_on(dev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "exchange");
   dc_buffer_t* a = dc_test_buffer_new(dev, DC_DTYPE_I32, 512, "a");
@@ -326,7 +388,8 @@ START_TEST(test_grid_sync_autotuned_sizes_fit) {
   for (int i = 0; i < 8; ++i) DC_CK_OK(dc_kernel_dispatch(k, &g, args, 3));
   size_t local[3];
   DC_CK_OK(dc_kernel_tuned_group_size(k, 1, g.global, local));
-  ck_assert_uint_le(512 / local[0], THREADS);
+  ck_assert_uint_le(512 / local[0],
+                    dc_device_info(dev)->max_cooperative_groups);
   dc_buffer_release(a);
   dc_buffer_release(out);
   dc_program_release(p);
@@ -334,6 +397,7 @@ START_TEST(test_grid_sync_autotuned_sizes_fit) {
 }
 END_TEST
 
+// CPU only: a pool of one thread keeps one group resident.
 START_TEST(test_grid_sync_single_thread_pool_runs_one_group) {
   dc_context_params_t params = dc_test_quiet_params();
   params.kernel_cache_dir = cache_dir;
@@ -348,7 +412,7 @@ START_TEST(test_grid_sync_single_thread_pool_runs_one_group) {
   dc_arg_t args[3] = {dc_arg_buffer(a), dc_arg_buffer(out), dc_arg_i32(3)};
   dc_dispatch_t g = grid1(64, 0);
   DC_CK_OK(dc_kernel_dispatch(k, &g, args, 3));
-  const int32_t* o = host(out);
+  const int32_t* o = contents(out);
   ck_assert_int_eq(o[0], 63 * 3 * 3 + 0 + 1 + 2 + 3000);
   g = grid1(64, 32);
   DC_CK_FAIL(dc_kernel_dispatch(k, &g, args, 3), DC_ERR_INVALID_ARGUMENT,
@@ -364,17 +428,17 @@ END_TEST
 //===-- Streams and nested dispatches -------------------------------------===//
 
 START_TEST(test_grid_sync_runs_from_a_stream) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_kernel_t* k = kernel_of(p, "exchange");
   dc_buffer_t* a = ints(256);
   dc_buffer_t* out = ints(256);
   dc_arg_t args[3] = {dc_arg_buffer(a), dc_arg_buffer(out), dc_arg_i32(2)};
   dc_dispatch_t g = grid1(256, 64);
   dc_stream_t* s = NULL;
-  DC_CK_OK(dc_stream_create(gcpu, NULL, &s));
+  DC_CK_OK(dc_stream_create(gdev, NULL, &s));
   for (int i = 0; i < 5; ++i) DC_CK_OK(dc_stream_dispatch(s, k, &g, args, 3));
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
-  const int32_t* o = host(out);
+  const int32_t* o = contents(out);
   ck_assert_int_eq(o[0], 255 * 3 * 2 + 1 + 1000);
   dc_stream_release(s);
   dc_buffer_release(a);
@@ -399,8 +463,10 @@ static dc_status_t dispatch_in_body(void* user_data, size_t begin,
   return dc_kernel_dispatch(n->kernel, &g, n->args, 3);
 }
 
+// CPU only: the CPU runs each group on a worker of the pool, so a
+// dispatch from a pool body has none to spare.
 START_TEST(test_grid_sync_from_a_pool_body_is_refused) {
-  dc_program_t* p = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* p = build_on(gdev, "exchange.cl", kExchange, NULL);
   dc_buffer_t* a = ints(64);
   dc_buffer_t* out = ints(64);
   nested_t n = {.kernel = kernel_of(p, "exchange"),
@@ -444,7 +510,7 @@ static const char kFaulty[] =
     "}\n";
 
 START_TEST(test_grid_sync_bounds_fault_does_not_hang) {
-  dc_program_t* p = build_on(gcpu, "faulty.cl", kFaulty, "-dc-bounds-check");
+  dc_program_t* p = build_on(gdev, "faulty.cl", kFaulty, "-dc-bounds-check");
   dc_kernel_t* k = kernel_of(p, "fault");
   dc_buffer_t* a = ints(256);
   dc_buffer_t* out = ints(256);
@@ -456,7 +522,7 @@ START_TEST(test_grid_sync_bounds_fault_does_not_hang) {
                "100064 of argument 0 'a' is outside its 256 element(s)");
   }
   // The other work-items still exchanged their values.
-  const int32_t* o = host(out);
+  const int32_t* o = contents(out);
   for (int i = 0; i < 256; ++i) ck_assert_int_eq(o[i], 255 - i);
   dc_buffer_release(a);
   dc_buffer_release(out);
@@ -465,7 +531,7 @@ START_TEST(test_grid_sync_bounds_fault_does_not_hang) {
 END_TEST
 
 START_TEST(test_grid_sync_not_reached_by_every_group_fails) {
-  dc_program_t* p = build_on(gcpu, "faulty.cl", kFaulty, NULL);
+  dc_program_t* p = build_on(gdev, "faulty.cl", kFaulty, NULL);
   dc_buffer_t* a = ints(256);
   dc_arg_t arg = dc_arg_buffer(a);
   dc_dispatch_t g = grid1(256, 64);
@@ -481,7 +547,7 @@ START_TEST(test_grid_sync_not_reached_by_every_group_fails) {
     }
   }
   // The pool is still usable afterwards.
-  dc_program_t* q = build_on(gcpu, "exchange.cl", kExchange, NULL);
+  dc_program_t* q = build_on(gdev, "exchange.cl", kExchange, NULL);
   check_exchange(kernel_of(q, "exchange"), 128, 32, 2);
   dc_program_release(q);
   dc_buffer_release(a);
@@ -505,12 +571,22 @@ static Suite* grid_sync_suite(void) {
   tcase_add_test(tc, test_grid_sync_refuses_grids_that_cannot_be_resident);
   tcase_add_test(tc, test_grid_sync_engine_chooses_groups_that_fit);
   tcase_add_test(tc, test_grid_sync_autotuned_sizes_fit);
-  tcase_add_test(tc, test_grid_sync_single_thread_pool_runs_one_group);
   tcase_add_test(tc, test_grid_sync_runs_from_a_stream);
-  tcase_add_test(tc, test_grid_sync_from_a_pool_body_is_refused);
   tcase_add_test(tc, test_grid_sync_bounds_fault_does_not_hang);
   tcase_add_test(tc, test_grid_sync_not_reached_by_every_group_fails);
+
+  // About the CPU device's worker pool: the CPU only.
+  if (dc_test_device_is_the_cpu()) {
+    TCase* cpu_only = tcase_create("cpu");
+    tcase_add_unchecked_fixture(cpu_only, dc_test_kernel_make_root,
+                                dc_test_kernel_remove_root);
+    tcase_add_checked_fixture(cpu_only, grid_setup, grid_teardown);
+    tcase_set_timeout(cpu_only, 120);
+    suite_add_tcase(s, cpu_only);
+    tcase_add_test(cpu_only, test_grid_sync_single_thread_pool_runs_one_group);
+    tcase_add_test(cpu_only, test_grid_sync_from_a_pool_body_is_refused);
+  }
   return s;
 }
 
-DC_CHECK_MAIN(grid_sync_suite)
+DC_CHECK_DEVICE_MAIN(grid_sync_suite)

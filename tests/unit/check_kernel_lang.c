@@ -1,9 +1,10 @@
 // check_kernel_lang.c: the kernel language end to end: every feature is
-// compiled, run on the CPU device and its results checked on the host.
-// Scalar and vector types, work-item functions over 1-, 2- and 3-D grids,
-// __constant tables, helpers, the preprocessor, early returns, barriers in
-// every shape (regions and fibers), local memory, atomics, and a light
-// touch of the built-in functions.
+// compiled, run on the device under test (check_util.h) and its results
+// checked on the host. Scalar and vector types, work-item functions over
+// 1-, 2- and 3-D grids, __constant tables, helpers, the preprocessor,
+// early returns, barriers in every shape (regions and fibers on the CPU),
+// local memory, atomics, and a light touch of the built-in functions.
+// Device-generic: on the CPU each kernel's execution mode is checked too.
 // SPDX-License-Identifier: MIT
 #include <math.h>
 
@@ -11,11 +12,11 @@
 
 //===-- Helpers (the fixture is kernel_fixture.h's) ---------------------===//
 
-// A buffer of |n| elements, each of whose bytes is 0xA5 (a sentinel that
-// shows elements the kernel did not write).
+// A buffer of |n| elements on the device under test, each of whose bytes
+// is 0xA5 (a sentinel that shows elements the kernel did not write).
 static dc_buffer_t* sentinel_buffer(dc_dtype_t dtype, size_t n) {
-  dc_buffer_t* b = dc_test_buffer_new(cpu, dtype, n, "lang");
-  memset(host(b), 0xA5, n * dc_dtype_size(dtype));
+  dc_buffer_t* b = dc_test_buffer_new(dut, dtype, n, "lang");
+  fill_bytes(b, 0xA5);
   return b;
 }
 
@@ -92,9 +93,9 @@ static const char kScalars[] =
     "}\n";
 
 START_TEST(test_kernel_lang_scalar_types) {
-  dc_program_t* p = build("scalars.cl", kScalars, NULL);
+  dc_program_t* p = build_on(dut, "scalars.cl", kScalars, NULL);
   int8_t cin[4] = {-1, 127, -128, 5};
-  dc_buffer_t* bc = buffer_from(DC_DTYPE_I8, 4, cin);
+  dc_buffer_t* bc = buffer_on(dut, DC_DTYPE_I8, 4, cin);
   dc_buffer_t* bo = sentinel_buffer(DC_DTYPE_I32, 20);
   dc_buffer_t* blo = sentinel_buffer(DC_DTYPE_I64, 5);
   dc_buffer_t* bulo = sentinel_buffer(DC_DTYPE_U64, 5);
@@ -104,32 +105,32 @@ START_TEST(test_kernel_lang_scalar_types) {
                       dc_arg_buffer(blo), dc_arg_buffer(bulo),
                       dc_arg_buffer(bd),  dc_arg_buffer(buo)};
   dispatch1(kernel_of(p, "scalars"), 1, 0, args, 6);
-  const int32_t* o = host(bo);
+  const int32_t* o = contents(bo);
   const int32_t want[20] = {-1, -56, 1, 200, 0, -3, -25536, 4464, 1240, 884,
                             163216, -3, -1, 1, 0, 1, 3, -1, -64, -2};
   for (int i = 0; i < 20; ++i) {
     ck_assert_msg(o[i] == want[i], "o[%d] = %d, expected %d", i, o[i],
                   want[i]);
   }
-  const int64_t* lo = host(blo);
+  const int64_t* lo = contents(blo);
   ck_assert_int_eq(lo[0], 9000000000LL);
   ck_assert_int_eq(lo[1], 2147483648LL);
   ck_assert_int_eq(lo[2], -(1LL << 62));
   ck_assert_int_eq(lo[3], 1LL << 40);
   ck_assert_int_eq(lo[4], INT64_MIN);
-  const uint64_t* ulo = host(bulo);
+  const uint64_t* ulo = contents(bulo);
   ck_assert_uint_eq(ulo[0], UINT64_MAX);
   ck_assert_uint_eq(ulo[1], 1ULL << 63);
   ck_assert_uint_eq(ulo[2], UINT64_MAX);
   ck_assert_uint_eq(ulo[3], 0x123456789ULL);
   ck_assert_uint_eq(ulo[4], (uint64_t)UINT32_MAX * UINT32_MAX);
-  const double* d = host(bd);
+  const double* d = contents(bd);
   ck_assert(d[0] == 1.0 / 3.0);  // double precision, not float
   volatile double big = 1e300;
   ck_assert(d[1] == big * 10.0);
   ck_assert(d[2] == (double)(float)(1.0 / 3.0));
   ck_assert(d[3] == 0.1 + 0.2);
-  const uint8_t* uo = host(buo);
+  const uint8_t* uo = contents(buo);
   ck_assert_uint_eq(uo[0], 255);
   ck_assert_uint_eq(uo[1], 10);
 
@@ -144,7 +145,7 @@ START_TEST(test_kernel_lang_scalar_types) {
       dc_arg_i64(-(1LL << 50)),  dc_arg_u64((1ULL << 62) + 5),
       dc_arg_f32(-1.25f),        dc_arg_f64(1.0 / 7.0)};
   dispatch1(kernel_of(p, "args"), 1, 0, a, 12);
-  const int64_t* ao = host(bargs);
+  const int64_t* ao = contents(bargs);
   const int64_t awant[9] = {-100,         250,          -30000,
                             65000,        -2000000000,  4000000000LL,
                             -(1LL << 50), (1LL << 62) + 5, -5};
@@ -152,7 +153,7 @@ START_TEST(test_kernel_lang_scalar_types) {
     ck_assert_msg(ao[i] == awant[i], "argument %d: %lld, expected %lld", i,
                   (long long)ao[i], (long long)awant[i]);
   }
-  const double* ad = host(bdargs);
+  const double* ad = contents(bdargs);
   ck_assert(ad[0] == 1.0 / 7.0);
   ck_assert(ad[1] == -1.25);
   dc_buffer_release(bargs);
@@ -270,10 +271,10 @@ START_TEST(test_kernel_lang_work_item_functions_in_every_dimension) {
                                          "fibers_helper"};
   static const char* const kModes[] = {"loop", "loop", "regions", "regions",
                                        "fibers"};
-  dc_program_t* p = build("grid.cl", kGrid, NULL);
+  dc_program_t* p = build_on(dut, "grid.cl", kGrid, NULL);
   for (size_t k = 0; k < 5; ++k) {
     dc_kernel_t* kernel = kernel_of(p, kKernels[k]);
-    expect_mode(kernel, kModes[k]);
+    expect_dut_mode(kernel, kModes[k]);
     for (size_t c = 0; c < sizeof(kGrids) / sizeof(kGrids[0]); ++c) {
       size_t items = 1, group = 1;
       for (uint32_t d = 0; d < kGrids[c].dims; ++d) {
@@ -285,8 +286,8 @@ START_TEST(test_kernel_lang_work_item_functions_in_every_dimension) {
                           dc_arg_local(group * sizeof(int32_t))};
       dispatch(kernel, kGrids[c].dims, kGrids[c].global, kGrids[c].local,
                kGrids[c].offset, args, k < 2 ? 1 : 2);
-      check_records(kKernels[k], host(out), kGrids[c].dims, kGrids[c].global,
-                    kGrids[c].local, kGrids[c].offset);
+      check_records(kKernels[k], contents(out), kGrids[c].dims,
+                    kGrids[c].global, kGrids[c].local, kGrids[c].offset);
       dc_buffer_release(out);
     }
   }
@@ -352,11 +353,11 @@ static const char kVectors[] =
     "}\n";
 
 START_TEST(test_kernel_lang_vectors) {
-  dc_program_t* p = build("vec.cl", kVectors, NULL);
+  dc_program_t* p = build_on(dut, "vec.cl", kVectors, NULL);
   dc_buffer_t* bf = sentinel_buffer(DC_DTYPE_F32, 29);
   dc_buffer_t* bi = sentinel_buffer(DC_DTYPE_I32, 31);
   float fvals[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  dc_buffer_t* bfv = buffer_from(DC_DTYPE_F32, 8, fvals);
+  dc_buffer_t* bfv = buffer_on(dut, DC_DTYPE_F32, 8, fvals);
   float arg[4] = {1, 2, 3, 4};
   int32_t iarg[4] = {10, 20, 30, -5};
   dc_arg_t args[5] = {dc_arg_buffer(bf), dc_arg_buffer(bi),
@@ -364,7 +365,7 @@ START_TEST(test_kernel_lang_vectors) {
                       dc_arg_buffer(bfv),
                       dc_arg_value(DC_DTYPE_I32, 4, iarg)};
   dispatch1(kernel_of(p, "vec"), 1, 0, args, 5);
-  const float* f = host(bf);
+  const float* f = contents(bf);
   const float fwant[29] = {3,  5, 7,    9, 1,  2,  4, 3,  2,  1,
                            5,  2, 3,    3, 2,  1,  -4, 4321, 3, 4,
                            7,  6, 6,    42, 21, 0.75f, 42, 6, 5};
@@ -372,7 +373,7 @@ START_TEST(test_kernel_lang_vectors) {
     ck_assert_msg(f[k] == fwant[k], "f[%d] = %g, expected %g", k, f[k],
                   fwant[k]);
   }
-  const int32_t* i = host(bi);
+  const int32_t* i = contents(bi);
   const int32_t iwant[31] = {-1, -1, 0,  -1, -1, 0,  -1, 0,  48, 54,
                              50, 52, 2,  -7, 8,  -13, 0, -1, 1,  -2,
                              0,  2,  4,  -1, 0,  -1, -1, -11, 55, 217,
@@ -381,7 +382,7 @@ START_TEST(test_kernel_lang_vectors) {
     ck_assert_msg(i[k] == iwant[k], "i[%d] = %d, expected %d", k, i[k],
                   iwant[k]);
   }
-  const float* fv = host(bfv);
+  const float* fv = contents(bfv);
   for (int k = 0; k < 4; ++k) {
     ck_assert(fv[k] == fvals[k] * 2 + (float)k);  // work-item 0's vector
     ck_assert(fv[4 + k] == fvals[4 + k]);          // untouched
@@ -423,16 +424,16 @@ static const char kProgramScope[] =
     "}\n";
 
 START_TEST(test_kernel_lang_constants_typedefs_helpers_and_defines) {
-  dc_program_t* p = build("scope.cl", kProgramScope, "-D BIAS=100");
+  dc_program_t* p = build_on(dut, "scope.cl", kProgramScope, "-D BIAS=100");
   const size_t n = 40;
   int32_t extra[3] = {1000, 2000, 3000};
-  dc_buffer_t* be = buffer_from(DC_DTYPE_I32, 3, extra);
+  dc_buffer_t* be = buffer_on(dut, DC_DTYPE_I32, 3, extra);
   dc_buffer_t* bo = sentinel_buffer(DC_DTYPE_F32, n);
   dc_buffer_t* bi = sentinel_buffer(DC_DTYPE_I32, n);
   dc_arg_t args[3] = {dc_arg_buffer(bo), dc_arg_buffer(be), dc_arg_buffer(bi)};
   dispatch1(kernel_of(p, "tables"), n, 8, args, 3);
-  const float* o = host(bo);
-  const int32_t* ints = host(bi);
+  const float* o = contents(bo);
+  const int32_t* ints = contents(bi);
   static const int kFact[8] = {1, 1, 2, 6, 24, 120, 720, 5040};
   static const int kFib[10] = {0, 1, 1, 2, 3, 5, 8, 13, 21, 34};
   for (size_t i = 0; i < n; ++i) {
@@ -494,30 +495,32 @@ static const char kReturns[] =
     "}\n";
 
 START_TEST(test_kernel_lang_early_return) {
-  dc_program_t* p = build("ret.cl", kReturns, NULL);
+  dc_program_t* p = build_on(dut, "ret.cl", kReturns, NULL);
   const size_t n = 64;
   dc_buffer_t* b = sentinel_buffer(DC_DTYPE_I32, n);
-  const int32_t* o = host(b);
 
   dc_kernel_t* k = kernel_of(p, "ret_loop");
-  expect_mode(k, "loop");
+  expect_dut_mode(k, "loop");
   dc_arg_t a2[2] = {dc_arg_buffer(b), dc_arg_i32(50)};
   dispatch1(k, n, 16, a2, 2);
+  const int32_t* o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     ck_assert_int_eq(o[i], i < 50 ? 1 + (int)(i % 7) : SENTINEL32);
   }
 
   dc_arg_t a1 = dc_arg_buffer(b);
   dispatch1(kernel_of(p, "ret_switch"), n, 0, &a1, 1);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     ck_assert_int_eq(o[i], i % 3 == 0 ? 10 : i % 3 == 1 ? 111 : 112);
   }
 
-  memset(host(b), 0xA5, n * sizeof(int32_t));
+  fill_bytes(b, 0xA5);
   k = kernel_of(p, "ret_regions");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   dc_arg_t ar[2] = {dc_arg_buffer(b), dc_arg_local(16 * sizeof(int32_t))};
   dispatch1(k, n, 16, ar, 2);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     int l = (int)(i % 16);
     int want = (i / 16 == 1 || l % 3 == 0)
@@ -527,12 +530,13 @@ START_TEST(test_kernel_lang_early_return) {
                   o[i], want);
   }
 
-  memset(host(b), 0xA5, n * sizeof(int32_t));
+  fill_bytes(b, 0xA5);
   k = kernel_of(p, "ret_fibers");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   dc_arg_t af[3] = {dc_arg_buffer(b), dc_arg_local(16 * sizeof(int32_t)),
                     dc_arg_i32(1)};
   dispatch1(k, n, 16, af, 3);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     int l = (int)(i % 16);
     ck_assert_int_eq(o[i], l % 2 ? SENTINEL32 : (l + 1) % 16 + 50);
@@ -572,23 +576,23 @@ static const char kReduce[] =
     "}\n";
 
 START_TEST(test_kernel_lang_barrier_tree_reduction) {
-  dc_program_t* p = build("reduce.cl", kReduce, NULL);
+  dc_program_t* p = build_on(dut, "reduce.cl", kReduce, NULL);
   const size_t n = 8192;
   int32_t* in = malloc(n * sizeof(*in));
   uint64_t seed = 42;
   for (size_t i = 0; i < n; ++i) in[i] = (int32_t)(dc_test_rand(&seed) % 2001) - 1000;
-  dc_buffer_t* bin = buffer_from(DC_DTYPE_I32, n, in);
+  dc_buffer_t* bin = buffer_on(dut, DC_DTYPE_I32, n, in);
   static const size_t kGroups[] = {2, 16, 64, 256};
   for (int kernel = 0; kernel < 2; ++kernel) {
     dc_kernel_t* k = kernel_of(p, kernel ? "reduce_arg" : "reduce_static");
-    expect_mode(k, "regions");
+    expect_dut_mode(k, "regions");
     for (size_t g = 0; g < sizeof(kGroups) / sizeof(kGroups[0]); ++g) {
       size_t local = kGroups[g], groups = n / local;
       dc_buffer_t* bout = sentinel_buffer(DC_DTYPE_I32, groups);
       dc_arg_t args[3] = {dc_arg_buffer(bin), dc_arg_buffer(bout),
                           dc_arg_local(local * sizeof(int32_t))};
       dispatch1(k, n, local, args, kernel ? 3 : 2);
-      const int32_t* out = host(bout);
+      const int32_t* out = contents(bout);
       for (size_t gi = 0; gi < groups; ++gi) {
         int32_t want = 0;
         for (size_t i = 0; i < local; ++i) want += in[gi * local + i];
@@ -628,15 +632,15 @@ static void check_matmul(dc_kernel_t* k, int m, int n, int kk) {
   uint64_t seed = (uint64_t)(m * 1000 + n);
   float* a = dc_test_small_ints((size_t)m * kk, &seed, 7);
   float* b = dc_test_small_ints((size_t)kk * n, &seed, 5);
-  dc_buffer_t* ba = buffer_from(DC_DTYPE_F32, (size_t)m * kk, a);
-  dc_buffer_t* bb = buffer_from(DC_DTYPE_F32, (size_t)kk * n, b);
+  dc_buffer_t* ba = buffer_on(dut, DC_DTYPE_F32, (size_t)m * kk, a);
+  dc_buffer_t* bb = buffer_on(dut, DC_DTYPE_F32, (size_t)kk * n, b);
   dc_buffer_t* bc = sentinel_buffer(DC_DTYPE_F32, (size_t)m * n);
   dc_arg_t args[6] = {dc_arg_buffer(ba), dc_arg_buffer(bb), dc_arg_buffer(bc),
                       dc_arg_i32(m),     dc_arg_i32(n),     dc_arg_i32(kk)};
   size_t global[2] = {((size_t)n + 15) / 16 * 16, ((size_t)m + 15) / 16 * 16};
   size_t local[2] = {16, 16};
   dispatch(k, 2, global, local, NULL, args, 6);
-  dc_test_check_matmul(host(bc), a, b, (size_t)m, (size_t)n, (size_t)kk,
+  dc_test_check_matmul(contents(bc), a, b, (size_t)m, (size_t)n, (size_t)kk,
                        "matmul");
   free(a);
   free(b);
@@ -646,9 +650,9 @@ static void check_matmul(dc_kernel_t* k, int m, int n, int kk) {
 }
 
 START_TEST(test_kernel_lang_barrier_tiled_matmul) {
-  dc_program_t* p = build("matmul.cl", kMatmul, NULL);
+  dc_program_t* p = build_on(dut, "matmul.cl", kMatmul, NULL);
   dc_kernel_t* k = kernel_of(p, "matmul");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   dc_kernel_info_t info;
   DC_CK_OK(dc_kernel_info(k, &info));
   ck_assert_uint_ge(info.static_local_size, 2 * 16 * 16 * sizeof(float));
@@ -728,19 +732,19 @@ static const char kControl[] =
     "}\n";
 
 START_TEST(test_kernel_lang_barrier_control_flow) {
-  dc_program_t* p = build("control.cl", kControl, NULL);
+  dc_program_t* p = build_on(dut, "control.cl", kControl, NULL);
   const size_t n = 256, local = 32;
   int32_t in[256];
   for (size_t i = 0; i < n; ++i) in[i] = (int32_t)((i * 37) % 101) - 50;
-  dc_buffer_t* bin = buffer_from(DC_DTYPE_I32, n, in);
+  dc_buffer_t* bin = buffer_on(dut, DC_DTYPE_I32, n, in);
   dc_buffer_t* bout = sentinel_buffer(DC_DTYPE_I32, n);
-  const int32_t* out = host(bout);
 
   dc_kernel_t* k = kernel_of(p, "scan");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   dc_arg_t sa[4] = {dc_arg_buffer(bin), dc_arg_buffer(bout),
                     dc_arg_local(local * 4), dc_arg_local(local * 4)};
   dispatch1(k, n, local, sa, 4);
+  const int32_t* out = contents(bout);
   for (size_t g = 0; g < n / local; ++g) {
     int32_t sum = 0;
     for (size_t l = 0; l < local; ++l) {
@@ -751,11 +755,12 @@ START_TEST(test_kernel_lang_barrier_control_flow) {
   }
 
   k = kernel_of(p, "uniform_if");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   for (int mode = 0; mode < 2; ++mode) {
     dc_arg_t ua[3] = {dc_arg_buffer(bout), dc_arg_local(local * 4),
                       dc_arg_i32(mode)};
     dispatch1(k, n, local, ua, 3);
+    out = contents(bout);
     for (size_t i = 0; i < n; ++i) {
       size_t g = i / local, l = i % local;
       int32_t want = (mode == 1 || g % 2 == 1)
@@ -767,10 +772,11 @@ START_TEST(test_kernel_lang_barrier_control_flow) {
   }
 
   k = kernel_of(p, "loops");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   dc_arg_t la[3] = {dc_arg_buffer(bin), dc_arg_buffer(bout),
                     dc_arg_local(local * 4)};
   dispatch1(k, n, local, la, 3);
+  out = contents(bout);
   for (size_t g = 0; g < n / local; ++g) {
     int32_t mx = INT32_MIN;
     for (size_t l = 0; l < local; ++l) mx = MAX_OF(mx, in[g * local + l]);
@@ -780,9 +786,10 @@ START_TEST(test_kernel_lang_barrier_control_flow) {
   }
 
   k = kernel_of(p, "private_state");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   dc_arg_t pa[2] = {dc_arg_buffer(bout), dc_arg_local(local * 4)};
   dispatch1(k, n, local, pa, 2);
+  out = contents(bout);
   for (size_t i = 0; i < n; ++i) {
     int l = (int)(i % local);
     int acc = l + (l + 1) % (int)local;
@@ -826,14 +833,14 @@ static const char kPrivates[] =
     "}\n";
 
 START_TEST(test_kernel_lang_private_variables_across_barriers) {
-  dc_program_t* p = build("privates.cl", kPrivates, NULL);
+  dc_program_t* p = build_on(dut, "privates.cl", kPrivates, NULL);
   dc_kernel_t* k = kernel_of(p, "privates");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   const size_t n = 64, local = 8;
   dc_buffer_t* b = sentinel_buffer(DC_DTYPE_I32, n);
   dc_arg_t a[2] = {dc_arg_buffer(b), dc_arg_local(local * 4)};
   dispatch1(k, n, local, a, 2);
-  const int32_t* o = host(b);
+  const int32_t* o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     int l = (int)(i % local);
     if (l == (int)local - 1) {
@@ -911,42 +918,46 @@ static const char kFibers[] =
     "}\n";
 
 START_TEST(test_kernel_lang_barriers_on_fibers) {
-  dc_program_t* p = build("fibers.cl", kFibers, NULL);
+  dc_program_t* p = build_on(dut, "fibers.cl", kFibers, NULL);
   const size_t n = 128, local = 16;
   dc_buffer_t* b = sentinel_buffer(DC_DTYPE_I32, n);
-  const int32_t* o = host(b);
   dc_arg_t a2[2] = {dc_arg_buffer(b), dc_arg_local(local * 4)};
 
   dc_kernel_t* k = kernel_of(p, "in_helper");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   dispatch1(k, n, local, a2, 2);
+  const int32_t* o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     ck_assert_int_eq(o[i], (int)(local - 1 - i % local) * 3 + 1000);
   }
   k = kernel_of(p, "with_break");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   dispatch1(k, n, local, a2, 2);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) ck_assert_int_eq(o[i], 505);
 
   k = kernel_of(p, "in_switch");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   for (int m = 1; m <= 2; ++m) {
     dc_arg_t a3[3] = {dc_arg_buffer(b), dc_arg_local(local * 4),
                       dc_arg_i32(m)};
     dispatch1(k, n, local, a3, 3);
+    o = contents(b);
     for (size_t i = 0; i < n; ++i) {
       int want = (int)(local - 1 - i % local) * m;
       ck_assert_int_eq(o[i], m == 2 ? want : -want);
     }
   }
   k = kernel_of(p, "with_goto");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   dispatch1(k, n, local, a2, 2);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) ck_assert_int_eq(o[i], 15);
 
   k = kernel_of(p, "with_continue");
-  expect_mode(k, "fibers");
+  expect_dut_mode(k, "fibers");
   dispatch1(k, n, local, a2, 2);
+  o = contents(b);
   for (size_t i = 0; i < n; ++i) {
     int peer = (int)((i % local + 1) % local) + 1;
     ck_assert_int_eq(o[i], (0 + 2 + 4) * peer);
@@ -978,7 +989,7 @@ static const char kLocals[] =
     "}\n";
 
 START_TEST(test_kernel_lang_local_pointer_arguments) {
-  dc_program_t* p = build("locals.cl", kLocals, NULL);
+  dc_program_t* p = build_on(dut, "locals.cl", kLocals, NULL);
   dc_kernel_t* k = kernel_of(p, "two_locals");
   static const size_t kSizes[] = {8, 16, 64, 256};
   for (size_t s = 0; s < sizeof(kSizes) / sizeof(kSizes[0]); ++s) {
@@ -987,7 +998,7 @@ START_TEST(test_kernel_lang_local_pointer_arguments) {
     dc_arg_t args[3] = {dc_arg_buffer(b), dc_arg_local(local * 4),
                         dc_arg_local(local * 4)};
     dispatch1(k, n, local, args, 3);
-    const int32_t* o = host(b);
+    const int32_t* o = contents(b);
     for (size_t i = 0; i < n; ++i) {
       size_t l = i % local;
       int want = (int)(local - 1 - l) + (int)((l + 1) % local) * 1000 +
@@ -998,11 +1009,11 @@ START_TEST(test_kernel_lang_local_pointer_arguments) {
     dc_buffer_release(b);
   }
   k = kernel_of(p, "private_ptr");
-  expect_mode(k, "loop");
+  expect_dut_mode(k, "loop");
   dc_buffer_t* b = sentinel_buffer(DC_DTYPE_I32, 32);
   dc_arg_t args[2] = {dc_arg_buffer(b), dc_arg_local(9 * 4)};
   dispatch1(k, 32, 8, args, 2);
-  const int32_t* o = host(b);
+  const int32_t* o = contents(b);
   for (size_t i = 0; i < 32; ++i) ck_assert_int_eq(o[i], (int)(i % 8) * 2 + 1);
   dc_buffer_release(b);
   dc_program_release(p);
@@ -1040,23 +1051,23 @@ static const char kAtomics[] =
     "}\n";
 
 START_TEST(test_kernel_lang_atomics_histogram) {
-  dc_program_t* p = build("atomics.cl", kAtomics, NULL);
+  dc_program_t* p = build_on(dut, "atomics.cl", kAtomics, NULL);
   const size_t n = 100000;
   uint32_t* in = malloc(n * sizeof(*in));
   uint64_t seed = 7;
   for (size_t i = 0; i < n; ++i) in[i] = (uint32_t)dc_test_rand(&seed);
-  dc_buffer_t* bin = buffer_from(DC_DTYPE_U32, n, in);
+  dc_buffer_t* bin = buffer_on(dut, DC_DTYPE_U32, n, in);
   for (int local_mem = 0; local_mem < 2; ++local_mem) {
     uint32_t nbins = local_mem ? 64 : 16;
     uint32_t zero = 0, want[64] = {0};
     for (size_t i = 0; i < n; ++i) ++want[in[i] % nbins];
-    dc_buffer_t* bins = dc_test_buffer_new(cpu, DC_DTYPE_U32, nbins, "bins");
+    dc_buffer_t* bins = dc_test_buffer_new(dut, DC_DTYPE_U32, nbins, "bins");
     DC_CK_OK(dc_buffer_fill(bins, 0, nbins, &zero));
     dc_kernel_t* k = kernel_of(p, local_mem ? "hist_local" : "hist_global");
     dc_arg_t args[4] = {dc_arg_buffer(bin), dc_arg_buffer(bins),
                         dc_arg_u32(nbins), dc_arg_local(nbins * 4)};
     dispatch1(k, n, local_mem ? 160 : 0, args, local_mem ? 4 : 3);
-    const uint32_t* got = host(bins);
+    const uint32_t* got = contents(bins);
     for (uint32_t b = 0; b < nbins; ++b) {
       ck_assert_msg(got[b] == want[b], "%s: bin %u has %u, expected %u",
                     local_mem ? "local" : "global", b, got[b], want[b]);
@@ -1069,11 +1080,11 @@ START_TEST(test_kernel_lang_atomics_histogram) {
   const int m = 5000;
   int32_t v[8] = {0, 0, INT32_MIN, INT32_MAX, 0, 0, 0, 0};
   int64_t lv = 0;
-  dc_buffer_t* bv = buffer_from(DC_DTYPE_I32, 8, v);
-  dc_buffer_t* blv = buffer_from(DC_DTYPE_I64, 1, &lv);
+  dc_buffer_t* bv = buffer_on(dut, DC_DTYPE_I32, 8, v);
+  dc_buffer_t* blv = buffer_on(dut, DC_DTYPE_I64, 1, &lv);
   dc_arg_t margs[2] = {dc_arg_buffer(bv), dc_arg_buffer(blv)};
   dispatch1(kernel_of(p, "misc"), (size_t)m, 0, margs, 2);
-  const int32_t* got = host(bv);
+  const int32_t* got = contents(bv);
   ck_assert_int_eq(got[0], m * (m - 1) / 2);
   ck_assert_int_eq(got[1], -2 * m);
   ck_assert_int_eq(got[2], m - 1);
@@ -1082,7 +1093,7 @@ START_TEST(test_kernel_lang_atomics_histogram) {
   ck_assert_int_eq(got[5], -m);
   ck_assert_int_eq(got[6], 3 * m);
   ck_assert_int_eq(got[7], 5);
-  ck_assert_int_eq(*(const int64_t*)host(blv),
+  ck_assert_int_eq(*(const int64_t*)contents(blv),
                    ((int64_t)m * (m - 1) / 2) << 32);
   dc_buffer_release(bv);
   dc_buffer_release(blv);
@@ -1093,8 +1104,8 @@ END_TEST
 //===-- core: reqd_work_group_size --------------------------------------===//
 
 START_TEST(test_kernel_lang_reqd_work_group_size) {
-  dc_program_t* p = build(
-      "reqd.cl",
+  dc_program_t* p = build_on(
+      dut, "reqd.cl",
       "__kernel __attribute__((reqd_work_group_size(8, 4, 1)))\n"
       "void reqd(__global int* o) {\n"
       "  o[get_global_id(1) * get_global_size(0) + get_global_id(0)] =\n"
@@ -1118,15 +1129,16 @@ START_TEST(test_kernel_lang_reqd_work_group_size) {
   dc_arg_t arg = dc_arg_buffer(b);
   size_t global[2] = {32, 8};
   dispatch(k, 2, global, NULL, NULL, &arg, 1);  // the engine uses 8 x 4
-  const int32_t* o = host(b);
+  const int32_t* o = contents(b);
   for (size_t i = 0; i < 32 * 8; ++i) ck_assert_int_eq(o[i], 4084);
   size_t local[2] = {8, 4};
   dispatch(k, 2, global, local, NULL, &arg, 1);
+  o = contents(b);
   for (size_t i = 0; i < 32 * 8; ++i) ck_assert_int_eq(o[i], 4084);
 
   // The sizes are constant expressions, macros included.
-  dc_program_t* q = build(
-      "reqd_expr.cl",
+  dc_program_t* q = build_on(
+      dut, "reqd_expr.cl",
       "#define TILE 16\n"
       "#define ROWS 4\n"
       "__kernel __attribute__((reqd_work_group_size(TILE, TILE / ROWS,\n"
@@ -1144,6 +1156,7 @@ START_TEST(test_kernel_lang_reqd_work_group_size) {
   ck_assert_uint_eq(info.required_group_size[0], 16);
   dc_arg_t args[2] = {dc_arg_buffer(b), dc_arg_local(16 * 4)};
   dispatch1(k, 64, 0, args, 2);
+  o = contents(b);
   for (size_t i = 0; i < 64; ++i) ck_assert_int_eq(o[i], 15 - (int)(i % 16));
   dc_buffer_release(b);
   dc_program_release(p);
@@ -1180,19 +1193,19 @@ static const char kBuiltins[] =
     "}\n";
 
 START_TEST(test_kernel_lang_builtins_lightly) {
-  dc_program_t* p = build("builtins.cl", kBuiltins, NULL);
+  dc_program_t* p = build_on(dut, "builtins.cl", kBuiltins, NULL);
   dc_buffer_t* bf = sentinel_buffer(DC_DTYPE_F32, 17);
   dc_buffer_t* bi = sentinel_buffer(DC_DTYPE_I32, 18);
   dc_arg_t args[2] = {dc_arg_buffer(bf), dc_arg_buffer(bi)};
   dispatch1(kernel_of(p, "builtins"), 1, 0, args, 2);
-  const float* f = host(bf);
+  const float* f = contents(bf);
   const float fwant[17] = {4, 2.5f, 1024, 3, 1, -2, 7, 1, 30,
                            5, 1,    5,    4, 0, 5, -1, 1.41421356f};
   for (int k = 0; k < 17; ++k) {
     ck_assert_msg(fabsf(f[k] - fwant[k]) <= 1e-5f * fmaxf(1.0f, fabsf(fwant[k])),
                   "f[%d] = %.9g, expected %.9g", k, f[k], fwant[k]);
   }
-  const int32_t* i = host(bi);
+  const int32_t* i = contents(bi);
   const int32_t iwant[18] = {7, -2, 7, 10, 8, 12, 10, 8, 31, 2,
                              INT32_MAX, 255, 0x3F800000, 920, 2, -128, 7,
                              INT32_MAX};
@@ -1209,8 +1222,8 @@ END_TEST
 //===-- core: loop-mode control flow ------------------------------------===//
 
 START_TEST(test_kernel_lang_loop_control_flow) {
-  dc_program_t* p = build(
-      "flow.cl",
+  dc_program_t* p = build_on(
+      dut, "flow.cl",
       "__kernel void flow(__global int* o) {\n"
       "  int i = get_global_id(0), acc = 0;\n"
       "  for (int k = 0; k < 10; ++k) {\n"
@@ -1235,7 +1248,7 @@ START_TEST(test_kernel_lang_loop_control_flow) {
   dc_buffer_t* b = sentinel_buffer(DC_DTYPE_I32, 40);
   dc_arg_t arg = dc_arg_buffer(b);
   dispatch1(kernel_of(p, "flow"), 40, 0, &arg, 1);
-  const int32_t* o = host(b);
+  const int32_t* o = contents(b);
   for (int i = 0; i < 40; ++i) {
     int acc = 0 + 1 + 3 + 4 + 5 + 6 + 100;
     acc += i % 4 == 0 ? 2000 : i % 4 == 1 ? 1000 : -1;
@@ -1270,22 +1283,22 @@ static const char kQualifiers[] =
     "}\n";
 
 START_TEST(test_kernel_lang_attributes_qualifiers_and_fences) {
-  dc_program_t* p = build("quals.cl", kQualifiers, NULL);
+  dc_program_t* p = build_on(dut, "quals.cl", kQualifiers, NULL);
   dc_kernel_t* k = kernel_of(p, "quals");
-  expect_mode(k, "regions");
+  expect_dut_mode(k, "regions");
   float in[32], fx[2] = {-4.0f, 0.0f};
   for (int j = 0; j < 32; ++j) in[j] = (float)j * 0.25f;
-  dc_buffer_t* bi = buffer_from(DC_DTYPE_F32, 32, in);
+  dc_buffer_t* bi = buffer_on(dut, DC_DTYPE_F32, 32, in);
   dc_buffer_t* bo = sentinel_buffer(DC_DTYPE_F32, 32);
-  dc_buffer_t* bx = buffer_from(DC_DTYPE_F32, 2, fx);
+  dc_buffer_t* bx = buffer_on(dut, DC_DTYPE_F32, 2, fx);
   dc_arg_t a[3] = {dc_arg_buffer(bo), dc_arg_buffer(bi), dc_arg_buffer(bx)};
   dispatch1(k, 32, 16, a, 3);
-  const float* o = host(bo);
+  const float* o = contents(bo);
   for (int j = 0; j < 32; ++j) {
     ck_assert(o[j] == in[(j / 16) * 16 + 15 - j % 16]);
   }
-  ck_assert(((const float*)host(bx))[0] == 2.5f);
-  ck_assert(((const float*)host(bx))[1] == -4.0f);
+  ck_assert(((const float*)contents(bx))[0] == 2.5f);
+  ck_assert(((const float*)contents(bx))[1] == -4.0f);
   dc_buffer_release(bi);
   dc_buffer_release(bo);
   dc_buffer_release(bx);
@@ -1330,17 +1343,17 @@ static const char kLimits[] =
     "__kernel void deep(__global int* o) { o[0] = depth(10000); }\n";
 
 START_TEST(test_kernel_lang_limits) {
-  dc_program_t* p = build("limits.cl", kLimits, NULL);
-  const size_t max_group = dc_device_info(cpu)->max_work_group_size;
+  dc_program_t* p = build_on(dut, "limits.cl", kLimits, NULL);
+  const size_t max_group = dc_device_info(dut)->max_work_group_size;
   const size_t n = max_group * 4;
   int32_t* in = malloc(n * sizeof(*in));
   for (size_t i = 0; i < n; ++i) in[i] = (int32_t)(i % 7);
-  dc_buffer_t* bin = buffer_from(DC_DTYPE_I32, n, in);
+  dc_buffer_t* bin = buffer_on(dut, DC_DTYPE_I32, n, in);
   dc_buffer_t* bout = sentinel_buffer(DC_DTYPE_I32, n);
   dc_arg_t a[3] = {dc_arg_buffer(bin), dc_arg_buffer(bout),
                    dc_arg_local(max_group * 4)};
   dispatch1(kernel_of(p, "big_group"), n, max_group, a, 3);
-  const int32_t* out = host(bout);
+  const int32_t* out = contents(bout);
   for (size_t g = 0; g < 4; ++g) {
     int32_t want = 0;
     for (size_t i = 0; i < max_group; ++i) want += in[g * max_group + i];
@@ -1348,9 +1361,10 @@ START_TEST(test_kernel_lang_limits) {
       ck_assert_int_eq(out[g * max_group + i], want);
     }
   }
-  // A group of 256 on fibers: 256 stacks per worker.
+  // A group of 256 (on the CPU: on fibers, 256 stacks per worker).
   dc_arg_t f[2] = {dc_arg_buffer(bout), dc_arg_local(256 * 4)};
   dispatch1(kernel_of(p, "big_fibers"), 1024, 256, f, 2);
+  out = contents(bout);
   for (size_t i = 0; i < 1024; ++i) {
     ck_assert_int_eq(out[i], (int)(255 - i % 256));
   }
@@ -1358,12 +1372,15 @@ START_TEST(test_kernel_lang_limits) {
   dc_buffer_t* bl = sentinel_buffer(DC_DTYPE_I64, 2);
   dc_arg_t w[2] = {dc_arg_buffer(bd), dc_arg_buffer(bl)};
   dispatch1(kernel_of(p, "wide"), 1, 0, w, 2);
-  ck_assert(*(const double*)host(bd) == 2.0 - 1.0 + 0.5);
-  ck_assert_int_eq(((const int64_t*)host(bl))[0], 3 * (1LL << 40) + 1);
-  ck_assert_int_eq(((const int64_t*)host(bl))[1], 199);
-  dc_arg_t one = dc_arg_buffer(bout);
-  dispatch1(kernel_of(p, "deep"), 1, 0, &one, 1);  // recursion on the CPU
-  ck_assert_int_eq(out[0], 10000);
+  ck_assert(*(const double*)contents(bd) == 2.0 - 1.0 + 0.5);
+  ck_assert_int_eq(((const int64_t*)contents(bl))[0], 3 * (1LL << 40) + 1);
+  ck_assert_int_eq(((const int64_t*)contents(bl))[1], 199);
+  // Deep recursion, on the CPU only: a GPU thread's stack is a few KiB.
+  if (dut_is_cpu()) {
+    dc_arg_t one = dc_arg_buffer(bout);
+    dispatch1(kernel_of(p, "deep"), 1, 0, &one, 1);
+    ck_assert_int_eq(((const int32_t*)contents(bout))[0], 10000);
+  }
   free(in);
   dc_buffer_release(bin);
   dc_buffer_release(bout);
@@ -1398,4 +1415,4 @@ static Suite* kernel_lang_suite(void) {
   return s;
 }
 
-DC_CHECK_MAIN(kernel_lang_suite)
+DC_CHECK_DEVICE_MAIN(kernel_lang_suite)

@@ -3,6 +3,10 @@
 // restored inputs; permanent faults fail fast and cancel dependents;
 // breakers open at their threshold; fallback to another device gives
 // identical results.
+//
+// Device-generic: the graphs run on the device under test (check_util.h);
+// where a second device is needed, the device under test is the primary
+// and a CPU device the fallback.
 // SPDX-License-Identifier: MIT
 #include <time.h>
 
@@ -23,7 +27,7 @@ static dc_program_t* program;
 
 static void setup(void) {
   dc_test_kernel_setup();
-  program = build("resilience.cl", kKernels, NULL);
+  program = build_on(dut, "resilience.cl", kKernels, NULL);
 }
 
 static void teardown(void) {
@@ -75,13 +79,15 @@ static dc_stream_group_t* group_on(dc_device_t* d, size_t count) {
 static int32_t* run_chains(int ops, double rate, uint32_t max_attempts,
                            uint64_t* out_retries) {
   dc_buffer_t* bufs[CHAINS];
-  for (int c = 0; c < CHAINS; ++c) bufs[c] = ints(cpu, "chain");
+  for (int c = 0; c < CHAINS; ++c) bufs[c] = ints(dut, "chain");
   dc_retry_policy_t policy = {.max_attempts = max_attempts,
                               .base_delay_ns = 1000,
                               .max_delay_ns = 20000,
                               .seed = 11};
+  // Retries alone: no breakers, and no fallback (which ops on a device
+  // other than the CPU would otherwise take to the CPU).
   dc_graph_params_t params = {.name = "chains", .retry = &policy,
-                              .no_breakers = true};
+                              .no_breakers = true, .no_fallback = true};
   dc_graph_t* g = chains(program, bufs, ops, &params);
   uint32_t rule = 0;
   if (rate > 0.0) {
@@ -89,7 +95,7 @@ static int32_t* run_chains(int ops, double rate, uint32_t max_attempts,
                          .name = "step"};
     DC_CK_OK(dc_fault_add(ctx, &r, &rule));
   }
-  dc_stream_group_t* grp = group_on(cpu, 3);
+  dc_stream_group_t* grp = group_on(dut, 3);
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
@@ -141,7 +147,8 @@ START_TEST(test_transient_faults_give_identical_results) {
 END_TEST
 
 // A host op that changes its buffer and then fails transiently once: the
-// retry starts from the buffer as it was, so the change lands once.
+// retry starts from the buffer as it was, so the change lands once. It
+// reads and writes the buffer through copies, which every device has.
 typedef struct flaky_t {
   dc_buffer_t* buffer;
   atomic_int calls;
@@ -149,10 +156,12 @@ typedef struct flaky_t {
 
 static dc_status_t add_then_fail_once(void* arg) {
   flaky_t* f = arg;
-  int32_t* x = NULL;
-  dc_status_t st = dc_buffer_host_pointer(f->buffer, (void**)&x);
+  int32_t x[LEN];
+  dc_status_t st = dc_buffer_read(f->buffer, 0, x, LEN);
   if (st != DC_OK) return st;
   for (int i = 0; i < LEN; ++i) x[i] += 1;
+  st = dc_buffer_write(f->buffer, 0, x, LEN);
+  if (st != DC_OK) return st;
   if (atomic_fetch_add(&f->calls, 1) == 0) {
     return dc_set_error(DC_ERR_UNAVAILABLE, "flaky: try again");
   }
@@ -160,7 +169,7 @@ static dc_status_t add_then_fail_once(void* arg) {
 }
 
 START_TEST(test_retries_start_from_restored_inputs) {
-  dc_buffer_t* b = ints(cpu, "counted");
+  dc_buffer_t* b = ints(dut, "counted");
   flaky_t f = {b, 0};
   dc_graph_t* g = NULL;
   DC_CK_OK(dc_graph_create(ctx, NULL, &g));
@@ -170,7 +179,7 @@ START_TEST(test_retries_start_from_restored_inputs) {
   DC_CK_OK(dc_graph_host(g, "flaky", add_then_fail_once, &f,
                          &(dc_op_options_t){.access = &rw, .access_count = 1,
                                             .retry = &policy}));
-  dc_stream_group_t* grp = group_on(cpu, 1);
+  dc_stream_group_t* grp = group_on(dut, 1);
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
@@ -202,16 +211,16 @@ START_TEST(test_retries_start_from_restored_inputs) {
 END_TEST
 
 START_TEST(test_permanent_faults_fail_fast_and_cancel_dependents) {
-  dc_buffer_t* b = ints(cpu, "b");
+  dc_buffer_t* b = ints(dut, "b");
   dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .permanent = true,
                           .name = "step"};
   DC_CK_OK(dc_fault_add(ctx, &rule, NULL));
   dc_retry_policy_t policy = {.max_attempts = 5, .base_delay_ns = 1000};
   dc_graph_params_t params = {.name = "doomed", .retry = &policy,
-                              .no_breakers = true};
+                              .no_breakers = true, .no_fallback = true};
   dc_buffer_t* bufs[CHAINS] = {b, b, b, b};
   dc_graph_t* g = chains(program, bufs, 3, &params);
-  dc_stream_group_t* grp = group_on(cpu, 2);
+  dc_stream_group_t* grp = group_on(dut, 2);
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_FAIL(dc_graph_exec_run(e, NULL), DC_ERR_DEVICE_LOST,
@@ -232,14 +241,22 @@ START_TEST(test_permanent_faults_fail_fast_and_cancel_dependents) {
 }
 END_TEST
 
-// A context with a second CPU device to fall back to.
-static dc_context_t* two_devices(dc_device_t** first, dc_device_t** second) {
+// A context with two devices: |primary| is the device under test, and
+// |backup| a CPU device to fall back to: the CPU (device 0), or, when that
+// is the device under test, a second CPU device, "cpu:1".
+static dc_context_t* two_devices(dc_device_t** primary,
+                                 dc_device_t** backup) {
   dc_context_params_t p = dc_test_quiet_params();
   p.kernel_cache_dir = cache_dir;
   p.cpu_devices = 2;
   dc_context_t* c = dc_test_context_new(&p);
-  DC_CK_OK(dc_context_device(c, 0, first));
-  DC_CK_OK(dc_context_device(c, 1, second));
+  *primary = dc_test_device(c);
+  dc_device_t* first = dc_test_cpu(c);
+  if (*primary != first) {
+    *backup = first;
+  } else {
+    DC_CK_OK(dc_context_find_device(c, "cpu:1", backup));
+  }
   return c;
 }
 
@@ -269,7 +286,8 @@ START_TEST(test_breaker_opens_and_fallback_gives_identical_results) {
                                                           &zero));
   // The primary device loses every launch; its breaker opens after 3
   // failures and the rest fail fast; every op reruns on the backup.
-  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu",
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH,
+                          .device = dc_device_name(primary),
                           .status = DC_ERR_UNAVAILABLE};
   uint32_t id = 0;
   DC_CK_OK(dc_fault_add(c, &rule, &id));
@@ -287,7 +305,7 @@ START_TEST(test_breaker_opens_and_fallback_gives_identical_results) {
     DC_CK_OK(dc_graph_exec_op(e, i, &r));
     ck_assert_int_eq(r.state, DC_OP_SUCCEEDED);
     ck_assert(r.fell_back);
-    ck_assert_str_eq(r.device, "cpu:1");
+    ck_assert_str_eq(r.device, dc_device_name(backup));
     fell_back += r.fell_back;
   }
   ck_assert_uint_eq(fell_back, OPS);
@@ -297,12 +315,15 @@ START_TEST(test_breaker_opens_and_fallback_gives_identical_results) {
   DC_CK_OK(dc_fault_stats(c, id, &fs));
   ck_assert_uint_eq(fs.injected, 3);
   dc_breaker_t* breaker = NULL;
-  DC_CK_OK(dc_breaker_find(c, "cpu", &breaker));
+  DC_CK_OK(dc_breaker_find(c, dc_device_name(primary), &breaker));
   ck_assert_int_eq(dc_breaker_state(breaker), DC_BREAKER_OPEN);
   char report[8192];
   size_t len = 0;
   DC_CK_OK(dc_graph_exec_report(e, report, sizeof(report), &len));
-  DC_CK_STR_HAS(report, "(fell back to cpu:1)");
+  char fell_back_to[64];
+  snprintf(fell_back_to, sizeof(fell_back_to), "(fell back to %s)",
+           dc_device_name(backup));
+  DC_CK_STR_HAS(report, fell_back_to);
   dc_graph_exec_destroy(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
@@ -324,13 +345,13 @@ static dc_status_t sleep_100ms(void* arg) {
 
 START_TEST(test_allocation_waits_for_work_in_flight) {
   const size_t mib = (size_t)1 << 20;
-  DC_CK_OK(dc_memory_pool_set_budget(cpu, 2 * mib));
+  DC_CK_OK(dc_memory_pool_set_budget(dut, 2 * mib));
   dc_buffer_params_t big = {.dtype = DC_DTYPE_U8, .length = 3 * mib / 2,
                             .label = "big"};
   dc_buffer_t* a = NULL;
-  DC_CK_OK(dc_buffer_create(cpu, &big, &a));
+  DC_CK_OK(dc_buffer_create(dut, &big, &a));
   dc_stream_t* st = NULL;
-  DC_CK_OK(dc_stream_create(cpu, NULL, &st));
+  DC_CK_OK(dc_stream_create(dut, NULL, &st));
   uint8_t zero = 0;
   DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
   DC_CK_OK(dc_stream_fill(st, a, 0, big.length, &zero));
@@ -338,7 +359,7 @@ START_TEST(test_allocation_waits_for_work_in_flight) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   dc_buffer_t* b = NULL;
-  DC_CK_OK(dc_buffer_create(cpu, &big, &b));  // waits for the fill
+  DC_CK_OK(dc_buffer_create(dut, &big, &b));  // waits for the fill
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double waited = (double)(t1.tv_sec - t0.tv_sec) +
                   (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -349,7 +370,7 @@ START_TEST(test_allocation_waits_for_work_in_flight) {
   dc_buffer_t* c = SENTINEL;
   DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  DC_CK_FAIL(dc_buffer_create(cpu, &huge, &c), DC_ERR_OUT_OF_MEMORY,
+  DC_CK_FAIL(dc_buffer_create(dut, &huge, &c), DC_ERR_OUT_OF_MEMORY,
              "larger than the whole budget");
   clock_gettime(CLOCK_MONOTONIC, &t1);
   waited = (double)(t1.tv_sec - t0.tv_sec) +
@@ -387,7 +408,8 @@ START_TEST(test_lost_device_is_quarantined_and_reported) {
   dc_device_health_t h;
   DC_CK_OK(dc_device_health(primary, &h));
   ck_assert_int_eq(h.state, DC_DEVICE_HEALTHY);
-  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu",
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH,
+                          .device = dc_device_name(primary),
                           .permanent = true, .nth = 2};
   DC_CK_OK(dc_fault_add(c, &rule, NULL));
   dc_buffer_t* bufs[CHAINS];
@@ -405,7 +427,7 @@ START_TEST(test_lost_device_is_quarantined_and_reported) {
   DC_CK_STR_HAS(h.reason, "injected fault");
   ck_assert_int_eq(told.calls, 1);
   ck_assert_int_eq(told.state, DC_DEVICE_LOST);
-  ck_assert_str_eq(told.device, "cpu");
+  ck_assert_str_eq(told.device, dc_device_name(primary));
   dc_op_report_t r;
   DC_CK_OK(dc_graph_exec_op(e, 0, &r));
   ck_assert(!r.fell_back);
@@ -423,7 +445,7 @@ START_TEST(test_lost_device_is_quarantined_and_reported) {
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   DC_CK_OK(dc_graph_exec_op(e, 7, &r));
   ck_assert(!r.fell_back);
-  ck_assert_str_eq(r.device, "cpu");
+  ck_assert_str_eq(r.device, dc_device_name(primary));
   dc_graph_exec_destroy(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
@@ -435,12 +457,16 @@ END_TEST
 
 
 // Without a fallback given, ops on another device fall back to the CPU
-// device (device 0); no_fallback turns that off.
+// device (device 0); no_fallback turns that off. The other device is the
+// device under test, or "cpu:1" when that is the CPU.
 START_TEST(test_fallback_defaults_to_the_cpu) {
-  dc_device_t *cpu0, *other;
-  dc_context_t* c = two_devices(&cpu0, &other);
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  dc_device_t* cpu0 = dc_test_cpu(c);
+  dc_device_t* other = primary != cpu0 ? primary : backup;
   dc_program_t* p = build_on(other, "resilience.cl", kKernels, NULL);
-  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH, .device = "cpu:1"};
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH,
+                          .device = dc_device_name(other)};
   DC_CK_OK(dc_fault_add(c, &rule, NULL));
   dc_retry_policy_t once = {.max_attempts = 1};
   dc_buffer_t* bufs[CHAINS];
@@ -458,7 +484,7 @@ START_TEST(test_fallback_defaults_to_the_cpu) {
     if (off == 0) {
       DC_CK_OK(st);
       ck_assert(r.fell_back);
-      ck_assert_str_eq(r.device, "cpu");
+      ck_assert_str_eq(r.device, dc_device_name(cpu0));
     } else {
       ck_assert_int_eq(st, DC_ERR_UNAVAILABLE);
       ck_assert(!r.fell_back);
@@ -491,4 +517,4 @@ static Suite* resilience_suite(void) {
   return s;
 }
 
-DC_CHECK_MAIN(resilience_suite)
+DC_CHECK_DEVICE_MAIN(resilience_suite)

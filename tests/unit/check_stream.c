@@ -1,6 +1,9 @@
 // check_stream.c: streams, events, the event pool, stream groups and
 // cancellation: ordering, concurrency, waits, timeouts, callbacks, failure
 // propagation and statistics.
+//
+// Device-generic: every stream, event, buffer and kernel is on the device
+// under test (check_util.h).
 // SPDX-License-Identifier: MIT
 #include <time.h>
 
@@ -11,13 +14,13 @@
 static dc_stream_t* new_stream(dc_priority_t priority, const char* label) {
   dc_stream_params_t p = {.priority = priority, .label = label};
   dc_stream_t* st = NULL;
-  DC_CK_OK(dc_stream_create(cpu, &p, &st));
+  DC_CK_OK(dc_stream_create(dut, &p, &st));
   return st;
 }
 
 static dc_event_t* new_event(uint32_t flags) {
   dc_event_t* ev = NULL;
-  DC_CK_OK(dc_event_create(cpu, flags, &ev));
+  DC_CK_OK(dc_event_create(dut, flags, &ev));
   return ev;
 }
 
@@ -109,11 +112,11 @@ END_TEST
 // each other's results in queue order.
 START_TEST(test_stream_commands_see_earlier_results) {
   enum { N = 1024 };
-  dc_program_t* p = build("inc.cl", kIncrement, NULL);
+  dc_program_t* p = build_on(dut, "inc.cl", kIncrement, NULL);
   dc_kernel_t* inc = kernel_of(p, "inc");
   dc_kernel_t* twice = kernel_of(p, "twice");
-  dc_buffer_t* a = dc_test_buffer_new(cpu, DC_DTYPE_I32, N, "a");
-  dc_buffer_t* b = dc_test_buffer_new(cpu, DC_DTYPE_I32, N, "b");
+  dc_buffer_t* a = dc_test_buffer_new(dut, DC_DTYPE_I32, N, "a");
+  dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_I32, N, "b");
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "data");
   static int32_t in[N], out[N];
   for (int i = 0; i < N; ++i) in[i] = i;
@@ -147,11 +150,11 @@ END_TEST
 // Objects may be released as soon as their commands are queued.
 START_TEST(test_stream_commands_keep_objects_alive) {
   enum { N = 256 };
-  dc_program_t* p = build("inc.cl", kIncrement, NULL);
+  dc_program_t* p = build_on(dut, "inc.cl", kIncrement, NULL);
   dc_kernel_t* inc = kernel_of(p, "inc");
   dc_kernel_retain(inc);
   dc_program_release(p);
-  dc_buffer_t* a = dc_test_buffer_new(cpu, DC_DTYPE_I32, N, "a");
+  dc_buffer_t* a = dc_test_buffer_new(dut, DC_DTYPE_I32, N, "a");
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "keep");
   gate_t gate = {0};
   gated_t g = {&gate, 1};
@@ -462,12 +465,12 @@ END_TEST
 // A kernel fault found while running (bounds checking) fails the stream
 // with the kernel's message.
 START_TEST(test_stream_kernel_fault_fails_the_stream) {
-  dc_program_t* p = build("over.cl",
+  dc_program_t* p = build_on(dut, "over.cl",
                           "__kernel void over(__global int* x) {\n"
                           "  x[get_global_id(0) + 1] = 1;\n"
                           "}\n",
                           "-dc-bounds-check");
-  dc_buffer_t* b = dc_test_buffer_new(cpu, DC_DTYPE_I32, 16, "small");
+  dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_I32, 16, "small");
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "faulty");
   dc_arg_t arg = dc_arg_buffer(b);
   dc_dispatch_t grid = {.dims = 1, .global = {16}};
@@ -602,7 +605,7 @@ static dc_status_t slow_append(void* arg) {
 // Releasing the context with work in flight waits for it.
 START_TEST(test_context_release_finishes_work_in_flight) {
   dc_context_t* own = dc_test_kernel_context(NULL);
-  dc_device_t* dev = dc_test_cpu(own);
+  dc_device_t* dev = dc_test_device(own);
   static log_t log;
   atomic_store(&log.count, 0);
   logged_t item = {&log, 1};
@@ -619,14 +622,14 @@ END_TEST
 
 START_TEST(test_stream_group_picks_and_syncs) {
   dc_stream_group_t* g = NULL;
-  DC_CK_OK(dc_stream_group_create(cpu, NULL, &g));
+  DC_CK_OK(dc_stream_group_create(dut, NULL, &g));
   ck_assert_uint_eq(dc_stream_group_size(g),
-                    dc_device_info(cpu)->stream_count);
+                    dc_device_info(dut)->stream_count);
   ck_assert_uint_ge(dc_stream_group_size(g), 2);
   dc_stream_group_release(g);
 
   dc_stream_group_params_t p = {.count = 3, .label = "grp"};
-  DC_CK_OK(dc_stream_group_create(cpu, &p, &g));
+  DC_CK_OK(dc_stream_group_create(dut, &p, &g));
   ck_assert_str_eq(dc_stream_label(dc_stream_group_stream(g, 2)), "grp.2");
   ck_assert_ptr_null(dc_stream_group_stream(g, 3));
   // Round-robin visits each stream in turn.
@@ -665,12 +668,12 @@ END_TEST
 
 START_TEST(test_event_pool_recycles_events) {
   dc_event_pool_stats_t s0, s1;
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_DEFAULT, &s0));
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s0));
   for (int i = 0; i < 100; ++i) {
     dc_event_t* ev = new_event(DC_EVENT_DEFAULT);
     dc_event_release(ev);
   }
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_DEFAULT, &s1));
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s1));
   ck_assert_uint_eq(s1.created - s0.created, s0.cached == 0 ? 1 : 0);
   ck_assert_uint_ge(s1.reused - s0.reused, 99);
   ck_assert_double_gt(s1.reuse_ratio, 0.9);
@@ -679,20 +682,20 @@ START_TEST(test_event_pool_recycles_events) {
   dc_event_t* held[5];
   for (int i = 0; i < 5; ++i) held[i] = new_event(DC_EVENT_TIMING);
   dc_event_pool_stats_t t;
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_TIMING, &t));
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_TIMING, &t));
   ck_assert_uint_eq(t.in_use, 5);
   ck_assert_uint_eq(t.peak_in_use, 5);
   ck_assert_uint_eq(t.created, 5);
   for (int i = 0; i < 5; ++i) dc_event_release(held[i]);
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_TIMING, &t));
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_TIMING, &t));
   ck_assert_uint_eq(t.in_use, 0);
   ck_assert_uint_eq(t.cached, 5);
   ck_assert_uint_eq(t.peak_in_use, 5);
-  DC_CK_OK(dc_event_pool_reserve(cpu, DC_EVENT_DEFAULT, 32));
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_DEFAULT, &s1));
+  DC_CK_OK(dc_event_pool_reserve(dut, DC_EVENT_DEFAULT, 32));
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s1));
   ck_assert_uint_ge(s1.cached, 32);
-  ck_assert_uint_eq(dc_event_pool_trim(cpu, 2), s1.cached - 2 + 3);
-  DC_CK_OK(dc_event_pool_stats(cpu, DC_EVENT_TIMING, &t));
+  ck_assert_uint_eq(dc_event_pool_trim(dut, 2), s1.cached - 2 + 3);
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_TIMING, &t));
   ck_assert_uint_eq(t.cached, 2);
   ck_assert_uint_eq(t.destroyed, 3);
 }
@@ -705,17 +708,17 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_FAIL(dc_stream_create(NULL, NULL, &st), DC_ERR_INVALID_ARGUMENT,
              "'device' must not be NULL");
   ck_assert_ptr_null(st);
-  DC_CK_FAIL(dc_stream_create(cpu, NULL, NULL), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_stream_create(dut, NULL, NULL), DC_ERR_INVALID_ARGUMENT,
              "'out_stream'");
   dc_stream_params_t bad = {.priority = (dc_priority_t)9};
-  DC_CK_FAIL(dc_stream_create(cpu, &bad, &st), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_stream_create(dut, &bad, &st), DC_ERR_INVALID_ARGUMENT,
              "unknown priority 9");
   st = new_stream(DC_PRIORITY_NORMAL, NULL);
   DC_CK_STR_HAS(dc_stream_label(st), "stream ");
   ck_assert_uint_gt(dc_stream_id(st), 0);
-  ck_assert_ptr_eq(dc_stream_device(st), cpu);
-  dc_buffer_t* i32 = dc_test_buffer_new(cpu, DC_DTYPE_I32, 8, "i32");
-  dc_buffer_t* f32 = dc_test_buffer_new(cpu, DC_DTYPE_F32, 8, "f32");
+  ck_assert_ptr_eq(dc_stream_device(st), dut);
+  dc_buffer_t* i32 = dc_test_buffer_new(dut, DC_DTYPE_I32, 8, "i32");
+  dc_buffer_t* f32 = dc_test_buffer_new(dut, DC_DTYPE_F32, 8, "f32");
   int32_t host[8] = {0};
   DC_CK_FAIL(dc_stream_copy(st, i32, 0, f32, 0, 8), DC_ERR_INVALID_ARGUMENT,
              "dc_stream_copy: dtypes differ (dst is i32, src is f32)");
@@ -736,7 +739,7 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_FAIL(dc_stream_dispatch(st, NULL, &(dc_dispatch_t){.dims = 1},
                                 NULL, 0),
              DC_ERR_INVALID_ARGUMENT, "dc_stream_dispatch: 'kernel' is NULL");
-  dc_program_t* p = build("inc.cl", kIncrement, NULL);
+  dc_program_t* p = build_on(dut, "inc.cl", kIncrement, NULL);
   dc_arg_t wrong = dc_arg_buffer(f32);
   dc_dispatch_t grid = {.dims = 1, .global = {8}};
   DC_CK_FAIL(dc_stream_dispatch(st, kernel_of(p, "inc"), &grid, &wrong, 1),
@@ -758,7 +761,7 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_FAIL(dc_cancel_token_create(NULL), DC_ERR_INVALID_ARGUMENT,
              "out_token");
   dc_event_t* ev = SENTINEL;
-  DC_CK_FAIL(dc_event_create(cpu, 0x10, &ev), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_event_create(dut, 0x10, &ev), DC_ERR_INVALID_ARGUMENT,
              "unknown event flags 0x10");
   ck_assert_ptr_null(ev);
   DC_CK_FAIL(dc_event_create(NULL, 0, &ev), DC_ERR_INVALID_ARGUMENT,
@@ -766,15 +769,15 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_FAIL(dc_event_wait(NULL, 0), DC_ERR_INVALID_ARGUMENT,
              "dc_event_wait: 'event' is NULL");
   DC_CK_FAIL(dc_event_query(NULL), DC_ERR_INVALID_ARGUMENT, "dc_event_query");
-  DC_CK_FAIL(dc_event_pool_stats(cpu, 0, NULL), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_event_pool_stats(dut, 0, NULL), DC_ERR_INVALID_ARGUMENT,
              "out_stats");
-  DC_CK_FAIL(dc_event_pool_reserve(cpu, 7, 1), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_event_pool_reserve(dut, 7, 1), DC_ERR_INVALID_ARGUMENT,
              "unknown event flags");
   ck_assert_uint_eq(dc_event_pool_trim(NULL, 0), 0);
   ck_assert_ptr_null(dc_event_device(NULL));
   dc_stream_group_t* g = SENTINEL;
   dc_stream_group_params_t big = {.count = 65};
-  DC_CK_FAIL(dc_stream_group_create(cpu, &big, &g), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_stream_group_create(dut, &big, &g), DC_ERR_INVALID_ARGUMENT,
              "65 streams asked for");
   ck_assert_ptr_null(g);
   DC_CK_FAIL(dc_stream_group_sync(NULL, 0), DC_ERR_INVALID_ARGUMENT,
@@ -825,4 +828,4 @@ static Suite* stream_suite(void) {
   return s;
 }
 
-DC_CHECK_MAIN(stream_suite)
+DC_CHECK_DEVICE_MAIN(stream_suite)

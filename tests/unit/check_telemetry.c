@@ -1,6 +1,11 @@
 // check_telemetry.c: counters, kernel histograms, the profiling helper,
 // the timeline (parsed back as JSON) and the health report, on
 // synchronous work and on streams, and all of it under concurrency.
+//
+// Device-generic: compiled kernels, buffers and streams are on the device
+// under test (check_util.h). The "cpu" test case times and fails native
+// kernels (host functions that spin or refuse on demand), which only the
+// CPU runs; the tests that touch no device run in every configuration.
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <time.h>
@@ -62,7 +67,7 @@ static dc_kernel_t* new_spin(const char* name) {
   dc_native_kernel_params_t np = {.name = name, .fn = spin_group,
                                   .args = kSpinArgs, .arg_count = 1};
   dc_kernel_t* k = NULL;
-  DC_CK_OK(dc_kernel_create_native(cpu, &np, &k));
+  DC_CK_OK(dc_kernel_create_native(cpu, &np, &k));  // native: the CPU
   return k;
 }
 
@@ -195,15 +200,29 @@ static void trace_path(char* path, size_t size, const char* file) {
 
 //===-- counters and histograms -----------------------------------------===//
 
+// The sum of every device's pool statistics in |c|.
+static dc_memory_pool_stats_t all_pools(dc_context_t* c) {
+  dc_memory_pool_stats_t sum;
+  memset(&sum, 0, sizeof(sum));
+  for (size_t i = 0; i < dc_context_device_count(c); ++i) {
+    dc_device_t* device = NULL;
+    DC_CK_OK(dc_context_device(c, i, &device));
+    dc_memory_pool_stats_t one = dc_test_pool_stats(device);
+    sum.hits += one.hits;
+    sum.misses += one.misses;
+  }
+  return sum;
+}
+
 START_TEST(test_telemetry_counts_synchronous_dispatches) {
-  dc_program_t* p = build("telemetry.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "telemetry.cl", kSource, NULL);
   dc_kernel_t* add_one = kernel_of(p, "add_one");
   dc_counters_t c = counters();
   ck_assert_uint_eq(c.dispatches, 0);
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 64, "x");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 64, "x");
   DC_CK_OK(dc_buffer_fill(x, 0, 64, &(float){0.0f}));
   for (int i = 0; i < 5; ++i) run(add_one, x);
-  ck_assert(((float*)host(x))[63] == 5.0f);
+  ck_assert(((float*)contents(x))[63] == 5.0f);
 
   // A dispatch that fails validation is the caller's error, not a run.
   dc_dispatch_t empty = grid1(0);
@@ -220,14 +239,14 @@ START_TEST(test_telemetry_counts_synchronous_dispatches) {
 
   // The pools' counters come from every device's pools.
   dc_buffer_release(x);
-  x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 64, "again");  // from the cache
+  x = dc_test_buffer_new(dut, DC_DTYPE_F32, 64, "again");  // from the cache
   dc_event_t* e = NULL;
-  DC_CK_OK(dc_event_create(cpu, DC_EVENT_DEFAULT, &e));
+  DC_CK_OK(dc_event_create(dut, DC_EVENT_DEFAULT, &e));
   dc_event_release(e);
-  DC_CK_OK(dc_event_create(cpu, DC_EVENT_DEFAULT, &e));  // reused
+  DC_CK_OK(dc_event_create(dut, DC_EVENT_DEFAULT, &e));  // reused
   dc_event_release(e);
   c = counters();
-  dc_memory_pool_stats_t pool = dc_test_pool_stats(cpu);
+  dc_memory_pool_stats_t pool = all_pools(ctx);
   ck_assert_uint_eq(c.pool_hits, pool.hits);
   ck_assert_uint_eq(c.pool_misses, pool.misses);
   ck_assert_uint_ge(c.pool_hits, 1);
@@ -293,8 +312,8 @@ START_TEST(test_telemetry_kernels_share_a_histogram_by_name) {
 END_TEST
 
 START_TEST(test_telemetry_kernel_at_lists_in_first_run_order) {
-  dc_program_t* p = build("telemetry.cl", kSource, NULL);
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 16, "x");
+  dc_program_t* p = build_on(dut, "telemetry.cl", kSource, NULL);
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 16, "x");
   run(kernel_of(p, "twice"), x);
   run(kernel_of(p, "add_one"), x);
   run(kernel_of(p, "twice"), x);
@@ -519,7 +538,7 @@ static size_t distinct_tids(const dc_json_t* events, const char* name) {
 }
 
 START_TEST(test_telemetry_trace_of_two_host_threads) {
-  dc_program_t* p = build("telemetry.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "telemetry.cl", kSource, NULL);
   ck_assert(!dc_trace_active(ctx));
   DC_CK_OK(dc_trace_start(ctx, 0));
   ck_assert(dc_trace_active(ctx));
@@ -527,7 +546,7 @@ START_TEST(test_telemetry_trace_of_two_host_threads) {
   memset(ds, 0, sizeof(ds));
   for (int t = 0; t < 2; ++t) {
     ds[t].kernel = kernel_of(p, "add_one");
-    ds[t].buffer = dc_test_buffer_new(cpu, DC_DTYPE_F32, 256, "x");
+    ds[t].buffer = dc_test_buffer_new(dut, DC_DTYPE_F32, 256, "x");
     ds[t].rounds = 10;
   }
   dc_test_run_threads(2, dispatcher_main, ds, sizeof(ds[0]));
@@ -699,12 +718,50 @@ START_TEST(test_telemetry_health_report_truncates_like_snprintf) {
 }
 END_TEST
 
+// Every device of the context is in the report, in order, with what it
+// is and its pools; the device under test's pool counts its reuse.
+START_TEST(test_telemetry_health_report_lists_every_device) {
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 64, "x");
+  dc_buffer_release(x);
+  x = dc_test_buffer_new(dut, DC_DTYPE_F32, 64, "again");  // from the cache
+  dc_json_t* root = health(ctx);
+  const dc_json_t* devices = dc_json_get(root, "devices");
+  ck_assert_int_eq(devices->kind, DC_JSON_ARRAY);
+  ck_assert_uint_eq(devices->count, dc_context_device_count(ctx));
+  bool found = false;
+  for (size_t i = 0; i < devices->count; ++i) {
+    dc_device_t* device = NULL;
+    DC_CK_OK(dc_context_device(ctx, i, &device));
+    const dc_device_info_t* info = dc_device_info(device);
+    const dc_json_t* d = &devices->items[i];
+    ck_assert_str_eq(dc_json_get_string(d, "name"), info->name);
+    ck_assert_str_eq(dc_json_get_string(d, "backend"), info->backend);
+    ck_assert_str_eq(dc_json_get_string(d, "kind"),
+                     info->kind == DC_DEVICE_KIND_CPU ? "cpu" : "gpu");
+    ck_assert(dc_json_get_number(d, "compute_units", 0) ==
+              info->compute_units);
+    const dc_json_t* pool = dc_json_get(d, "memory_pool");
+    ck_assert_ptr_nonnull(dc_json_get(pool, "hits"));
+    const dc_json_t* pools = dc_json_get(d, "event_pools");
+    ck_assert_ptr_nonnull(dc_json_get(dc_json_get(pools, "sync"), "reused"));
+    if (device == dut) {
+      found = true;
+      ck_assert(dc_json_get_number(pool, "hits", 0) >= 1);
+      ck_assert(dc_json_get_number(pool, "bytes_in_use", 0) >= 256);
+    }
+  }
+  ck_assert(found);
+  dc_json_free(root);
+  dc_buffer_release(x);
+}
+END_TEST
+
 //===-- streams ---------------------------------------------------------===//
 
 static dc_stream_t* new_stream(const char* label) {
   dc_stream_params_t sp = {.label = label};
   dc_stream_t* s = NULL;
-  DC_CK_OK(dc_stream_create(cpu, &sp, &s));
+  DC_CK_OK(dc_stream_create(dut, &sp, &s));
   return s;
 }
 
@@ -719,10 +776,10 @@ static dc_status_t host_fails(void* user_data) {
 }
 
 START_TEST(test_telemetry_stream_spans_and_counters) {
-  dc_program_t* p = build("telemetry.cl", kSource, NULL);
+  dc_program_t* p = build_on(dut, "telemetry.cl", kSource, NULL);
   dc_stream_t* s = new_stream("uploads");
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 256, "x");
-  dc_buffer_t* y = dc_test_buffer_new(cpu, DC_DTYPE_F32, 256, "y");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 256, "x");
+  dc_buffer_t* y = dc_test_buffer_new(dut, DC_DTYPE_F32, 256, "y");
   float in[256], out[256];
   for (int i = 0; i < 256; ++i) in[i] = (float)i;
   atomic_int calls = 0;
@@ -736,7 +793,7 @@ START_TEST(test_telemetry_stream_spans_and_counters) {
   DC_CK_OK(dc_stream_read(s, y, 0, out, 256));
   DC_CK_OK(dc_stream_host(s, host_ok, &calls));
   dc_event_t* e = NULL;
-  DC_CK_OK(dc_event_create(cpu, DC_EVENT_DEFAULT, &e));
+  DC_CK_OK(dc_event_create(dut, DC_EVENT_DEFAULT, &e));
   DC_CK_OK(dc_stream_record(s, e));
   DC_CK_OK(dc_event_wait(e, DC_TIMEOUT_INFINITE));
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
@@ -786,7 +843,7 @@ START_TEST(test_telemetry_stream_spans_and_counters) {
   ck_assert_uint_eq(streams->count, 1);
   const dc_json_t* st = &streams->items[0];
   ck_assert_str_eq(dc_json_get_string(st, "label"), "uploads");
-  ck_assert_str_eq(dc_json_get_string(st, "device"), "cpu");
+  ck_assert_str_eq(dc_json_get_string(st, "device"), dc_device_name(dut));
   ck_assert_str_eq(dc_json_get_string(st, "priority"), "normal");
   ck_assert(dc_json_get_number(st, "completed", -1) == 7);
   ck_assert_int_eq(dc_json_get(st, "error")->kind, DC_JSON_NULL);
@@ -802,7 +859,7 @@ END_TEST
 
 START_TEST(test_telemetry_stream_failure_skips_the_rest) {
   dc_stream_t* s = new_stream("checker");
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 16, "x");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 16, "x");
   atomic_int calls = 0;
   DC_CK_OK(dc_trace_start(ctx, 0));
   DC_CK_OK(dc_stream_host(s, host_fails, NULL));
@@ -871,7 +928,7 @@ static dc_status_t host_blocks(void* user_data) {
 
 START_TEST(test_telemetry_stream_cancellation_is_counted) {
   dc_stream_t* s = new_stream("cancelled");
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 16, "x");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 16, "x");
   atomic_int gate = 0;
   DC_CK_OK(dc_trace_start(ctx, 0));
   DC_CK_OK(dc_stream_host(s, host_blocks, &gate));
@@ -906,7 +963,7 @@ START_TEST(test_telemetry_trace_escapes_labels) {
   // and one that is all come back as valid JSON.
   static const char kLabel[] = "say \"hi\"\\\n\x01 \xff\xc3\xa9!";
   dc_stream_t* s = new_stream(kLabel);
-  dc_buffer_t* x = dc_test_buffer_new(cpu, DC_DTYPE_F32, 16, "x");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_F32, 16, "x");
   DC_CK_OK(dc_trace_start(ctx, 0));
   DC_CK_OK(dc_stream_fill(s, x, 0, 16, &(float){1.0f}));
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
@@ -1043,22 +1100,18 @@ static Suite* telemetry_suite(void) {
   Suite* s = dc_test_kernel_suite("telemetry", "dc-check-telemetry");
   TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_telemetry_counts_synchronous_dispatches);
-  tcase_add_test(core, test_telemetry_kernel_histogram);
-  tcase_add_test(core, test_telemetry_kernels_share_a_histogram_by_name);
   tcase_add_test(core, test_telemetry_kernel_at_lists_in_first_run_order);
-  tcase_add_test(core, test_telemetry_reset);
   tcase_add_test(core, test_telemetry_profile_times_each_call);
   tcase_add_test(core, test_telemetry_profile_stops_at_the_first_error);
   tcase_add_test(core, test_telemetry_rejects_invalid_arguments);
 
   TCase* trace = dc_test_kernel_tcase(s, "trace");
   tcase_add_test(trace, test_telemetry_trace_of_two_host_threads);
-  tcase_add_test(trace, test_telemetry_trace_counts_dropped_spans);
   tcase_add_test(trace, test_telemetry_trace_write_failures);
   tcase_add_test(trace, test_telemetry_trace_escapes_labels);
 
   TCase* report = dc_test_kernel_tcase(s, "health");
-  tcase_add_test(report, test_telemetry_health_report);
+  tcase_add_test(report, test_telemetry_health_report_lists_every_device);
   tcase_add_test(report, test_telemetry_health_report_truncates_like_snprintf);
 
   TCase* streams = dc_test_kernel_tcase(s, "streams");
@@ -1066,9 +1119,18 @@ static Suite* telemetry_suite(void) {
   tcase_add_test(streams, test_telemetry_stream_failure_skips_the_rest);
   tcase_add_test(streams, test_telemetry_stream_cancellation_is_counted);
 
-  TCase* concurrency = dc_test_kernel_tcase(s, "concurrency");
-  tcase_add_test(concurrency, test_telemetry_concurrent_readers_and_writers);
+  // Native kernels that spin or refuse on demand: the CPU only.
+  if (dc_test_device_is_the_cpu()) {
+    TCase* cpu_only = dc_test_kernel_tcase(s, "cpu");
+    tcase_add_test(cpu_only, test_telemetry_kernel_histogram);
+    tcase_add_test(cpu_only,
+                   test_telemetry_kernels_share_a_histogram_by_name);
+    tcase_add_test(cpu_only, test_telemetry_reset);
+    tcase_add_test(cpu_only, test_telemetry_trace_counts_dropped_spans);
+    tcase_add_test(cpu_only, test_telemetry_health_report);
+    tcase_add_test(cpu_only, test_telemetry_concurrent_readers_and_writers);
+  }
   return s;
 }
 
-DC_CHECK_MAIN(telemetry_suite)
+DC_CHECK_DEVICE_MAIN(telemetry_suite)

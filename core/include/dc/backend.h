@@ -102,6 +102,25 @@ typedef struct dc_device_vtable_t {
   // Copies the backend's build counters (NULL: all zero).
   void (*program_cache_stats)(dc_device_t* device,
                               dc_program_cache_stats_t* out_stats);
+
+  // Optional (NULL: none). The work-group size, in work-items, the device
+  // suggests for |kernel| over a grid of |work_items| whose groups each
+  // have |local_memory| bytes of __local memory, or 0 for none. When a
+  // dispatch gives no group size, the engine takes the largest size up to
+  // this one that divides the grid (a GPU asks its occupancy calculator),
+  // instead of its own choice, which is made for CPU worker threads.
+  size_t (*preferred_group_size)(dc_device_t* device,
+                                 const dc_kernel_t* kernel,
+                                 size_t work_items, size_t local_memory);
+  // Optional (NULL: none). C = A * B for row-major f32 matrices, m x k
+  // times k x n, whose memory handles (offsets included) are |a|, |b| and
+  // |c|, through a vendor library; returns when it has finished.
+  // dc_builtin_matmul() uses it before the built-in kernel, which it runs
+  // instead when this returns DC_ERR_UNSUPPORTED (no library).
+  // |matmul_library| names the library ("cublas"), NULL when it is missing.
+  dc_status_t (*matmul)(dc_device_t* device, const void* a, const void* b,
+                        void* c, size_t m, size_t n, size_t k);
+  const char* (*matmul_library)(dc_device_t* device);
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in

@@ -44,16 +44,17 @@ DC_API dc_status_t dc_builtin_kernel(dc_device_t* device, const char* name,
 
 // C = A * B for row-major f32 matrices: |a| is |m| x |k|, |b| is |k| x
 // |n|, |c| is |m| x |n|. On the CPU device it uses OpenBLAS's sgemm when
-// the library (libopenblas.so.0) can be loaded, and the built-in matmul
-// kernel otherwise; dc_builtin_matmul_backend() says which.
+// the library (libopenblas.so.0) can be loaded, on a CUDA device cuBLAS's
+// when it can, and the built-in matmul kernel otherwise;
+// dc_builtin_matmul_backend() says which.
 // Returns DC_ERR_INVALID_ARGUMENT for NULL buffers, zero sizes, buffers of
 // another dtype, on another device, or shorter than the sizes say.
 DC_API dc_status_t dc_builtin_matmul(dc_buffer_t* a, dc_buffer_t* b,
                                      dc_buffer_t* c, size_t m, size_t n,
                                      size_t k);
 
-// Returns what dc_builtin_matmul() uses on |device|: "openblas" or
-// "kernel".
+// Returns what dc_builtin_matmul() uses on |device|: "openblas",
+// "cublas" or "kernel".
 DC_API const char* dc_builtin_matmul_backend(dc_device_t* device);
 
 // Sums the |count| f32 elements of |in| from element 0 into |out_sum|

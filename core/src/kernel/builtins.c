@@ -88,6 +88,10 @@ static sgemm_fn_t cpu_sgemm(dc_device_t* device) {
 
 const char* dc_builtin_matmul_backend(dc_device_t* device) {
   if (device == NULL) return "";
+  const char* library = device->vtable->matmul_library != NULL
+                            ? device->vtable->matmul_library(device)
+                            : NULL;
+  if (library != NULL) return library;
   return cpu_sgemm(device) != NULL ? "openblas" : "kernel";
 }
 
@@ -117,7 +121,9 @@ static dc_status_t check_matrix(const char* fn, const char* name,
   return DC_OK;
 }
 
-static float* host_f32(dc_buffer_t* b) {
+// The buffer's memory handle with its offset: host memory on the CPU, a
+// device address elsewhere.
+static float* memory_f32(dc_buffer_t* b) {
   return (float*)((char*)b->memory + b->byte_offset);
 }
 
@@ -137,10 +143,15 @@ dc_status_t dc_builtin_matmul(dc_buffer_t* a, dc_buffer_t* b, dc_buffer_t* c,
   DC_RETURN_IF_ERROR(check_matrix(fn, "a", a, device, m, k));
   DC_RETURN_IF_ERROR(check_matrix(fn, "b", b, device, k, n));
   DC_RETURN_IF_ERROR(check_matrix(fn, "c", c, device, m, n));
+  if (device->vtable->matmul != NULL) {  // the device's own library
+    dc_status_t st = device->vtable->matmul(
+        device, memory_f32(a), memory_f32(b), memory_f32(c), m, n, k);
+    if (st != DC_ERR_UNSUPPORTED) return st;
+  }
   sgemm_fn_t sgemm = cpu_sgemm(device);
   if (sgemm != NULL) {
-    sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, host_f32(a), (int)k,
-          host_f32(b), (int)n, 0.0f, host_f32(c), (int)n);
+    sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, memory_f32(a),
+          (int)k, memory_f32(b), (int)n, 0.0f, memory_f32(c), (int)n);
     return DC_OK;
   }
   dc_kernel_t* kernel = NULL;

@@ -204,13 +204,25 @@ static void fit_groups(dc_launch_t* l, size_t max_groups, size_t max_size) {
 // busy with several groups. A kernel that synchronises its grid aims at
 // one group per resident slot instead, and its groups grow until they fit.
 void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
-  const dc_device_info_t* d = &k->program->device->info;
+  dc_device_t* device = k->program->device;
+  const dc_device_info_t* d = &device->info;
   size_t lanes = d->kind == DC_DEVICE_KIND_CPU ? DC_MAX(d->simd_width / 4, 1u)
                                                : d->simd_width;
   size_t cap = k->info.uses_barrier ? 256 : d->max_work_group_size;
   size_t total = l->global[0] * l->global[1] * l->global[2];
   size_t slots = DC_MAX(d->max_cooperative_groups, 1u);
-  if (want == 0 && k->info.uses_grid_sync) {
+  // A device that knows better (a GPU's occupancy calculator) says how
+  // large a group to aim at; l->local_memory is already known.
+  size_t preferred =
+      want == 0 && !k->info.uses_grid_sync &&
+              device->vtable->preferred_group_size != NULL
+          ? device->vtable->preferred_group_size(device, k, total,
+                                                 l->local_memory)
+          : 0;
+  if (preferred > 0) {
+    want = preferred;
+    cap = d->max_work_group_size;
+  } else if (want == 0 && k->info.uses_grid_sync) {
     want = DC_MAX((total + slots - 1) / slots, lanes);
   } else if (want == 0) {
     size_t target_groups = (size_t)DC_MAX(d->worker_threads, 1u) * 8;
@@ -389,6 +401,8 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
   }
   dc_launch_t* launch = &out->launch;
   DC_RETURN_IF_ERROR(check_grid(fn, k, dispatch, launch));
+  // Before the group size is chosen: a device's suggestion depends on it.
+  DC_RETURN_IF_ERROR(size_local_memory(fn, k, args, launch));
   out->tuning = -1;
   if (launch->local[0] == 0) {
     dc_context_params_t params;
@@ -400,7 +414,6 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
     }
   }
   DC_RETURN_IF_ERROR(check_group(fn, k, launch));
-  DC_RETURN_IF_ERROR(size_local_memory(fn, k, args, launch));
   return check_residency(fn, k, launch);
 }
 

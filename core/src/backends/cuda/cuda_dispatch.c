@@ -1,0 +1,360 @@
+// cuda_dispatch.c: launching kernels on a CUDA device, the group size the
+// occupancy API suggests, and the matrix product through cuBLAS.
+//
+// A dispatch is one launch of the kernel's function on the device stream
+// (a cooperative launch for a kernel that synchronises its grid), then a
+// synchronize, as every operation of the backend ends (cuda_internal.h).
+// Its parameters follow cuda_codegen.h: the launch record, the buffer
+// lengths when bounds checking, then the kernel's arguments, where a
+// __local argument is its offset into the dynamic shared memory. The
+// engine places __local arguments after the kernel's own __local
+// variables (their size rounded up to 64 bytes, kernel.c); on CUDA those
+// variables are static shared memory of their own, so the dynamic part
+// starts at that rounded size, which is subtracted from each offset.
+// SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_kernel.h"
+#include "program_internal.h"
+
+// What a block may use without opting in to more.
+#define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
+// CUDA's limits on block and grid dimensions (every GPU since Kepler).
+#define MAX_BLOCK_XY 1024
+#define MAX_BLOCK_Z 64
+#define MAX_GRID_X 2147483647u
+#define MAX_GRID_YZ 65535u
+
+static const char* kFn = "dc_kernel_dispatch";
+
+typedef struct launch_params_t {
+  dc__cuda_launch_record_t record;
+  uint64_t lengths[DC_MAX_KERNEL_ARGS];
+  uint64_t local_offsets[DC_MAX_KERNEL_ARGS];
+  void* params[DC_MAX_KERNEL_ARGS + 2];
+} launch_params_t;
+
+static size_t dynamic_base(const dc__cuda_kernel_t* ck) {
+  return DC_ALIGN_UP(ck->static_shared, 64);
+}
+
+static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
+                        const dc_launch_t* l, void* const* args,
+                        const size_t* lengths, launch_params_t* p) {
+  size_t n = 0, count = k->info.arg_count;
+  p->record.dims = l->dims;
+  for (int d = 0; d < 3; ++d) p->record.offset[d] = l->offset[d];
+  p->params[n++] = &p->record;
+  if (ck->bounds_check) {
+    p->lengths[0] = 0;  // a kernel without arguments still takes one
+    for (size_t i = 0; i < count; ++i) p->lengths[i] = lengths[i];
+    p->params[n++] = p->lengths;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    switch (k->args[i].kind) {
+      case DC_ARG_BUFFER:  // the argument is the device address
+        p->params[n++] = (void*)&args[i];
+        break;
+      case DC_ARG_LOCAL:
+        p->local_offsets[i] = (uintptr_t)args[i] - dynamic_base(ck);
+        p->params[n++] = &p->local_offsets[i];
+        break;
+      case DC_ARG_SCALAR:  // the argument points to the value's bytes
+        p->params[n++] = args[i];
+        break;
+    }
+  }
+}
+
+// The launch shapes CUDA refuses, with messages that say why.
+static dc_status_t check_shape(const dc__cuda_device_t* cuda,
+                               const dc_kernel_t* k,
+                               const dc__cuda_kernel_t* ck,
+                               const dc_launch_t* l) {
+  const char* name = cuda->base.info.name;
+  size_t block = l->local[0] * l->local[1] * l->local[2];
+  if (block > (size_t)ck->max_threads) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' runs at most %d work-items per group on "
+                   "%s (what its registers allow); the dispatch asks for %zu",
+                   kFn, k->info.name, ck->max_threads, name, block);
+  }
+  if (l->local[0] > MAX_BLOCK_XY || l->local[1] > MAX_BLOCK_XY ||
+      l->local[2] > MAX_BLOCK_Z) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s': a work-group of %zux%zux%zu is more than "
+                   "%s allows per dimension (%dx%dx%d)",
+                   kFn, k->info.name, l->local[0], l->local[1], l->local[2],
+                   name, MAX_BLOCK_XY, MAX_BLOCK_XY, MAX_BLOCK_Z);
+  }
+  if (l->groups[0] > MAX_GRID_X || l->groups[1] > MAX_GRID_YZ ||
+      l->groups[2] > MAX_GRID_YZ) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s': %zux%zux%zu work-groups are more than %s "
+                   "allows per dimension (%ux%ux%u); use larger groups or "
+                   "put the largest dimension first",
+                   kFn, k->info.name, l->groups[0], l->groups[1], l->groups[2],
+                   name, MAX_GRID_X, MAX_GRID_YZ, MAX_GRID_YZ);
+  }
+  return DC_OK;
+}
+
+// Opts the kernel in to |dynamic| bytes of dynamic shared memory when its
+// total passes the default limit. Called with the lock held.
+static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
+                                        const dc_kernel_t* k,
+                                        dc__cuda_kernel_t* ck, size_t dynamic) {
+  if (ck->static_shared + dynamic <= DEFAULT_SHARED_LIMIT ||
+      dynamic <= (size_t)ck->dynamic_limit) {
+    return DC_OK;
+  }
+  CUresult r = cuda->api->cu->func_set_attribute(
+      ck->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      (int)dynamic);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r,
+                           "kernel '%s': opting in to %zu bytes of dynamic "
+                           "shared memory",
+                           k->info.name, dynamic);
+  }
+  ck->dynamic_limit = (int)dynamic;
+  return DC_OK;
+}
+
+// A grid-synchronising kernel needs every group resident at once: at most
+// the occupancy API's blocks per SM times the SMs. Called with the lock
+// held.
+static dc_status_t check_residency(dc__cuda_device_t* cuda,
+                                   const dc_kernel_t* k,
+                                   const dc__cuda_kernel_t* ck,
+                                   const dc_launch_t* l, size_t dynamic) {
+  const char* name = cuda->base.info.name;
+  size_t groups = l->groups[0] * l->groups[1] * l->groups[2];
+  size_t block = l->local[0] * l->local[1] * l->local[2];
+  if (!cuda->cooperative) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' synchronises its grid (dc_grid_sync) but "
+                   "%s cannot run cooperative kernels",
+                   kFn, k->info.name, name);
+  }
+  int per_sm = 0;
+  CUresult r = cuda->api->cu->occupancy_max_active_blocks(&per_sm, ck->function,
+                                                          (int)block, dynamic);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r,
+                           "cuOccupancyMaxActiveBlocksPerMultiprocessor of "
+                           "kernel '%s'",
+                           k->info.name);
+  }
+  size_t resident = (size_t)per_sm * (size_t)cuda->sm_count;
+  if (groups > resident) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s' synchronises its grid (dc_grid_sync) but "
+                   "its %zu work-groups cannot all be resident on %s at once "
+                   "(at most %zu of %zu work-items); use fewer, larger "
+                   "groups",
+                   kFn, k->info.name, groups, name, resident, block);
+  }
+  return DC_OK;
+}
+
+// Zeroes the module's grid barrier and fault record before a launch that
+// uses them. Called with the lock held.
+static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+                               const dc__cuda_kernel_t* ck) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  CUresult r = CUDA_SUCCESS;
+  if (k->info.uses_grid_sync) {
+    r = cu->memset_d32_async(ck->module->grid, 0,
+                             sizeof(dc__cuda_grid_state_t) / 4, cuda->stream);
+  }
+  if (r == CUDA_SUCCESS && ck->bounds_check) {
+    r = cu->memset_d32_async(ck->module->fault, 0,
+                             sizeof(dc__cuda_fault_state_t) / 4, cuda->stream);
+  }
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "resetting kernel '%s''s state",
+                           k->info.name);
+  }
+  return DC_OK;
+}
+
+static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+                          const dc__cuda_kernel_t* ck, const dc_launch_t* l,
+                          size_t dynamic, void** params) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  unsigned gx = (unsigned)l->groups[0], gy = (unsigned)l->groups[1],
+           gz = (unsigned)l->groups[2];
+  unsigned bx = (unsigned)l->local[0], by = (unsigned)l->local[1],
+           bz = (unsigned)l->local[2];
+  CUresult r =
+      k->info.uses_grid_sync
+          ? cu->launch_cooperative_kernel(ck->function, gx, gy, gz, bx, by, bz,
+                                          (unsigned)dynamic, cuda->stream,
+                                          params)
+          : cu->launch_kernel(ck->function, gx, gy, gz, bx, by, bz,
+                              (unsigned)dynamic, cuda->stream, params, NULL);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(
+        cuda, r,
+        "%s of kernel '%s' (%ux%ux%u groups of "
+        "%ux%ux%u)",
+        k->info.uses_grid_sync ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+        k->info.name, gx, gy, gz, bx, by, bz);
+  }
+  char what[300];
+  snprintf(what, sizeof(what), "kernel '%s'", k->info.name);
+  return dc__cuda_sync(cuda, what);
+}
+
+// Reads |size| bytes of module state back after the launch.
+static dc_status_t read_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+                              CUdeviceptr from, void* to, size_t size) {
+  CUresult r = cuda->api->cu->memcpy_dtoh_async(to, from, size, cuda->stream);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "reading kernel '%s''s state",
+                           k->info.name);
+  }
+  return dc__cuda_sync(cuda, "reading a kernel's state");
+}
+
+// After the launch: a bounds-check fault, or a grid barrier some groups
+// never reached, fails the dispatch as on the CPU device.
+static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+                                 const dc__cuda_kernel_t* ck) {
+  if (ck->bounds_check) {
+    dc__cuda_fault_state_t f;
+    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f)));
+    if (f.set) {
+      const dc_kernel_arg_info_t* a =
+          &k->args[f.arg < k->info.arg_count ? f.arg : 0];
+      return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                     "%s: kernel '%s' (%s:%u): index %lld of argument %u "
+                     "'%s' is outside its %llu element(s)",
+                     kFn, k->info.name, k->program->name, f.line,
+                     (long long)f.index, f.arg, a->name,
+                     (unsigned long long)f.length);
+    }
+  }
+  if (k->info.uses_grid_sync) {
+    dc__cuda_grid_state_t g;
+    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->grid, &g, sizeof(g)));
+    if (g.broken) {
+      return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                     "%s: kernel '%s' reached dc_grid_sync() in some "
+                     "work-groups but not in others (every work-group must "
+                     "reach each one); its results are undefined",
+                     kFn, k->info.name);
+    }
+  }
+  return DC_OK;
+}
+
+dc_status_t dc__cuda_dispatch(dc_device_t* device, dc_kernel_t* kernel,
+                              const dc_launch_t* l, void* const* args,
+                              const size_t* lengths) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  dc__cuda_kernel_t* ck = kernel->impl;
+  DC_RETURN_IF_ERROR(check_shape(cuda, kernel, ck, l));
+  size_t base = dynamic_base(ck);
+  size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;
+  launch_params_t p;
+  pack_params(kernel, ck, l, args, lengths, &p);
+  pthread_mutex_lock(&cuda->lock);
+  dc_status_t st = dc__cuda_enter(cuda);
+  if (st == DC_OK) st = allow_dynamic_shared(cuda, kernel, ck, dynamic);
+  if (st == DC_OK && kernel->info.uses_grid_sync) {
+    st = check_residency(cuda, kernel, ck, l, dynamic);
+  }
+  if (st == DC_OK) st = reset_state(cuda, kernel, ck);
+  if (st == DC_OK) st = launch(cuda, kernel, ck, l, dynamic, p.params);
+  if (st == DC_OK) st = check_outcome(cuda, kernel, ck);
+  return dc__cuda_leave(cuda, st);
+}
+
+//===-- Work-group size -------------------------------------------------===//
+
+size_t dc__cuda_preferred_group_size(dc_device_t* device,
+                                     const dc_kernel_t* kernel,
+                                     size_t work_items, size_t local_memory) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  const dc__cuda_kernel_t* ck = kernel->impl;
+  if (ck == NULL) return 0;
+  int block = ck->preferred_block, min_grid = ck->min_grid;
+  size_t base = dynamic_base(ck);
+  if (local_memory > base) {  // __local arguments change the answer
+    pthread_mutex_lock(&cuda->lock);
+    dc_status_t st = dc__cuda_enter(cuda);
+    if (st == DC_OK && cuda->api->cu->occupancy_max_potential_block_size(
+                           &min_grid, &block, ck->function, NULL,
+                           local_memory - base, 0) != CUDA_SUCCESS) {
+      block = ck->preferred_block;
+      min_grid = ck->min_grid;
+    }
+    pthread_mutex_unlock(&cuda->lock);
+  }
+  // A grid too small to fill the GPU with groups of that size gets
+  // smaller groups, whole warps still, so that more SMs share the work.
+  size_t warp = DC_MAX(device->info.simd_width, 1u);
+  size_t size = block > 0 ? (size_t)block : warp;
+  if (min_grid > 0 && work_items / size < (size_t)min_grid) {
+    size_t spread = work_items / (size_t)min_grid / warp * warp;
+    size = DC_MAX(spread, warp);
+  }
+  return size;
+}
+
+//===-- Matrix product --------------------------------------------------===//
+
+const char* dc__cuda_matmul_library(dc_device_t* device) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  return cuda->api->cublas != NULL ? "cublas" : NULL;
+}
+
+// Creates the device's cuBLAS handle on first use, on the device stream.
+// Called with the lock held and the context current.
+static dc_status_t cublas_handle(dc__cuda_device_t* cuda) {
+  const dc__cuda_cublas_t* blas = cuda->api->cublas;
+  if (cuda->cublas != NULL) return DC_OK;
+  cublasStatus_t s = blas->create(&cuda->cublas);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    cuda->cublas = NULL;
+    return DC_FAIL(DC_ERR_UNAVAILABLE, "%s: cublasCreate failed (status %d)",
+                   cuda->base.info.name, s);
+  }
+  s = blas->set_stream(cuda->cublas, cuda->stream);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    return DC_FAIL(DC_ERR_INTERNAL, "%s: cublasSetStream failed (status %d)",
+                   cuda->base.info.name, s);
+  }
+  return DC_OK;
+}
+
+dc_status_t dc__cuda_matmul(dc_device_t* device, const void* a, const void* b,
+                            void* c, size_t m, size_t n, size_t k) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  const dc__cuda_cublas_t* blas = cuda->api->cublas;
+  if (blas == NULL) {
+    return DC_FAIL(DC_ERR_UNSUPPORTED, "%s: cuBLAS cannot be loaded",
+                   device->info.name);
+  }
+  pthread_mutex_lock(&cuda->lock);
+  dc_status_t st = dc__cuda_enter(cuda);
+  if (st == DC_OK) st = cublas_handle(cuda);
+  if (st == DC_OK) {
+    // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS reads the
+    // row-major B as the column-major n x k matrix B^T, A as k x m.
+    const float alpha = 1.0f, beta = 0.0f;
+    cublasStatus_t s =
+        blas->sgemm(cuda->cublas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m,
+                    (int)k, &alpha, b, (int)n, a, (int)k, &beta, c, (int)n);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      st = DC_FAIL(DC_ERR_INTERNAL,
+                   "%s: cublasSgemm of %zux%zu by %zux%zu failed (status %d)",
+                   device->info.name, m, k, k, n, s);
+    }
+  }
+  if (st == DC_OK) st = dc__cuda_sync(cuda, "matrix product (cuBLAS)");
+  return dc__cuda_leave(cuda, st);
+}

@@ -1,0 +1,144 @@
+// cuda_internal.h: the CUDA backend's private declarations.
+//
+// The backend has two halves that share this header: the device and its
+// memory (cuda_device.c, cuda_memory.c) and kernels (cuda_codegen.c,
+// cuda_program.c: the kernel language translated to CUDA C++, compiled by
+// NVRTC, cached, loaded and launched).
+//
+// Execution model. The backend interface (dc/backend.h) is synchronous:
+// each vtable call returns when its work is done. The device therefore
+// keeps one CUDA stream of its own and ends every operation with a
+// synchronize on it; the engine's streams, events and graphs run above
+// the interface on the scheduler's threads, exactly as on the CPU. Calls
+// from several host threads are serialized by |lock| (one stream, one
+// staging buffer).
+// SPDX-License-Identifier: MIT
+#ifndef DC_CUDA_INTERNAL_H_
+#define DC_CUDA_INTERNAL_H_
+
+#include <pthread.h>
+
+#include "cuda_api.h"
+#include "dc/backend.h"
+#include "internal.h"
+
+typedef struct dc__kcache_t dc__kcache_t;
+
+typedef struct dc__cuda_device_t {
+  dc_device_t base;  // first, as the backend interface requires
+  const dc__cuda_api_t* api;
+  dc_allocator_t allocator;
+  CUdevice device;
+  int ordinal;       // N of "cuda:N"
+  CUcontext context; // the device's primary context (retained)
+  int cc_major, cc_minor;
+  int sm_count;
+  int max_threads_per_block;
+  int shared_per_block_optin;  // bytes a kernel may opt in to
+  bool cooperative;            // cooperative launches supported
+  bool managed_memory;         // cuMemAllocManaged works here
+  CUmemoryPool pool;           // stream-ordered pool; NULL: cuMemAlloc
+
+  pthread_mutex_t lock;  // guards everything below
+  CUstream stream;       // where every operation runs
+  void* staging;         // pinned host memory for transfers
+  size_t staging_size;
+  CUevent staging_done[2];  // a staging half is free again (cuda_memory.c)
+  cublasHandle_t cublas;  // NULL until the first matmul (or no cuBLAS)
+  // Kernels (cuda_program.c): set up on the first program build.
+  bool kernels_ready;
+  dc_status_t kernels_status;
+  char kernels_message[512];
+  dc__kcache_t* kcache;
+  dc_program_cache_stats_t stats;
+  int target_arch;       // what programs compile for (cuda_compile.h):
+  bool target_ptx;       // sm_<arch>, or compute_<arch> PTX
+  uint8_t prelude_hash[32];
+  struct dc__cuda_module_t* modules;  // loaded modules, by cache key
+} dc__cuda_device_t;
+
+// Makes |cuda|'s primary context current on the calling thread (cheap
+// when it already is). Call with |lock| held before any driver call that
+// uses the stream or the staging buffer (a query that touches neither,
+// such as cuPointerGetAttribute, may run unlocked).
+DC_INTERNAL dc_status_t dc__cuda_enter(dc__cuda_device_t* cuda);
+
+// Synchronizes the device stream and turns a failure into a status
+// (sticky failures mark the context unusable). |what| names the operation
+// ("write of 4096 bytes"); the message adds the device's name.
+DC_INTERNAL dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda,
+                                      const char* what);
+
+// Reports the failed driver call |result| on |cuda|: sets the thread's
+// error to "cuda:N: <what>: CUDA_ERROR_X (n): <text>", where |format| and
+// its arguments say what, and returns the dc status it maps to (see
+// dc__cuda_fail; DC_ERR_DEVICE_LOST for sticky errors).
+DC_INTERNAL dc_status_t dc__cuda_failed(dc__cuda_device_t* cuda,
+                                        CUresult result, const char* format,
+                                        ...) DC_PRINTF_LIKE(3, 4);
+
+// Ends an operation begun by locking |lock|: unlocks it and, when |status|
+// is DC_ERR_DEVICE_LOST, marks the device lost in the context's health
+// (dc_device_health) so that even a failed plain buffer call takes it out
+// of service. Returns |status| with the thread's message kept.
+DC_INTERNAL dc_status_t dc__cuda_leave(dc__cuda_device_t* cuda,
+                                       dc_status_t status);
+
+// Memory (cuda_memory.c): the vtable's memory functions, as described in
+// dc/backend.h; the storage modes map as docs/cuda-device.md says.
+DC_INTERNAL dc_status_t dc__cuda_allocate(dc_device_t* device, size_t size,
+                                          dc_storage_mode_t mode,
+                                          void** out_memory);
+DC_INTERNAL void dc__cuda_deallocate(dc_device_t* device, void* memory,
+                                     size_t size, dc_storage_mode_t mode);
+DC_INTERNAL void* dc__cuda_host_pointer(dc_device_t* device, void* memory,
+                                        dc_storage_mode_t mode);
+DC_INTERNAL dc_status_t dc__cuda_write(dc_device_t* device, void* memory,
+                                       size_t offset, const void* src,
+                                       size_t size);
+DC_INTERNAL dc_status_t dc__cuda_read(dc_device_t* device,
+                                      const void* memory, size_t offset,
+                                      void* dst, size_t size);
+DC_INTERNAL dc_status_t dc__cuda_fill(dc_device_t* device, void* memory,
+                                      size_t offset, size_t size,
+                                      const void* pattern,
+                                      size_t pattern_size);
+DC_INTERNAL dc_status_t dc__cuda_copy(dc_device_t* device, void* dst,
+                                      size_t dst_offset, const void* src,
+                                      size_t src_offset, size_t size);
+// Frees the staging buffer and its events. Call with the context current.
+DC_INTERNAL void dc__cuda_memory_teardown(dc__cuda_device_t* cuda);
+
+// Finds the CUDA devices and adds them to |ctx| as cuda:0, cuda:1, ...
+// Without a driver or a GPU it adds none and logs why at debug level.
+DC_INTERNAL dc_status_t dc__cuda_enumerate(dc_context_t* ctx);
+
+// Kernels (cuda_program.c).
+DC_INTERNAL dc_status_t dc__cuda_program_build(dc_device_t* device,
+                                               dc_program_build_t* build);
+DC_INTERNAL void dc__cuda_program_destroy(dc_device_t* device,
+                                          dc_program_t* program);
+DC_INTERNAL dc_status_t dc__cuda_dispatch(dc_device_t* device,
+                                          dc_kernel_t* kernel,
+                                          const dc_launch_t* launch,
+                                          void* const* args,
+                                          const size_t* lengths);
+DC_INTERNAL void dc__cuda_program_cache_stats(dc_device_t* device,
+                                              dc_program_cache_stats_t* out);
+// Frees the kernel state of |cuda|: unloads its modules (with the
+// context current, when it could be made so) and closes the cache.
+DC_INTERNAL void dc__cuda_kernels_teardown(dc__cuda_device_t* cuda);
+
+// Optional vtable functions (dc/backend.h; cuda_dispatch.c): the group
+// size the occupancy API suggests for a kernel, and the matrix product
+// through cuBLAS when the machine has it.
+DC_INTERNAL size_t dc__cuda_preferred_group_size(dc_device_t* device,
+                                                 const dc_kernel_t* kernel,
+                                                 size_t work_items,
+                                                 size_t local_memory);
+DC_INTERNAL dc_status_t dc__cuda_matmul(dc_device_t* device, const void* a,
+                                        const void* b, void* c, size_t m,
+                                        size_t n, size_t k);
+DC_INTERNAL const char* dc__cuda_matmul_library(dc_device_t* device);
+
+#endif  // DC_CUDA_INTERNAL_H_

@@ -1,0 +1,36 @@
+// cuda_names.h: how the CUDA code generator spells the language's names
+// (cuda_names.c).
+// SPDX-License-Identifier: MIT
+#ifndef DC_CUDA_NAMES_H_
+#define DC_CUDA_NAMES_H_
+
+#include "lex.h"
+
+// Whether |t| is a C++ keyword that C lacks (a valid name in a kernel,
+// which the generator renames dc_u_<name>).
+DC_INTERNAL bool dc__cuda_is_cxx_keyword(const dc__token_t* t);
+
+// The CUDA spelling of a keyword of the language: NULL to keep |t| as it
+// is, "" to drop it (address spaces, __kernel, register), "const" for
+// __constant, "__restrict__" for restrict.
+DC_INTERNAL const char* dc__cuda_keyword_spelling(const dc__token_t* t);
+
+// Recognises the language's type names in |t| from |skip| bytes in:
+// writes the prelude's spelling ("float4": dc_float4, "char": dc_char,
+// "uint": uint) to |out| and returns the vector width (1 for a scalar,
+// 3 for the rejected 3-component types), or 0 if it is none.
+DC_INTERNAL unsigned dc__cuda_type_name(const dc__token_t* t, size_t skip,
+                                        char* out, size_t size);
+
+// The built-ins whose names carry a type or a width: convert_<T>[_sat]
+// [_<mode>], as_<T>, vloadN and vstoreN, as the prelude's templates
+// (dc__convert<dc_int4, 1, 1>, dc__as<float>, dc__vload<4>, ...) in
+// |out|. Returns false if |t| is none of them.
+DC_INTERNAL bool dc__cuda_templated_builtin(const dc__token_t* t, char* out,
+                                            size_t size);
+
+// Whether |t| names a function CUDA has but the kernel language does not
+// (printf, async copies, ...): calling it must fail as on the CPU.
+DC_INTERNAL bool dc__cuda_is_unavailable_function(const dc__token_t* t);
+
+#endif  // DC_CUDA_NAMES_H_

@@ -1,0 +1,462 @@
+// check_cuda_codegen.c: the CUDA device's code generator and its NVRTC
+// compile, without a GPU. The generator's output is checked as text
+// everywhere; where NVRTC can be loaded (the CUDA toolkit installed), the
+// whole kernel corpus (tests/kernels), the built-in kernels and the
+// compile errors are compiled for sm_90 too. Launching is the corpus
+// runner's business (check_kernel_corpus.c) on a machine with a GPU.
+// SPDX-License-Identifier: MIT
+#include "check_util.h"
+#include "cuda_codegen.h"
+#include "cuda_compile.h"
+#include "kernel_manifest.h"
+
+extern const char dc__builtin_kernels_text[];
+
+//===-- Translating -----------------------------------------------------===//
+
+typedef struct translated_t {
+  dc__arena_t arena;
+  dc__diag_t diag;
+  dc__cuda_translation_t t;
+  dc_status_t status;
+} translated_t;
+
+// Runs the front end and the CUDA code generator on |source|.
+static void translate(translated_t* x, const char* source, bool bounds) {
+  dc_allocator_t a = dc_allocator_system();
+  dc__arena_init(&x->arena, a);
+  dc__diag_init(&x->diag, a, "gen.cl");
+  dc__build_options_t options;
+  dc__token_list_t tokens = {0};
+  dc__program_ast_t ast;
+  x->status = dc__parse_build_options(&x->arena, NULL, &x->diag, &options);
+  if (x->status == DC_OK) {
+    x->status = dc__preprocess(&x->arena, source, strlen(source), &options,
+                               &x->diag, &tokens);
+  }
+  if (x->status == DC_OK) {
+    x->status = dc__parse(&x->arena, &tokens, &x->diag, &ast);
+  }
+  if (x->status == DC_OK) {
+    dc__cuda_codegen_options_t cg = {.file = "gen.cl", .bounds_check = bounds};
+    x->status = dc__cuda_codegen(&x->arena, &ast, &cg, &x->diag, &x->t);
+  }
+}
+
+static void translated_free(translated_t* x) {
+  dc__diag_free(&x->diag);
+  dc__arena_free_all(&x->arena);
+}
+
+// Asserts that |source| translates and that the result contains each of
+// the NULL-terminated |wanted| strings.
+static void expect_translation(const char* source, bool bounds,
+                               const char* const* wanted) {
+  translated_t x;
+  translate(&x, source, bounds);
+  ck_assert_msg(x.status == DC_OK, "translation failed: %s",
+                x.diag.log ? x.diag.log : dc_last_error());
+  for (const char* const* w = wanted; *w != NULL; ++w) {
+    ck_assert_msg(strstr(x.t.source, *w) != NULL,
+                  "the translation lacks '%s':\n%s", *w, x.t.source);
+  }
+  translated_free(&x);
+}
+
+// Asserts that |source| fails to translate with |where| ("gen.cl:2:5:")
+// and |what| in its first error.
+static void expect_codegen_error(const char* source, const char* where,
+                                 const char* what) {
+  translated_t x;
+  translate(&x, source, false);
+  ck_assert_msg(x.status == DC_ERR_COMPILE, "'%s' translated", source);
+  ck_assert_msg(strncmp(x.diag.first_error, where, strlen(where)) == 0,
+                "'%s' does not start with '%s'", x.diag.first_error, where);
+  ck_assert_msg(strstr(x.diag.first_error, what) != NULL, "'%s' lacks '%s'",
+                x.diag.first_error, what);
+  translated_free(&x);
+}
+
+//===-- The generator's output ------------------------------------------===//
+
+START_TEST(test_kernels_become_cuda_entry_points) {
+  static const char kSource[] =
+      "float helper(float x) { return x * get_global_id(0); }\n"
+      "__kernel void k(__global float* o, __local float* t, int n) {\n"
+      "  __local float tile[16];\n"
+      "  t[get_local_id(0)] = helper(1.0f);\n"
+      "  tile[get_local_id(0) % 16] = n;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  o[get_global_id(0)] = t[0] + tile[0];\n"
+      "}\n"
+      "__kernel __attribute__((reqd_work_group_size(8, 4, 1)))\n"
+      "void fixed(__global int* o) { o[0] = 1; }\n";
+  static const char* const kWanted[] = {
+      "#include \"" DC_CUDA_PRELUDE_NAME "\"",
+      "extern \"C\" __global__ void",
+      " dc_k_k(const dc__launch_t _wi,",
+      " unsigned long long dc_loff_1",
+      "= (decltype(t))(dc__smem + dc_loff_1);",
+      "__shared__ float tile [ 16 ]",
+      "static float helper(const dc__launch_t _wi, float x)",
+      "helper(_wi, 1.0f",
+      "__syncthreads();",
+      "__launch_bounds__(32)",
+      "dc_k_fixed(const dc__launch_t _wi,",
+      "#line 2 \"gen.cl\"",
+      NULL};
+  expect_translation(kSource, false, kWanted);
+}
+END_TEST
+
+START_TEST(test_vectors_components_and_typed_builtins) {
+  static const char kSource[] =
+      "__kernel void k(__global float4* v, __global int* o) {\n"
+      "  float4 a = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+      "  float4 s = (float4)(2.0f);\n"
+      "  a.x = a.w + s.y;\n"
+      "  float2 b = a.wzyx.lo;\n"
+      "  float8 c = vload8(0, (__global const float*)v);\n"
+      "  vstore4(a, 1, (__global float*)v);\n"
+      "  int4 r = convert_int4_sat_rte(a) + as_int4(s);\n"
+      "  o[0] = (int)(*v).y + r.s3 + convert_uchar(c.s7) + b.x;\n"
+      "}\n";
+  static const char* const kWanted[] = {
+      "float4( 1.0f , 2.0f , 3.0f , 4.0f)",
+      "float4( 2.0f)",
+      "dc__lane<0>( a) = dc__lane<3>( a) + dc__lane<1>( s)",
+      "dc__lo( dc__swizzle<3, 2, 1, 0>( a))",
+      "dc__vload<8>",
+      "dc__vstore<4>",
+      "dc__convert<dc_int4, 1, 1>",
+      "dc__as<dc_int4>",
+      "( int ) dc__lane<1>( ( * v ))",  // the cast applies to .y
+      "dc__convert<uchar, 0, 0>",
+      NULL};
+  expect_translation(kSource, false, kWanted);
+}
+END_TEST
+
+START_TEST(test_c_that_cxx_rejects_is_rewritten) {
+  static const char kSource[] =
+      "int use(int new, int class) { return new + class; }\n"
+      "__kernel void k(__global void* raw, __global int* o, char c) {\n"
+      "  __global int* p = raw;\n"
+      "  unsigned char u = 1; signed char s = 2;\n"
+      "  register int this = use(1, 2);\n"
+      "  o[0] = p[0] + c + u + s + this + sizeof('a');\n"
+      "}\n";
+  static const char* const kWanted[] = {"dc__vptr raw",
+                                        "dc_char c",
+                                        "unsigned char u",
+                                        "signed char s",
+                                        "dc_u_this",
+                                        "dc_u_new",
+                                        "dc_u_class",
+                                        "sizeof ( ((int)'a') )",
+                                        NULL};
+  expect_translation(kSource, false, kWanted);
+  translated_t x;
+  translate(&x, kSource, false);
+  ck_assert_ptr_null(strstr(x.t.source, "register"));
+  ck_assert_ptr_null(strstr(x.t.source, "__global int"));
+  translated_free(&x);
+}
+END_TEST
+
+START_TEST(test_grid_sync_and_bounds_checking) {
+  static const char kSource[] =
+      "void step(void) { dc_grid_sync(); }\n"
+      "__kernel void k(__global int* a, __global int* b) {\n"
+      "  if (get_global_id(0) == 0) return;\n"
+      "  a[get_global_id(0)] = 1;\n"
+      "  step();\n"
+      "  b[0] = a[1];\n"
+      "}\n";
+  static const char* const kWanted[] = {
+      "#define DC__GRID_SYNC 1",
+      "#define DC__BOUNDS_CHECK 1",
+      "const dc__lengths_t<2> dc_len",
+      " [&]() {",
+      " }(); dc__grid_exit();",
+      "dc__grid_sync();",
+      "(*dc__idx(a, ( get_global_id ( 0 )), 0u, 4u, dc_len.n[0]))",
+      "(*dc__idx(b, ( 0), 1u, 6u, dc_len.n[1]))",
+      NULL};
+  expect_translation(kSource, true, kWanted);
+  translated_t x;
+  translate(&x, kSource, true);
+  ck_assert(x.t.uses_grid_sync);
+  ck_assert(x.t.reaches_barrier[0]);  // step
+  ck_assert(x.t.reaches_barrier[1]);  // k, through step
+  translated_free(&x);
+}
+END_TEST
+
+START_TEST(test_what_the_generator_rejects) {
+  expect_codegen_error(
+      "__kernel void k(__global float4* v) {\n  v[0].xy = (float2)(1.0f);\n}\n",
+      "gen.cl:2:8:", "assigning to several vector components");
+  expect_codegen_error(
+      "__kernel void k(__global float4* v) {\n  v[1] = v[0].xyzx; v[0].x = "
+      "v[0].xyz.x;\n}\n",
+      "gen.cl:2:35:", "3-component vector types");
+  expect_codegen_error(
+      "__kernel void k(__global float* v) {\n  v[0] = 1.0f;\n"
+      "  printf(\"%f\", v[0]);\n}\n",
+      "gen.cl:3:3:", "'printf' is not a built-in function");
+  expect_codegen_error(
+      "__kernel void a(__global int* o) { o[0] = 1; }\n"
+      "__kernel void b(__global int* o) {\n  a(o);\n}\n",
+      "gen.cl:3:3:", "a kernel cannot call another kernel");
+  expect_codegen_error(
+      "__kernel void k(__global float4* v) {\n  v[0] = v[0].q;\n}\n",
+      "gen.cl:2:15:", "not a vector component selector");
+  expect_codegen_error(
+      "__kernel void k(__global int* o) {\n  __local int t = 3;\n"
+      "  o[0] = t;\n}\n",
+      "gen.cl:2:15:", "a __local variable cannot be initialised");
+}
+END_TEST
+
+START_TEST(test_columns_map_back_to_the_source) {
+  static const char kSource[] =
+      "__kernel void k(__global float4* v) {\n"
+      "  v[0] = v[1].yx.xyxy + missing;\n"
+      "}\n";
+  translated_t x;
+  translate(&x, kSource, false);
+  ck_assert_int_eq(x.status, DC_OK);
+  // The generated line for user line 2, and where "missing" is in it.
+  const char* directive = strstr(x.t.source, "#line 2 \"gen.cl\"\n");
+  ck_assert_ptr_nonnull(directive);
+  const char* line = strchr(directive, '\n') + 1;
+  const char* end = strchr(line, '\n');
+  const char* missing = strstr(line, "missing");
+  ck_assert_ptr_nonnull(missing);
+  ck_assert(missing < end);
+  size_t caret = (size_t)(missing - line);
+  ck_assert_uint_eq(
+      dc__cuda_user_column(&x.t, 2, line, (size_t)(end - line), caret), 25);
+  // Inside a token: the offset carries over; an unknown line gives 0.
+  ck_assert_uint_eq(
+      dc__cuda_user_column(&x.t, 2, line, (size_t)(end - line), caret + 3), 28);
+  ck_assert_uint_eq(dc__cuda_user_column(&x.t, 2, "nothing", 7, 2), 0);
+  translated_free(&x);
+}
+END_TEST
+
+//===-- Compiling with NVRTC --------------------------------------------===//
+
+static const dc__cuda_nvrtc_t* nvrtc;
+
+// Compiles |source| for |arch|; returns the status, the image freed.
+static dc_status_t compile(const char* name, const char* source,
+                           const char* options, const char* arch, bool bounds,
+                           char* log, size_t log_size) {
+  dc__cuda_image_t image;
+  dc_status_t st =
+      dc__cuda_compile_for_arch(nvrtc, name, source, options, arch, bounds,
+                                dc_allocator_system(), log, log_size, &image);
+  if (st == DC_OK) {
+    ck_assert_ptr_nonnull(image.data);
+    ck_assert_uint_gt(image.size, 0);
+    dc__cuda_image_free(&image);
+  }
+  return st;
+}
+
+static char* read_corpus_file(const char* file) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
+  FILE* f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* text = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(text);
+  text[fread(text, 1, (size_t)n, f)] = '\0';
+  fclose(f);
+  return text;
+}
+
+// Every program of the corpus, with the options its runs use, compiles
+// for sm_90 (the H100), with and without bounds checking.
+START_TEST(test_corpus_compiles_for_sm_90) {
+  if (nvrtc == NULL) return;
+  dc_manifest_t m;
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
+  ck_assert_msg(dc_manifest_read(path, &m), "%s", m.error);
+  static char log[1 << 16];
+  size_t compiled = 0;
+  for (size_t i = 0; i < m.count; ++i) {
+    const dc_manifest_run_t* r = &m.runs[i];
+    bool seen = false;  // one compile per program and options
+    for (size_t k = 0; k < i && !seen; ++k) {
+      seen = strcmp(m.runs[k].file, r->file) == 0 &&
+             strcmp(m.runs[k].options, r->options) == 0;
+    }
+    if (seen) continue;
+    char* source = read_corpus_file(r->file);
+    for (int bounds = 0; bounds < 2; ++bounds) {
+      dc_status_t st = compile(r->file, source, r->options, "sm_90",
+                               bounds == 1, log, sizeof(log));
+      ck_assert_msg(st == DC_OK, "%s (%s%s): %s: %s\n%s", r->file, r->options,
+                    bounds ? ", bounds checked" : "", dc_status_name(st),
+                    dc_last_error(), log);
+    }
+    ++compiled;
+    free(source);
+  }
+  printf("cuda_codegen: %zu corpus programs compile for sm_90\n", compiled);
+  ck_assert_uint_gt(compiled, 30);
+  dc_manifest_free(&m);
+}
+END_TEST
+
+START_TEST(test_builtin_kernels_compile_for_every_target) {
+  if (nvrtc == NULL) return;
+  static char log[1 << 16];
+  static const char* const kArchs[] = {"sm_75", "sm_80", "sm_90", "compute_90"};
+  for (size_t i = 0; i < sizeof(kArchs) / sizeof(kArchs[0]); ++i) {
+    dc_status_t st = compile("builtin_kernels.cl", dc__builtin_kernels_text,
+                             "-dc-O3", kArchs[i], false, log, sizeof(log));
+    ck_assert_msg(st == DC_OK, "%s: %s\n%s", kArchs[i], dc_last_error(), log);
+  }
+}
+END_TEST
+
+// The module holds each kernel's entry point, under its prefixed name;
+// PTX is text with the same entries.
+START_TEST(test_images_hold_the_entry_points) {
+  if (nvrtc == NULL) return;
+  static const char kSource[] =
+      "__kernel void first(__global int* o) { o[0] = 1; }\n"
+      "__kernel void second(__global int* o) { o[1] = 2; }\n";
+  static const char* const kArchs[] = {"sm_90", "compute_90"};
+  for (size_t a = 0; a < 2; ++a) {
+    dc__cuda_image_t image;
+    DC_CK_OK(dc__cuda_compile_for_arch(nvrtc, "entries.cl", kSource, NULL,
+                                       kArchs[a], false, dc_allocator_system(),
+                                       NULL, 0, &image));
+    ck_assert(image.ptx == (a == 1));
+    for (const char* name = "dc_k_first"; name != NULL;
+         name = strcmp(name, "dc_k_first") == 0 ? "dc_k_second" : NULL) {
+      ck_assert_msg(memmem(image.data, image.size, name, strlen(name)),
+                    "%s: no %s", kArchs[a], name);
+    }
+    if (image.ptx) DC_CK_STR_HAS(image.data, ".entry dc_k_first");
+    dc__cuda_image_free(&image);
+  }
+}
+END_TEST
+
+// NVRTC's messages name the user's file, line and column.
+START_TEST(test_compile_errors_point_at_the_user_source) {
+  if (nvrtc == NULL) return;
+  static const struct {
+    const char* source;
+    const char* where;
+    const char* what;
+  } kCases[] = {
+      {"__kernel void k(__global float* o) {\n"
+       "  int i = get_global_id(0);\n"
+       "\n"
+       "  o[i] = undeclared_thing * 2.0f;\n"
+       "}\n",
+       "dc_program_create: err.cl:4:10: error: ", "undeclared_thing"},
+      {"__kernel void k(__global float* o) {\n"
+       "  float4 v = (float4)(1.0f);\n"
+       "  o[0] = v.x + frobnicate(v.y, 3);\n"
+       "}\n",
+       "dc_program_create: err.cl:3:16: error: ", "frobnicate"},
+      // Inside the prelude: reported at the line that called the built-in,
+      // with OpenCL's names.
+      {"__kernel void k(__global float4* o, __global int4* i) {\n"
+       "  float4 a = o[0];\n"
+       "  o[1] = clamp(a, i[0], 1.0f);\n"
+       "}\n",
+       "dc_program_create: err.cl:3:", "differ in type"},
+      {"__kernel void k(__global float* o, __global int4* i) {\n"
+       "  o[0] = sin(i[0]).x;\n"
+       "}\n",
+       "dc_program_create: err.cl:2:", "\"sin\""},
+      {"float helper(float x) {\n"
+       "  return x * no_such_scale;\n"
+       "}\n"
+       "__kernel void k(__global float* o) { o[0] = helper(1.0f); }\n",
+       "dc_program_create: err.cl:2:14: error: ", "no_such_scale"},
+  };
+  static char log[1 << 16];
+  for (size_t c = 0; c < sizeof(kCases) / sizeof(kCases[0]); ++c) {
+    dc_status_t st = compile("err.cl", kCases[c].source, NULL, "sm_90", false,
+                             log, sizeof(log));
+    ck_assert_msg(st == DC_ERR_COMPILE, "case %zu: %s", c, dc_status_name(st));
+    const char* e = dc_last_error();
+    ck_assert_msg(strncmp(e, kCases[c].where, strlen(kCases[c].where)) == 0,
+                  "case %zu: '%s' does not start with '%s'", c, e,
+                  kCases[c].where);
+    ck_assert_msg(strstr(e, kCases[c].what) != NULL,
+                  "case %zu: '%s' lacks '%s'", c, e, kCases[c].what);
+    ck_assert_msg(strstr(log, "dc__") == NULL,
+                  "case %zu: the log shows the engine's names:\n%s", c, log);
+  }
+}
+END_TEST
+
+START_TEST(test_targets_follow_nvrtc) {
+  if (nvrtc == NULL) return;
+  dc__cuda_target_t t;
+  DC_CK_OK(dc__cuda_pick_target(nvrtc, 9, 0, &t));
+  ck_assert_int_eq(t.arch, 90);
+  ck_assert(!t.ptx);
+  // A GPU newer than NVRTC gets PTX of the newest architecture it knows.
+  DC_CK_OK(dc__cuda_pick_target(nvrtc, 99, 9, &t));
+  ck_assert(t.ptx);
+  ck_assert_int_ge(t.arch, 90);
+  ck_assert_int_lt(t.arch, 999);
+  DC_CK_FAIL(dc__cuda_pick_target(nvrtc, 1, 0, &t), DC_ERR_UNSUPPORTED,
+             "compute capability 1.0");
+  char text[256];
+  dc__build_options_t options = {.fast_math = true};
+  dc__cuda_options_text(&options, &(dc__cuda_target_t){86, false}, text,
+                        sizeof(text));
+  DC_CK_STR_HAS(text, "--gpu-architecture=sm_86");
+  DC_CK_STR_HAS(text, "--use_fast_math");
+}
+END_TEST
+
+static void find_nvrtc(void) {
+  nvrtc = dc__cuda_nvrtc();
+  static bool told;
+  if (nvrtc == NULL && !told) {
+    printf("NVRTC not found, CUDA codegen tests skipped\n");
+    told = true;
+  }
+}
+
+static Suite* cuda_codegen_suite(void) {
+  Suite* s = suite_create("cuda_codegen");
+  TCase* gen = tcase_create("generator");
+  tcase_add_test(gen, test_kernels_become_cuda_entry_points);
+  tcase_add_test(gen, test_vectors_components_and_typed_builtins);
+  tcase_add_test(gen, test_c_that_cxx_rejects_is_rewritten);
+  tcase_add_test(gen, test_grid_sync_and_bounds_checking);
+  tcase_add_test(gen, test_what_the_generator_rejects);
+  tcase_add_test(gen, test_columns_map_back_to_the_source);
+  suite_add_tcase(s, gen);
+  TCase* nv = tcase_create("nvrtc");
+  tcase_add_unchecked_fixture(nv, find_nvrtc, NULL);
+  tcase_set_timeout(nv, 600);
+  tcase_add_test(nv, test_corpus_compiles_for_sm_90);
+  tcase_add_test(nv, test_builtin_kernels_compile_for_every_target);
+  tcase_add_test(nv, test_images_hold_the_entry_points);
+  tcase_add_test(nv, test_compile_errors_point_at_the_user_source);
+  tcase_add_test(nv, test_targets_follow_nvrtc);
+  suite_add_tcase(s, nv);
+  return s;
+}
+
+DC_CHECK_MAIN(cuda_codegen_suite)
