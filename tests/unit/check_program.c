@@ -5,6 +5,7 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <fcntl.h>
+#include <float.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1099,6 +1100,81 @@ START_TEST(test_program_missing_compiler_is_unavailable) {
 }
 END_TEST
 
+//===-- lifecycle: fast math stays in its program -----------------------===//
+
+// gcc and clang link a start file into anything linked with -ffast-math
+// whose constructor turns on flush-to-zero and denormals-are-zero for the
+// thread that loads it (and the threads that thread creates later). A
+// fast-relaxed-math program must not change how anything else computes.
+
+// Whether |x| has exactly the bits of |want|. Compared as floats, a
+// denormal would equal zero on a thread that reads denormals as zero.
+static bool same_bits(float x, float want) {
+  return memcmp(&x, &want, sizeof(x)) == 0;
+}
+
+// Whether the calling thread computes with denormals as IEEE says: a
+// denormal result is kept (no flush to zero) and a denormal operand is
+// read as itself (not as zero). volatile keeps the compiler from folding.
+static bool thread_keeps_denormals(void) {
+  volatile float smallest_normal = FLT_MIN, half = 0.5f, two = 2.0f;
+  volatile float denormal = FLT_MIN / 4;
+  float halved = smallest_normal * half;  // FLT_MIN / 2, a denormal
+  float doubled = denormal * two;         // FLT_MIN / 2 again
+  return same_bits(halved, FLT_MIN / 2) && same_bits(doubled, FLT_MIN / 2);
+}
+
+static const char kHalve[] =
+    "__kernel void halve(__global float* x) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  x[i] = x[i] * 0.5f;\n"
+    "}\n";
+
+// Runs kHalve (without fast math) on |device| over normal and denormal
+// values and asserts the IEEE results.
+static void expect_kernel_keeps_denormals(dc_device_t* device) {
+  dc_program_t* p = build_on(device, "halve.cl", kHalve, NULL);
+  float v[4] = {FLT_MIN, FLT_MIN / 2, 1.0f, FLT_MIN / 8};
+  dc_buffer_t* b = dc_test_buffer_new(device, DC_DTYPE_F32, 4, "x");
+  DC_CK_OK(dc_buffer_write(b, 0, v, 4));
+  dc_arg_t arg = dc_arg_buffer(b);
+  dc_dispatch_t grid = {.dims = 1, .global = {4}};
+  DC_CK_OK(dc_kernel_dispatch(kernel_of(p, "halve"), &grid, &arg, 1));
+  DC_CK_OK(dc_buffer_read(b, 0, v, 4));
+  ck_assert_msg(same_bits(v[0], FLT_MIN / 2) &&
+                    same_bits(v[1], FLT_MIN / 4) && same_bits(v[2], 0.5f) &&
+                    same_bits(v[3], FLT_MIN / 16),
+                "denormals lost: %a %a %a %a", (double)v[0], (double)v[1],
+                (double)v[2], (double)v[3]);
+  dc_buffer_release(b);
+  dc_program_release(p);
+}
+
+START_TEST(test_program_fast_math_does_not_leak_flush_to_zero) {
+  ck_assert_msg(thread_keeps_denormals(), "denormals lost before the test");
+  // The source is unique to this test, so that the build loads a fresh
+  // shared object (its constructors run at that load).
+  dc_program_t* fast = build("fast.cl",
+                             "__kernel void fast_scale(__global float* x) {\n"
+                             "  size_t i = get_global_id(0);\n"
+                             "  x[i] = native_sqrt(x[i]) * 0.75f;\n"
+                             "}\n",
+                             "-cl-fast-relaxed-math");
+  ck_assert_msg(thread_keeps_denormals(),
+                "building a fast-relaxed-math program turned on "
+                "flush-to-zero in the calling thread");
+  // A kernel without fast math, on the workers that were already there
+  // and on those of a context created after the load (they start from
+  // this thread's floating-point state).
+  expect_kernel_keeps_denormals(cpu);
+  dc_context_t* later = context_on(cache_dir, NULL);
+  expect_kernel_keeps_denormals(dc_test_cpu(later));
+  dc_context_release(later);
+  ck_assert(thread_keeps_denormals());
+  dc_program_release(fast);
+}
+END_TEST
+
 //===-- limits: concurrent builders -------------------------------------===//
 
 #define BUILDERS 6
@@ -1310,6 +1386,8 @@ static Suite* program_suite(void) {
   tcase_add_test(lifecycle, test_program_cache_truncated_entry_is_rebuilt);
   tcase_add_test(lifecycle, test_program_cache_off_keeps_nothing_on_disk);
   tcase_add_test(lifecycle, test_program_missing_compiler_is_unavailable);
+  tcase_add_test(lifecycle,
+                 test_program_fast_math_does_not_leak_flush_to_zero);
 
   TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_program_concurrent_builders_share_a_context);

@@ -4,7 +4,9 @@
 // file, so a compiler that prints a lot cannot block on a full pipe. The
 // generated code carries #line directives, so every message about the
 // user's code already names the user's file and line; those lines are
-// copied into the build log as they are.
+// copied into the build log as they are. A program is compiled to an
+// object file and then linked, in two steps, so that the link never sees
+// the math flags (link_object() says why).
 // SPDX-License-Identifier: MIT
 #include "cpu_compiler.h"
 
@@ -229,43 +231,12 @@ static dc_status_t write_source(const char* path, const char* code,
   return DC_OK;
 }
 
-dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
-                            const char* code, size_t length,
-                            const dc__build_options_t* options,
+// Runs one step of the build (|argv|, output into |output|); on a
+// failure, fills |diag| and returns DC_ERR_COMPILE. |what| says what the
+// step does, for a failure that is not on the user's lines.
+static dc_status_t run_step(char* const argv[], const char* output,
                             const char* file, dc__diag_t* diag,
-                            const char* so_path) {
-  char source[4096], output[4096];
-  snprintf(source, sizeof(source), "%s/kernel.c", work_dir);
-  snprintf(output, sizeof(output), "%s/compiler.txt", work_dir);
-  DC_RETURN_IF_ERROR(write_source(source, code, length));
-  char* argv[32];
-  size_t n = 0;
-  argv[n++] = (char*)compiler;
-  argv[n++] = "-std=gnu11";
-  // -O2 by default: work-item loops are vectorised either way (they are
-  // marked omp simd), and -O3 doubles the compile time of a typical
-  // program. -O3 vectorises more work-item loops that contain inner loops
-  // (the built-in matmul runs 1.6x faster), so -dc-O3 asks for it.
-  argv[n++] = options->opt_disable ? "-O0" : options->opt_max ? "-O3" : "-O2";
-  argv[n++] = "-pipe";
-  argv[n++] = "-march=native";
-  argv[n++] = "-fPIC";
-  argv[n++] = "-shared";
-  argv[n++] = "-fno-math-errno";
-  argv[n++] = "-fopenmp-simd";
-  // No -w: it would also silence the three -Werror= below (gcc drops
-  // them under -w), and an unknown function would then compile and only
-  // fail in dlopen. The glue's own warnings are not on the user's lines,
-  // so copy_diagnostics() leaves them out of the build log.
-  argv[n++] = "-Werror=implicit-function-declaration";
-  argv[n++] = "-Werror=int-conversion";
-  argv[n++] = "-Werror=incompatible-pointer-types";
-  n = math_flags(options, argv, n);
-  argv[n++] = "-o";
-  argv[n++] = (char*)so_path;
-  argv[n++] = source;
-  argv[n++] = "-lm";
-  argv[n] = NULL;
+                            const char* what) {
   int exit_code = 0;
   DC_RETURN_IF_ERROR(run(argv, output, &exit_code));
   if (exit_code == 0) return DC_OK;
@@ -280,11 +251,78 @@ dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
     // The compiler failed on code the engine generated, not on the user's:
     // keep its whole output, as it is what a bug report needs.
     dc__diag_error(diag, 0, 0,
-                   "the C compiler '%s' rejected the generated code (exit "
-                   "code %d); its output follows",
-                   compiler, exit_code);
+                   "the C compiler '%s' could not %s (exit code %d); its "
+                   "output follows",
+                   argv[0], what, exit_code);
     dc__diag_append(diag, log);
   }
   dc_allocator_free(diag->allocator, log, log_size);
   return DC_ERR_COMPILE;
+}
+
+// Compiles |source| into the object file |object| with the flags of the
+// build |options|.
+static dc_status_t compile_object(const char* compiler, const char* source,
+                                  const char* object,
+                                  const dc__build_options_t* options,
+                                  const char* output, const char* file,
+                                  dc__diag_t* diag) {
+  char* argv[32];
+  size_t n = 0;
+  argv[n++] = (char*)compiler;
+  argv[n++] = "-std=gnu11";
+  // -O2 by default: work-item loops are vectorised either way (they are
+  // marked omp simd), and -O3 doubles the compile time of a typical
+  // program. -O3 vectorises more work-item loops that contain inner loops
+  // (the built-in matmul runs 1.6x faster), so -dc-O3 asks for it.
+  argv[n++] = options->opt_disable ? "-O0" : options->opt_max ? "-O3" : "-O2";
+  argv[n++] = "-pipe";
+  argv[n++] = "-march=native";
+  argv[n++] = "-fPIC";
+  argv[n++] = "-fno-math-errno";
+  argv[n++] = "-fopenmp-simd";
+  // No -w: it would also silence the three -Werror= below (gcc drops
+  // them under -w), and an unknown function would then compile and only
+  // fail in dlopen. The glue's own warnings are not on the user's lines,
+  // so copy_diagnostics() leaves them out of the build log.
+  argv[n++] = "-Werror=implicit-function-declaration";
+  argv[n++] = "-Werror=int-conversion";
+  argv[n++] = "-Werror=incompatible-pointer-types";
+  n = math_flags(options, argv, n);
+  argv[n++] = "-c";
+  argv[n++] = "-o";
+  argv[n++] = (char*)object;
+  argv[n++] = (char*)source;
+  argv[n] = NULL;
+  return run_step(argv, output, file, diag, "compile the generated code");
+}
+
+// Links |object| into the shared object |so_path|: a step of its own,
+// without the math flags. gcc and clang link crtfastmath.o into anything
+// linked with -ffast-math; its constructor turns on flush-to-zero and
+// denormals-are-zero in the thread that loads the module (and in the
+// threads that thread creates later), which would change every later
+// float result of the host and of the other kernels. (gcc 13's
+// -mno-daz-ftz would keep it out in one step; gcc 12 and clang lack it.)
+static dc_status_t link_object(const char* compiler, const char* object,
+                               const char* so_path, const char* output,
+                               const char* file, dc__diag_t* diag) {
+  char* argv[] = {(char*)compiler, "-shared", "-o", (char*)so_path,
+                  (char*)object,   "-lm",     NULL};
+  return run_step(argv, output, file, diag, "link the generated code");
+}
+
+dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
+                            const char* code, size_t length,
+                            const dc__build_options_t* options,
+                            const char* file, dc__diag_t* diag,
+                            const char* so_path) {
+  char source[4096], object[4096], output[4096];
+  snprintf(source, sizeof(source), "%s/kernel.c", work_dir);
+  snprintf(object, sizeof(object), "%s/kernel.o", work_dir);
+  snprintf(output, sizeof(output), "%s/compiler.txt", work_dir);
+  DC_RETURN_IF_ERROR(write_source(source, code, length));
+  DC_RETURN_IF_ERROR(compile_object(compiler, source, object, options,
+                                    output, file, diag));
+  return link_object(compiler, object, so_path, output, file, diag);
 }

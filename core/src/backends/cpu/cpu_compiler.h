@@ -16,8 +16,10 @@ DC_INTERNAL dc_status_t dc__cpu_compiler_identify(const char* compiler,
                                                   char* out, size_t size);
 
 // Compiles the C source |code| into the shared object |so_path|, with
-// flags that follow |options|. The compiler's diagnostics about the user's
-// source (|file|, through #line) are added to |diag|.
+// flags that follow |options|: compiled with them, linked without them,
+// so that fast math never links a start file that changes the loading
+// thread's floating-point mode. The compiler's diagnostics about the
+// user's source (|file|, through #line) are added to |diag|.
 // Returns DC_ERR_COMPILE when the source does not compile,
 // DC_ERR_UNAVAILABLE when the compiler cannot be run.
 DC_INTERNAL dc_status_t dc__cpu_compile(const char* compiler,

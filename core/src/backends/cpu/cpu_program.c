@@ -2,8 +2,9 @@
 // cache), loading, and running work-groups on the worker pool.
 //
 // A program's cache key is the SHA-256 of everything that decides the
-// shared object: the engine's kernel ABI, prelude and code generator
-// (a fingerprint of its sources, taken at build time), the compiler's
+// shared object: the engine's kernel ABI, prelude, code generator and
+// compiler driver with its compile and link flags (a fingerprint of their
+// sources, cpu_compiler.c included, taken at build time), the compiler's
 // identity, the CPU it targets (-march=native), the build options and the
 // source. Loaded objects are shared by every program with the same key
 // (the module list), so building the same source again in one process
@@ -234,12 +235,48 @@ static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m) {
   dc_allocator_free(cpu->allocator, m, sizeof(*m) + m->kernel_count);
 }
 
+// The calling thread's floating-point control register: x86's MXCSR,
+// AArch64's FPCR (flush-to-zero, denormals-are-zero, rounding). Elsewhere
+// there is nothing to keep, and the separate link step (cpu_compiler.c)
+// alone keeps fast-math start files out of the modules.
+#if defined(__SSE__)
+typedef unsigned fp_control_t;
+static fp_control_t fp_control_get(void) { return __builtin_ia32_stmxcsr(); }
+static void fp_control_set(fp_control_t c) { __builtin_ia32_ldmxcsr(c); }
+#elif defined(__aarch64__)
+typedef uint64_t fp_control_t;
+static fp_control_t fp_control_get(void) {
+  uint64_t c;
+  __asm__ __volatile__("mrs %0, fpcr" : "=r"(c));
+  return c;
+}
+static void fp_control_set(fp_control_t c) {
+  __asm__ __volatile__("msr fpcr, %0" : : "r"(c));
+}
+#else
+typedef int fp_control_t;
+static fp_control_t fp_control_get(void) { return 0; }
+static void fp_control_set(fp_control_t c) { (void)c; }
+#endif
+
+// dlopen, keeping the calling thread's floating-point mode: a module's
+// constructors run in this thread, and one that turned on flush-to-zero
+// (crtfastmath.o does) would change the host's arithmetic and that of
+// every thread created here later. The modules the engine links have no
+// such constructor (cpu_compiler.c); this keeps any other out too.
+static void* open_module(const char* path) {
+  fp_control_t mode = fp_control_get();
+  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  fp_control_set(mode);
+  return handle;
+}
+
 // Loads the shared object at |path| as a module for |key| whose kernels
 // run in |modes|.
 static dc_status_t load_module(dc__cpu_device_t* cpu, const uint8_t key[32],
                                const char* path, const uint8_t* modes,
                                size_t kernel_count, dc__cpu_module_t** out) {
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void* handle = open_module(path);
   if (handle == NULL) {
     return DC_FAIL(DC_ERR_UNAVAILABLE, "cannot load the compiled kernels: %s",
                    dlerror());
@@ -442,9 +479,10 @@ void dc__cpu_program_destroy(dc_device_t* device, dc_program_t* program) {
 // kernel reached dc_grid_sync() in some groups but not in others) would
 // leave that one waiting for ever: arriving and exiting each check the
 // other's counter (sequentially consistent on both sides, so at least one
-// sees the other), and whichever notices breaks the barrier: it releases
-// every waiter and lets every later dc_grid_sync() through, the dispatch
-// runs to its end and fails. A bounds-check fault does not stop a group
+// sees the other), and whichever notices breaks the barrier (an arrival
+// only while the generation has not moved: exits after a release are
+// normal): it releases every waiter and lets every later dc_grid_sync()
+// through, the dispatch runs to its end and fails. A bounds-check fault does not stop a group
 // (the access is skipped), so a faulting group still arrives.
 typedef struct cpu_grid_t {
   unsigned count;     // groups, one thread each
@@ -474,8 +512,12 @@ static void grid_sync(void* ctx) {
     }
     return;
   }
-  if (atomic_load(&g->exited) != 0u) {  // that group will never arrive
-    grid_break(g);
+  // An exit breaks the barrier only if the barrier still holds: the last
+  // group may have arrived since, released it, and it or another group
+  // returned, all before this look. exited is read first: an exit seen
+  // here that came after the release also shows the moved generation.
+  if (atomic_load(&g->exited) != 0u && atomic_load(&g->generation) == gen) {
+    grid_break(g);  // a group returned without arriving: it never will
     return;
   }
   uint64_t deadline = 0;

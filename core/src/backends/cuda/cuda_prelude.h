@@ -615,9 +615,10 @@ DC__ATOMIC_CMPXCHG(ulong, unsigned long long)
 // in some work-groups but not in others) would otherwise leave the GPU
 // hanging for ever: on leaving the kernel, a block counts itself as
 // exited and, if some block is waiting, breaks the barrier; a block that
-// arrives after an exit breaks it too. A broken barrier lets everything
-// through, and the engine reads |broken| after the launch and fails the
-// dispatch. The engine zeroes the record before each launch.
+// arrives after an exit breaks it too, unless the barrier has been
+// released meanwhile (exits after a release are normal). A broken barrier
+// lets everything through, and the engine reads |broken| after the launch
+// and fails the dispatch. The engine zeroes the record before each launch.
 #ifdef DC__GRID_SYNC
 struct dc__grid_t {
   uint arrived;
@@ -651,9 +652,16 @@ static __noinline__ void dc__grid_arrive() {
     return;
   }
   __threadfence();
-  if (dc__grid_read(&dc__grid.exited) != 0u) {  // it will never arrive
-    dc__grid_break();
-    return;
+  // An exit breaks the barrier only if the barrier still holds: the last
+  // block may have arrived since, released it, and it or another block
+  // returned, all before this look. exited is read first, then (after a
+  // fence) the generation: an exit that came after the release shows it.
+  if (dc__grid_read(&dc__grid.exited) != 0u) {
+    __threadfence();
+    if (dc__grid_read(&dc__grid.generation) == generation) {
+      dc__grid_break();  // a block returned without arriving: it never will
+      return;
+    }
   }
   while (dc__grid_read(&dc__grid.generation) == generation) {
 #if __CUDA_ARCH__ >= 700
