@@ -7,7 +7,8 @@
 --   Run: ./build/embed_host examples/lua/embed_config.lua
 local dc = require("dc")
 
-local dev = dc.device()
+-- The kernel runs where the host put the data (the CPU, in embed_host.c).
+local dev = input.device
 local prog = dev:compile [[
   __kernel void scale_bias(__global const float* in, __global float* out,
                            float gain, float bias) {

@@ -12,6 +12,11 @@ TAB=$(printf '\t')
 # The kernel cache stays in memory: the test writes nothing outside $tmp.
 DC_CACHE_DIR=off
 export DC_CACHE_DIR
+# The CPU backend alone, as CTest sets it, also when run by hand: a GPU
+# would change the default device and --list-devices (cuda.lua covers
+# the GPU).
+DC_DEVICES=cpu
+export DC_DEVICES
 
 # expect CODE PATTERN ARGS...: runs dclua ARGS (standard input from the
 # file $stdin, /dev/null unless set), checks the exit code and that

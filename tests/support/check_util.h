@@ -100,55 +100,6 @@ static inline void dc_test_clear_env(void) {
   }
 }
 
-//===-- Contexts --------------------------------------------------------===//
-
-// Parameters for a context that logs nothing.
-static inline dc_context_params_t dc_test_quiet_params(void) {
-  dc_context_params_t p = {0};
-  p.log_level = DC_LOG_OFF;
-  return p;
-}
-
-// Creates a context with |params| (NULL: quiet defaults), asserting success.
-static inline dc_context_t* dc_test_context_new(
-    const dc_context_params_t* params) {
-  dc_context_params_t quiet = dc_test_quiet_params();
-  dc_context_t* ctx = NULL;
-  DC_CK_OK(dc_context_create(params ? params : &quiet, &ctx));
-  ck_assert_ptr_nonnull(ctx);
-  return ctx;
-}
-
-// The CPU device (index 0) of |ctx|.
-static inline dc_device_t* dc_test_cpu(dc_context_t* ctx) {
-  dc_device_t* device = NULL;
-  DC_CK_OK(dc_context_device(ctx, 0, &device));
-  ck_assert_ptr_nonnull(device);
-  return device;
-}
-
-// Creates a buffer of |length| elements of |dtype| on |device|.
-static inline dc_buffer_t* dc_test_buffer_new(dc_device_t* device,
-                                              dc_dtype_t dtype, size_t length,
-                                              const char* label) {
-  dc_buffer_params_t bp = {0};
-  bp.dtype = dtype;
-  bp.length = length;
-  bp.label = label;
-  dc_buffer_t* buffer = NULL;
-  DC_CK_OK(dc_buffer_create(device, &bp, &buffer));
-  ck_assert_ptr_nonnull(buffer);
-  return buffer;
-}
-
-// The pool statistics of |device|.
-static inline dc_memory_pool_stats_t dc_test_pool_stats(dc_device_t* device) {
-  dc_memory_pool_stats_t stats;
-  memset(&stats, 0xAB, sizeof(stats));  // so a missed field shows
-  DC_CK_OK(dc_memory_pool_stats(device, &stats));
-  return stats;
-}
-
 //===-- Device under test -----------------------------------------------===//
 //
 // The device-generic suites (docs/testing.md lists them) run their tests
@@ -188,6 +139,127 @@ static inline const char* dc_test_device_name(void) {
 static inline bool dc_test_device_is_the_cpu(void) {
   return strcmp(dc_test_device_name(), "cpu") == 0;
 }
+
+// True when the device under test is one of the CPU backend's devices
+// ("cpu", "cpu:1", ...), which a context has whatever backends it enables.
+static inline bool dc_test_device_is_a_cpu(void) {
+  const char* name = dc_test_device_name();
+  return strncmp(name, "cpu", 3) == 0 && (name[3] == '\0' || name[3] == ':');
+}
+
+//===-- Backends --------------------------------------------------------===//
+//
+// Which backends the tests' contexts enable. Most suites test what the
+// engine does whatever the machine has: device counts and indices, the
+// default device, messages that list the devices, the CPU device, a fake
+// GPU. A real GPU in their contexts would change all of those, and its
+// start-up (a driver context and a memory pool) would slow every context
+// down, so their contexts enable the CPU backend alone, and the fake
+// backend once the suite has registered it (dc_test_fake_register()).
+// Contexts see every backend the machine has (the |backends| parameter
+// left to DC_DEVICES, which the fixtures unset: "all") only
+//
+//  - in a device-generic suite whose device under test is not a CPU
+//    (cuda.<suite>), and
+//  - in a suite about every device, compiled with DC_TEST_EVERY_BACKEND
+//    defined: the CUDA backend's own suites and the kernel corpus
+//    (tests/unit/CMakeLists.txt defines it for them; a source may also
+//    #define it before including this header).
+//
+// A test of discovery itself sets |backends| ("all", "cuda") and expects
+// what the machine has (dc_test_machine_device_count()), never "no GPU".
+
+// Set by dc_test_fake_register(): "fake" is then a backend name that
+// contexts accept.
+static bool dc_test_fake_registered;
+
+// The |backends| parameter of the tests' contexts (NULL: DC_DEVICES).
+static inline const char* dc_test_backends(void) {
+#ifdef DC_TEST_EVERY_BACKEND
+  return NULL;
+#else
+  if (!dc_test_device_is_a_cpu()) return NULL;
+  return dc_test_fake_registered ? "cpu,fake" : "cpu";
+#endif
+}
+
+//===-- Contexts --------------------------------------------------------===//
+
+// Parameters for a context that logs nothing, with the tests' backends.
+static inline dc_context_params_t dc_test_quiet_params(void) {
+  dc_context_params_t p = {0};
+  p.log_level = DC_LOG_OFF;
+  p.backends = dc_test_backends();
+  return p;
+}
+
+// Creates a context with |params| (NULL: quiet defaults), asserting success.
+static inline dc_context_t* dc_test_context_new(
+    const dc_context_params_t* params) {
+  dc_context_params_t quiet = dc_test_quiet_params();
+  dc_context_t* ctx = NULL;
+  DC_CK_OK(dc_context_create(params ? params : &quiet, &ctx));
+  ck_assert_ptr_nonnull(ctx);
+  return ctx;
+}
+
+// How many of |ctx|'s devices belong to |backend|.
+static inline size_t dc_test_backend_device_count(dc_context_t* ctx,
+                                                  const char* backend) {
+  size_t count = 0;
+  for (size_t i = 0; i < dc_context_device_count(ctx); ++i) {
+    dc_device_t* device = NULL;
+    DC_CK_OK(dc_context_device(ctx, i, &device));
+    count += strcmp(dc_device_info(device)->backend, backend) == 0;
+  }
+  return count;
+}
+
+// How many devices the built-in backend |backend| ("cuda") finds on this
+// machine: 0 without a driver or a GPU. Only from inside a test: a GPU
+// driver that the suite's parent process initialised would be unusable
+// in the children that Check forks.
+static inline size_t dc_test_machine_device_count(const char* backend) {
+  dc_context_params_t p = {0};
+  p.log_level = DC_LOG_OFF;
+  p.backends = backend;
+  dc_context_t* ctx = dc_test_context_new(&p);
+  size_t count = dc_test_backend_device_count(ctx, backend);
+  dc_context_release(ctx);
+  return count;
+}
+
+// The CPU device (index 0) of |ctx|.
+static inline dc_device_t* dc_test_cpu(dc_context_t* ctx) {
+  dc_device_t* device = NULL;
+  DC_CK_OK(dc_context_device(ctx, 0, &device));
+  ck_assert_ptr_nonnull(device);
+  return device;
+}
+
+// Creates a buffer of |length| elements of |dtype| on |device|.
+static inline dc_buffer_t* dc_test_buffer_new(dc_device_t* device,
+                                              dc_dtype_t dtype, size_t length,
+                                              const char* label) {
+  dc_buffer_params_t bp = {0};
+  bp.dtype = dtype;
+  bp.length = length;
+  bp.label = label;
+  dc_buffer_t* buffer = NULL;
+  DC_CK_OK(dc_buffer_create(device, &bp, &buffer));
+  ck_assert_ptr_nonnull(buffer);
+  return buffer;
+}
+
+// The pool statistics of |device|.
+static inline dc_memory_pool_stats_t dc_test_pool_stats(dc_device_t* device) {
+  dc_memory_pool_stats_t stats;
+  memset(&stats, 0xAB, sizeof(stats));  // so a missed field shows
+  DC_CK_OK(dc_memory_pool_stats(device, &stats));
+  return stats;
+}
+
+//===-- Device under test in a context ----------------------------------===//
 
 // The device under test in |ctx|. DC_CHECK_DEVICE_MAIN has checked that
 // contexts have it, so a miss here is a failure, not a skip.
@@ -341,11 +413,13 @@ static inline void dc_test_log_sink(void* user_data,
   pthread_mutex_unlock(&log->lock);
 }
 
-// Parameters that send messages at |level| or above to |log|.
+// Parameters that send messages at |level| or above to |log|, with the
+// tests' backends.
 static inline dc_context_params_t dc_test_log_params(dc_test_log_t* log,
                                                      dc_log_level_t level) {
   dc_context_params_t p = {0};
   p.log_level = level;
+  p.backends = dc_test_backends();
   p.log_fn = dc_test_log_sink;
   p.log_user_data = log;
   return p;
@@ -679,10 +753,13 @@ static inline void dc_test_fake_register(void) {
             dc_last_error());
     abort();
   }
+  dc_test_fake_registered = true;
 }
 
 // A context with |fakes| fake devices after the CPU, quiet, with |params|
-// (NULL: quiet defaults) otherwise.
+// (NULL: quiet defaults) otherwise. |params| must enable the tests'
+// backends (dc_test_quiet_params() does), so that the CPU and the fakes
+// are all there is.
 static inline dc_context_t* dc_test_context_with_fakes(
     const dc_context_params_t* params, int fakes) {
   atomic_store(&dc_test_fake.devices_to_add, fakes);

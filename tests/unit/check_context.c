@@ -22,11 +22,19 @@ static dc_context_params_t resolved_params(dc_context_t* ctx) {
   return p;
 }
 
+// Quiet parameters whose backends are left to DC_DEVICES (the tests'
+// contexts otherwise enable the CPU backend alone: check_util.h).
+static dc_context_params_t env_backends_params(void) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = NULL;
+  return p;
+}
+
 // Creates a quiet context with the environment as it is and asserts that it
 // fails with |status| and a message holding both |a| and |b|.
 static void expect_create_fails(dc_status_t status, const char* a,
                                 const char* b) {
-  dc_context_params_t p = dc_test_quiet_params();
+  dc_context_params_t p = env_backends_params();
   dc_context_t* ctx = (dc_context_t*)&p;  // must be cleared
   DC_CK_FAIL(dc_context_create(&p, &ctx), status, "dc_context_create");
   DC_CK_ERROR_HAS(a);
@@ -48,7 +56,8 @@ START_TEST(test_context_create_with_null_params) {
 END_TEST
 
 START_TEST(test_context_defaults_are_resolved) {
-  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_context_params_t defaults = env_backends_params();
+  dc_context_t* ctx = dc_test_context_new(&defaults);
   dc_context_params_t p = resolved_params(ctx);
   ck_assert_int_eq(p.log_level, DC_LOG_OFF);  // as asked
   ck_assert_int_eq(p.idle_policy, DC_IDLE_BALANCED);
@@ -137,13 +146,14 @@ START_TEST(test_context_env_sizes) {
 END_TEST
 
 START_TEST(test_context_env_devices) {
+  dc_context_params_t p = env_backends_params();
   setenv("DC_DEVICES", "cpu", 1);
-  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_context_t* ctx = dc_test_context_new(&p);
   ck_assert_str_eq(resolved_params(ctx).backends, "cpu");
   ck_assert_uint_eq(dc_context_device_count(ctx), 1);
   dc_context_release(ctx);
   setenv("DC_DEVICES", "", 1);  // empty: every backend
-  ctx = dc_test_context_new(NULL);
+  ctx = dc_test_context_new(&p);
   ck_assert_str_eq(resolved_params(ctx).backends, "all");
   dc_context_release(ctx);
 }
@@ -315,14 +325,16 @@ START_TEST(test_context_null_arguments) {
 }
 END_TEST
 
-// Fails the |k|-th allocation of context creation (only that one, or that
-// one and every later one) and checks the failure is clean. Returns true
-// once creation no longer reaches the |k|-th allocation.
-static bool create_failing_at(size_t k, bool once) {
+// Fails the |k|-th allocation of creating a context with |backends| (only
+// that one, or that one and every later one) and checks the failure is
+// clean. Returns true once creation no longer reaches the |k|-th
+// allocation.
+static bool create_failing_at(const char* backends, size_t k, bool once) {
   dc_test_allocator_t counting = {0};
   counting.fail_at = k;
   counting.fail_once = once;
   dc_context_params_t p = dc_test_quiet_params();
+  p.backends = backends;
   p.allocator = dc_test_allocator(&counting);
   p.thread_count = 3;
   dc_context_t* ctx = NULL;
@@ -345,14 +357,23 @@ static bool create_failing_at(size_t k, bool once) {
   return done;
 }
 
-START_TEST(test_context_create_out_of_memory_at_every_step) {
+// Fails each allocation of creating a context with |backends| in turn.
+// The bound only stops a loop that never ends: each GPU adds a few dozen
+// allocations to the CPU's.
+static void create_failing_at_every_step(const char* backends) {
   size_t k = 1;
-  while (!create_failing_at(k, false)) {
-    ck_assert_uint_lt(k, 100);
+  while (!create_failing_at(backends, k, false)) {
+    ck_assert_uint_lt(k, 1000);
     ++k;
   }
   ck_assert_uint_gt(k, 2);  // creation does allocate several objects
-  for (size_t once = 1; once < k; ++once) create_failing_at(once, true);
+  for (size_t once = 1; once < k; ++once) {
+    create_failing_at(backends, once, true);
+  }
+}
+
+START_TEST(test_context_create_out_of_memory_at_every_step) {
+  create_failing_at_every_step(dc_test_backends());
 }
 END_TEST
 
@@ -513,6 +534,60 @@ START_TEST(test_context_destroyed_by_last_buffer_on_another_thread) {
 }
 END_TEST
 
+//===-- every_backend ---------------------------------------------------===//
+//
+// Contexts as a host makes them by default, with every backend the
+// machine has: a GPU where there is one (the other suites leave it out).
+
+// Creating a context with its GPUs fails cleanly at each allocation too.
+// Another context holds the GPUs meanwhile: the driver keeps a GPU's
+// primary context while anyone retains it, so each of the hundreds of
+// attempts costs the engine's own set-up, not a driver start.
+START_TEST(test_context_out_of_memory_with_every_backend) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all";
+  dc_context_t* holder = dc_test_context_new(&p);
+  create_failing_at_every_step("all");
+  dc_context_release(holder);
+}
+END_TEST
+
+// Several contexts with every backend at once are independent: each has
+// devices of its own, buffers on its default device (the first GPU where
+// there is one), and they can go in any order.
+START_TEST(test_context_several_with_every_backend) {
+  enum { CONTEXTS = 4 };
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all";
+  p.thread_count = 2;
+  dc_context_t* ctx[CONTEXTS];
+  dc_buffer_t* buf[CONTEXTS];
+  for (int i = 0; i < CONTEXTS; ++i) {
+    ctx[i] = dc_test_context_new(&p);
+    dc_device_t* device = NULL;
+    DC_CK_OK(dc_context_default_device(ctx[i], &device));
+    buf[i] = dc_test_buffer_new(device, DC_DTYPE_I32, 256, "own");
+    int32_t value = i + 1;
+    DC_CK_OK(dc_buffer_fill(buf[i], 0, 256, &value));
+  }
+  dc_device_t* first = NULL;
+  DC_CK_OK(dc_context_default_device(ctx[0], &first));
+  dc_device_t* second = NULL;
+  DC_CK_OK(dc_context_default_device(ctx[1], &second));
+  ck_assert_ptr_ne(first, second);
+  ck_assert_str_eq(dc_device_name(first), dc_device_name(second));
+  dc_context_release(ctx[1]);  // out of order; its buffer keeps it alive
+  for (int i = 0; i < CONTEXTS; ++i) {
+    int32_t out[256];
+    DC_CK_OK(dc_buffer_read(buf[i], 0, out, 256));
+    ck_assert_int_eq(out[0], i + 1);
+    ck_assert_int_eq(out[255], i + 1);
+    dc_buffer_release(buf[i]);
+    if (i != 1) dc_context_release(ctx[i]);
+  }
+}
+END_TEST
+
 //===-- limits ----------------------------------------------------------===//
 
 START_TEST(test_context_single_thread) {
@@ -560,6 +635,9 @@ static Suite* context_suite(void) {
   Suite* s = suite_create("context");
   TCase* core = tcase_create("core");
   tcase_add_checked_fixture(core, env_fixture, env_fixture);
+  // The tests of the defaults create contexts with every backend, which
+  // on a GPU machine start the driver: more than Check's default 4 s.
+  tcase_set_timeout(core, 60);
   tcase_add_test(core, test_context_create_with_null_params);
   tcase_add_test(core, test_context_defaults_are_resolved);
   tcase_add_test(core, test_context_default_pool_limits_derive_from_memory);
@@ -597,6 +675,15 @@ static Suite* context_suite(void) {
   tcase_add_test(lifecycle,
                  test_context_destroyed_by_last_buffer_on_another_thread);
   suite_add_tcase(s, lifecycle);
+
+  // On a GPU machine each of these contexts starts the driver, which
+  // takes longer than Check's default 4 s allows.
+  TCase* every = tcase_create("every_backend");
+  tcase_add_checked_fixture(every, env_fixture, env_fixture);
+  tcase_set_timeout(every, 300);
+  tcase_add_test(every, test_context_out_of_memory_with_every_backend);
+  tcase_add_test(every, test_context_several_with_every_backend);
+  suite_add_tcase(s, every);
 
   TCase* limits = tcase_create("limits");
   tcase_add_checked_fixture(limits, env_fixture, env_fixture);

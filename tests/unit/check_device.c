@@ -11,6 +11,14 @@ static void fixture(void) {
   dc_test_fake_reset();
 }
 
+// Quiet parameters whose backends are left to DC_DEVICES, for the tests
+// of that variable.
+static dc_context_params_t env_backends_params(void) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = NULL;
+  return p;
+}
+
 // The first "model name" of /proc/cpuinfo, or "" if there is none.
 static void proc_model_name(char* out, size_t size) {
   out[0] = '\0';
@@ -146,7 +154,54 @@ START_TEST(test_device_find_by_name_and_backend) {
   DC_CK_OK(dc_context_find_device(ctx, "cpu", &found));
   ck_assert_ptr_eq(found, cpu);
   DC_CK_OK(dc_context_default_device(ctx, &found));
-  ck_assert_ptr_eq(found, cpu);  // no GPU: the CPU
+  ck_assert_ptr_eq(found, cpu);  // the CPU backend alone: the CPU
+  dc_context_release(ctx);
+}
+END_TEST
+
+// Every backend, as a host's context has them by default: the CPU
+// devices first, then the machine's CUDA devices (none without a driver
+// or a GPU), then the registered backends' devices in the order they
+// were registered. The default device is the first GPU of all.
+START_TEST(test_device_every_backend_in_discovery_order) {
+  size_t gpus = dc_test_machine_device_count("cuda");
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all";
+  atomic_store(&dc_test_fake.devices_to_add, 2);
+  dc_context_t* ctx = dc_test_context_new(&p);
+  atomic_store(&dc_test_fake.devices_to_add, 0);
+  size_t cpus = dc_test_backend_device_count(ctx, "cpu");
+  ck_assert_uint_eq(dc_context_device_count(ctx), cpus + gpus + 2);
+  ck_assert_str_eq(dc_device_name(dc_test_cpu(ctx)), "cpu");
+  dc_device_t* d = NULL;
+  for (size_t i = 0; i < gpus; ++i) {
+    char name[32];
+    snprintf(name, sizeof(name), "cuda:%zu", i);
+    DC_CK_OK(dc_context_device(ctx, cpus + i, &d));
+    ck_assert_str_eq(dc_device_name(d), name);
+    ck_assert_str_eq(dc_device_info(d)->backend, "cuda");
+    ck_assert_int_eq(dc_device_info(d)->kind, DC_DEVICE_KIND_GPU);
+  }
+  DC_CK_OK(dc_context_device(ctx, cpus + gpus, &d));
+  ck_assert_str_eq(dc_device_name(d), "fake:0");
+  DC_CK_OK(dc_context_default_device(ctx, &d));
+  ck_assert_str_eq(dc_device_name(d), gpus > 0 ? "cuda:0" : "fake:0");
+  dc_context_release(ctx);
+
+  // Without fakes the default is the first CUDA device, else the CPU,
+  // and the name "cuda" finds the first CUDA device, or fails listing
+  // what there is.
+  ctx = dc_test_context_new(&p);
+  DC_CK_OK(dc_context_default_device(ctx, &d));
+  ck_assert_str_eq(dc_device_name(d), gpus > 0 ? "cuda:0" : "cpu");
+  if (gpus > 0) {
+    DC_CK_OK(dc_context_find_device(ctx, "cuda", &d));
+    ck_assert_str_eq(dc_device_name(d), "cuda:0");
+  } else {
+    DC_CK_FAIL(dc_context_find_device(ctx, "cuda", &d), DC_ERR_NOT_FOUND,
+               "'cuda'");
+    DC_CK_ERROR_HAS("cpu");
+  }
   dc_context_release(ctx);
 }
 END_TEST
@@ -196,12 +251,13 @@ END_TEST
 
 START_TEST(test_device_backend_selection) {
   atomic_store(&dc_test_fake.devices_to_add, 1);
+  dc_context_params_t from_env = env_backends_params();
   setenv("DC_DEVICES", "cpu", 1);
-  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_context_t* ctx = dc_test_context_new(&from_env);
   ck_assert_uint_eq(dc_context_device_count(ctx), 1);  // fake left out
   dc_context_release(ctx);
   setenv("DC_DEVICES", "cpu,fake", 1);
-  ctx = dc_test_context_new(NULL);
+  ctx = dc_test_context_new(&from_env);
   ck_assert_uint_eq(dc_context_device_count(ctx), 2);
   dc_context_release(ctx);
   unsetenv("DC_DEVICES");
@@ -354,7 +410,9 @@ START_TEST(test_device_backend_registry_is_bounded) {
   DC_CK_ERROR_HAS("dc_backend_register");
   ck_assert_int_eq(added, 15);  // 16 with "fake"
   // Contexts still work, and enumerate every registered backend.
-  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all";
+  dc_context_t* ctx = dc_test_context_new(&p);
   dc_context_release(ctx);
 }
 END_TEST
@@ -533,8 +591,18 @@ static Suite* device_suite(void) {
   tcase_add_test(core, test_device_add_after_creation);
   suite_add_tcase(s, core);
 
+  // Contexts with every backend: on a GPU machine each one starts the
+  // driver, which takes longer than Check's default 4 s allows.
+  TCase* every = tcase_create("every_backend");
+  tcase_add_checked_fixture(every, fixture, fixture);
+  tcase_set_timeout(every, 120);
+  tcase_add_test(every, test_device_every_backend_in_discovery_order);
+  suite_add_tcase(s, every);
+
   TCase* errors = tcase_create("errors");
   tcase_add_checked_fixture(errors, fixture, fixture);
+  // The full registry's context has every backend: a GPU's driver start.
+  tcase_set_timeout(errors, 60);
   tcase_add_test(errors, test_device_index_out_of_range);
   tcase_add_test(errors, test_device_find_unknown_lists_devices);
   tcase_add_test(errors, test_device_null_arguments);

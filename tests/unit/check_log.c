@@ -220,6 +220,7 @@ static void capture_default_sink(dc_context_t* ctx, char* out, size_t size) {
 START_TEST(test_log_default_sink_writes_one_line_to_stderr) {
   dc_context_params_t p = {0};
   p.log_level = DC_LOG_WARN;  // the default sink, at warn
+  p.backends = dc_test_backends();
   dc_context_t* ctx = dc_test_context_new(&p);
   char text[512];
   capture_default_sink(ctx, text, sizeof(text));
@@ -399,6 +400,7 @@ START_TEST(test_log_long_message_is_truncated_not_dropped) {
   length_sink_t sink = {0};
   dc_context_params_t p = {0};
   p.log_level = DC_LOG_INFO;
+  p.backends = dc_test_backends();
   p.log_fn = length_sink;
   p.log_user_data = &sink;
   dc_context_t* ctx = dc_test_context_new(&p);

@@ -569,6 +569,18 @@ START_TEST(test_engine_sandbox_without_directory) {
 }
 END_TEST
 
+// Asserts that dc.device() in |eng| is |ctx|'s default device: the first
+// GPU, else the CPU.
+static void expect_contexts_default_device(dclua_engine_t* eng,
+                                           dc_context_t* ctx) {
+  dc_device_t* want = NULL;
+  DC_CK_OK(dc_context_default_device(ctx, &want));
+  DC_CK_OK(dclua_engine_run_string(eng, "name = dc.device().name", "=test"));
+  char name[64];
+  DC_CK_OK(dclua_engine_get_string(eng, "name", name, sizeof(name), NULL));
+  ck_assert_str_eq(name, dc_device_name(want));
+}
+
 START_TEST(test_engine_default_device) {
   lua_State* L = dclua_engine_state(g_eng);
   DC_CK_OK(dclua_set_default_device(L, "cpu"));
@@ -576,7 +588,32 @@ START_TEST(test_engine_default_device) {
   DC_CK_OK(dclua_set_default_device(L, "nothing"));
   run_fails("dc.device()", DC_ERR_NOT_FOUND, "nothing");
   DC_CK_OK(dclua_set_default_device(L, NULL));
+  expect_contexts_default_device(g_eng, g_ctx);  // the CPU backend alone
   run_ok("assert(dc.device() == dc.devices()[1])");
+}
+END_TEST
+
+// On a context with every backend (a GPU where the machine has one),
+// dc.device() is the context's default device, and dc.devices() lists
+// the context's devices in its order, the CPU first.
+START_TEST(test_engine_default_device_with_every_backend) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all";
+  dc_context_t* ctx = dc_test_context_new(&p);
+  dclua_engine_t* eng = NULL;
+  DC_CK_OK(dclua_engine_create(ctx, &eng));
+  expect_contexts_default_device(eng, ctx);
+  DC_CK_OK(dclua_engine_run_string(eng, "count = #dc.devices() "
+                                        "first = dc.devices()[1].name",
+                                   "=test"));
+  int64_t count = 0;
+  DC_CK_OK(dclua_engine_get_integer(eng, "count", &count));
+  ck_assert_int_eq(count, (int64_t)dc_context_device_count(ctx));
+  char first[16];
+  DC_CK_OK(dclua_engine_get_string(eng, "first", first, sizeof(first), NULL));
+  ck_assert_str_eq(first, "cpu");
+  dclua_engine_destroy(eng);
+  dc_context_release(ctx);
 }
 END_TEST
 
@@ -584,6 +621,9 @@ static Suite* lua_engine_suite(void) {
   Suite* s = suite_create("lua_engine");
   TCase* core = tcase_create("core");
   tcase_add_checked_fixture(core, engine_setup, engine_teardown);
+  // An engine that makes its own context gets every backend: on a GPU
+  // machine that starts the driver, more than Check's default 4 s.
+  tcase_set_timeout(core, 60);
   tcase_add_test(core, test_engine_create_with_context);
   tcase_add_test(core, test_engine_create_own_context);
   tcase_add_test(core, test_engine_null_arguments);
@@ -618,6 +658,7 @@ static Suite* lua_engine_suite(void) {
   tcase_add_test(limits, test_engine_sandbox);
   tcase_add_test(limits, test_engine_sandbox_without_directory);
   tcase_add_test(limits, test_engine_default_device);
+  tcase_add_test(limits, test_engine_default_device_with_every_backend);
   suite_add_tcase(s, limits);
   return s;
 }
