@@ -310,10 +310,17 @@ dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
                          value, esize);
 }
 
-// Copies between devices through a bounded host staging buffer.
+// Copies between devices: by the backend when it copies between its own
+// devices (copy_peer: GPU to GPU, without host memory in between where
+// the GPUs reach each other), else through a bounded host staging buffer.
 static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
                                        const dc_buffer_t* src,
                                        size_t src_byte, size_t bytes) {
+  if (dc__device_copies_peer(dst->device, src->device)) {
+    dc_device_t* d = dst->device;
+    return d->vtable->copy_peer(d, dst->memory, dst_byte, src->device,
+                                src->memory, src_byte, bytes, NULL);
+  }
   dc_allocator_t allocator = dc_context_allocator(dst->device->context);
   size_t stage_size = DC_MIN(bytes, STAGING_BYTES);
   void* stage = dc_allocator_malloc(allocator, stage_size);

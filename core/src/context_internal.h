@@ -77,6 +77,9 @@ struct dc_context_t {
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock
   dc_device_health_fn_t health_fn;             // guarded by lock
   void* health_user_data;
+  // Bytes/s measured from devices[i] to devices[j], 0 until measured
+  // (device_peer.c). Guarded by lock.
+  uint64_t peer_bandwidth[DC_MAX_DEVICES][DC_MAX_DEVICES];
 };
 
 // Logs through the context's sink if |level| is enabled.
@@ -118,6 +121,12 @@ DC_INTERNAL void dc__context_unref(dc_context_t* ctx);
 // quarantined or lost. Failures that are the caller's are ignored.
 DC_INTERNAL void dc__device_failed(dc_device_t* device, dc_status_t status,
                                    const char* message);
+
+// Whether dc_buffer_copy() from |src| to |dst| goes through the backend's
+// copy_peer (two devices with one vtable that has it) rather than through
+// host memory (device_peer.c).
+DC_INTERNAL bool dc__device_copies_peer(const dc_device_t* dst,
+                                        const dc_device_t* src);
 
 // Runs every registered backend's enumerate on |ctx| (backends.c).
 DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,

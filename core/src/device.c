@@ -35,6 +35,15 @@ dc_status_t dc_device_initialize(dc_device_t* device,
                    "%s: the vtable of device '%s' lacks a function", fn,
                    info->name);
   }
+  bool queues = vtable->queue_create != NULL;
+  if (queues != (vtable->queue_destroy != NULL) ||
+      queues != (vtable->dispatch_queued != NULL) ||
+      queues != (vtable->queue_finish != NULL)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the vtable of device '%s' has some of the queue "
+                   "functions but not all four",
+                   fn, info->name);
+  }
   if (info->name[0] == '\0') {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the device has no name", fn);
   }

@@ -1,5 +1,6 @@
 // health.c: dc_health_report(), the context's state as one JSON object:
-// devices, streams, circuit breakers, counters and errors.
+// devices, the paths between them, streams, circuit breakers, counters
+// and errors.
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
@@ -125,6 +126,32 @@ static void write_stream(dc_stream_t* stream, void* user_data) {
   dc__json_end_object(w);
 }
 
+// Every ordered pair of devices: the path dc_buffer_copy() takes between
+// them and its bandwidth, 0 until dc_device_peer() measured it (nothing
+// is measured here).
+static void write_peers(dc__json_t* w, dc_context_t* ctx) {
+  dc__json_key(w, "peers");
+  dc__json_begin_array(w);
+  for (size_t i = 0; i < ctx->device_count; ++i) {
+    for (size_t j = 0; j < ctx->device_count; ++j) {
+      dc_peer_info_t peer;
+      if (i == j || dc_device_peer(ctx->devices[i], ctx->devices[j], false,
+                                   &peer) != DC_OK) {
+        continue;
+      }
+      dc__json_begin_object(w);
+      dc__json_member_string(w, "from", ctx->devices[i]->info.name);
+      dc__json_member_string(w, "to", ctx->devices[j]->info.name);
+      dc__json_member_string(w, "path", dc_peer_path_name(peer.path));
+      dc__json_key(w, "direct");
+      dc__json_bool(w, peer.direct);
+      dc__json_member_u64(w, "bandwidth", peer.bandwidth);
+      dc__json_end_object(w);
+    }
+  }
+  dc__json_end_array(w);
+}
+
 // The breakers of the context's registry, in creation order.
 static void write_breakers(dc__json_t* w, dc_context_t* ctx) {
   dc__json_key(w, "breakers");
@@ -234,6 +261,7 @@ dc_status_t dc_health_report(dc_context_t* ctx, char* buffer, size_t size,
     write_device(&w, ctx->devices[i]);
   }
   dc__json_end_array(&w);
+  write_peers(&w, ctx);
   dc__json_key(&w, "streams");
   dc__json_begin_array(&w);
   dc__context_foreach_stream(ctx, write_stream, &w);

@@ -421,6 +421,19 @@ size_t dc__stream_record_now_locked(dc_stream_t* st, dc__cmd_t* cmd,
   return n;
 }
 
+// Reports the failure of |cmd| on |st| where it happened: telemetry, the
+// log and the device's health (a host callback's failure is not the
+// device's). Called without the lock.
+static void note_failure(dc__scheduler_t* s, dc_stream_t* st,
+                         const dc__cmd_t* cmd, dc_status_t status) {
+  dc__telemetry_error(s->ctx, status, dc_last_error());
+  DC_LOG(s->ctx, DC_LOG_ERROR, "stream", "stream %u '%s': %s failed: %s",
+         st->id, st->label, cmd_name(cmd), dc_last_error());
+  if (cmd->kind != DC_CMD_HOST) {
+    dc__device_failed(st->device, status, dc_last_error());
+  }
+}
+
 // Runs the head command of |st|, which the calling thread has claimed
 // (st->running keeps it at the head). Enters and leaves with the lock.
 static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
@@ -439,14 +452,7 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   tls_current_stream = NULL;
   // A graph op reports and contains its own failure (graph_exec.c).
   if (cmd->kind == DC_CMD_OP) status = DC_OK;
-  if (status != DC_OK) {
-    dc__telemetry_error(s->ctx, status, dc_last_error());
-    DC_LOG(s->ctx, DC_LOG_ERROR, "stream", "stream %u '%s': %s failed: %s",
-           st->id, st->label, cmd_name(cmd), dc_last_error());
-    if (cmd->kind != DC_CMD_HOST) {
-      dc__device_failed(st->device, status, dc_last_error());
-    }
-  }
+  if (status != DC_OK) note_failure(s, st, cmd, status);
   if (cmd->kind != DC_CMD_OP) {
     report(st, cmd, DC_SPAN_RAN, status, start, end);
   }
@@ -458,6 +464,119 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   } else {
     ++st->stats.completed;
   }
+}
+
+//===-- Queued dispatches -----------------------------------------------===//
+//
+// On a device with queues (dc/backend.h), a stream's consecutive dispatches
+// go onto the stream's device queue without a wait for each. The thread
+// waits once, when the next command is of another kind or none is queued
+// (or QUEUE_RUN_MAX are on the device), and then finishes them together.
+// Until then they stay at the head of the stream, so that its completion
+// (syncs, waits, records, callbacks) never runs ahead of the device.
+
+#define QUEUE_RUN_MAX 1024u
+
+static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
+  return cmd != NULL && cmd->kind == DC_CMD_DISPATCH &&
+         st->device->vtable->dispatch_queued != NULL &&
+         cmd->u.dispatch.prepared.tuning < 0 &&
+         (cmd->token == NULL || !atomic_load(&cmd->token->cancelled));
+}
+
+// Puts the queueable commands that follow |last| (or start at the head)
+// on the device queue and returns how many went. A launch the device
+// refuses stops it: that command is left in |refused|, its failure in
+// |status|. Enters and leaves without the lock.
+static size_t queue_more(dc__scheduler_t* s, dc_stream_t* st,
+                         dc__cmd_t** last, dc__cmd_t** refused,
+                         dc_status_t* status) {
+  pthread_mutex_lock(&s->lock);
+  dc__cmd_t* first = *last ? (*last)->next : st->head;
+  size_t n = 0;
+  for (dc__cmd_t* c = first;
+       st->in_flight + n < QUEUE_RUN_MAX && queueable(st, c); c = c->next) {
+    ++n;
+  }
+  st->in_flight += n;  // from here on, cancelling leaves them be
+  pthread_mutex_unlock(&s->lock);
+  dc__cmd_t* cmd = first;
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) cmd = cmd->next;  // links inside the claimed run are stable
+    cmd->u.dispatch.queued_ns = dc__now_ns();
+    *status = dc__kernel_queue(cmd->u.dispatch.kernel,
+                               &cmd->u.dispatch.prepared, cmd->u.dispatch.args,
+                               st->queue);
+    if (*status != DC_OK) {
+      *refused = cmd;
+      return i;
+    }
+    *last = cmd;
+  }
+  return n;
+}
+
+// Takes the command at the head of |st| off as finished at |end| (lock
+// held), failed with |status| and |message| unless |status| is DC_OK.
+static void finish_one(dc__scheduler_t* s, dc_stream_t* st, dc_status_t status,
+                       const char* message, uint64_t end) {
+  dc__cmd_t* cmd = st->head;
+  report(st, cmd, DC_SPAN_RAN, status, cmd->u.dispatch.queued_ns, end);
+  if (status != DC_OK) {
+    fail_stream(st, status, message);
+    ++st->stats.failed;
+  } else {
+    ++st->stats.completed;
+  }
+  dc__cmd_free_locked(s, pop_head(st));
+}
+
+// Runs the dispatches at the head of |st| through the device queue (see
+// above). A launch the device refuses fails its own command; a failure
+// found while waiting for the queue fails the last command queued. Enters
+// and leaves with the lock; every command it ran is off the stream.
+static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
+  dc_device_t* device = st->device;
+  dc__cmd_t *last = NULL, *refused = NULL;
+  size_t queued = 0;
+  dc_status_t status = DC_OK;
+  uint64_t start = dc__now_ns();
+  dc__cmd_t* head = st->head;  // stays at the head while we run it
+  head->u.dispatch.queued_ns = start;
+  pthread_mutex_unlock(&s->lock);
+  if (st->queue == NULL) {
+    status = device->vtable->queue_create(device, st->priority, &st->queue);
+    if (status != DC_OK) refused = head;
+  }
+  tls_current_stream = st;
+  for (size_t n = 1; status == DC_OK && n > 0;) {
+    n = queue_more(s, st, &last, &refused, &status);
+    queued += n;
+  }
+  tls_current_stream = NULL;
+  char refusal[sizeof(st->message)], finish_message[sizeof(st->message)];
+  if (refused != NULL) {
+    dc__strlcpy(refusal, dc_last_error(), sizeof(refusal));
+  }
+  dc_status_t finish =
+      queued > 0 ? device->vtable->queue_finish(device, st->queue) : DC_OK;
+  uint64_t end = dc__now_ns();
+  if (finish != DC_OK) {
+    dc__strlcpy(finish_message, dc_last_error(), sizeof(finish_message));
+    note_failure(s, st, last, finish);
+  }
+  if (refused != NULL) {
+    dc__error_set_raw(refusal);
+    note_failure(s, st, refused, status);
+  }
+  pthread_mutex_lock(&s->lock);
+  for (size_t i = 0; i < queued; ++i) {
+    bool blamed = finish != DC_OK && i + 1 == queued;
+    finish_one(s, st, blamed ? finish : DC_OK, finish_message, end);
+  }
+  if (refused != NULL) finish_one(s, st, status, refusal, end);
+  st->in_flight = 0;
+  st->stats.busy_ns += end - start;
 }
 
 //===-- Stream threads --------------------------------------------------===//
@@ -500,17 +619,21 @@ static void* stream_thread(void* arg) {
       st->running = false;
       continue;
     }
-    if (what == RUN) run_head(s, st);
-    if (due_count > 0) {  // the record stays at the head until they ran
-      dc_event_t* ev = st->head->u.event.event;
-      pthread_mutex_unlock(&s->lock);
-      dc__event_run_callbacks(ev, due, due_count);
-      pthread_mutex_lock(&s->lock);
+    if (what == RUN && queueable(st, st->head)) {
+      run_queued(s, st);  // takes its commands off itself
+    } else {
+      if (what == RUN) run_head(s, st);
+      if (due_count > 0) {  // the record stays at the head until they ran
+        dc_event_t* ev = st->head->u.event.event;
+        pthread_mutex_unlock(&s->lock);
+        dc__event_run_callbacks(ev, due, due_count);
+        pthread_mutex_lock(&s->lock);
+      }
+      // The command lets go of its objects before anyone learns that it
+      // has finished, so that a host thread returning from a wait may
+      // count on them being released.
+      dc__cmd_free_locked(s, pop_head(st));
     }
-    // The command lets go of its objects before anyone learns that it has
-    // finished, so that a host thread returning from a wait may count on
-    // them being released.
-    dc__cmd_free_locked(s, pop_head(st));
     if (after_command(s, st)) {
       pthread_mutex_unlock(&s->lock);
       dc__stream_free(st);
@@ -786,9 +909,15 @@ static void unpark(dc_stream_t* st) {
 size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
   dc__scheduler_t* s = st->sched;
   if (st->blocked) unpark(st);
-  // A running head finishes; everything else goes.
-  dc__cmd_t* keep = st->running ? st->head : NULL;
-  dc__cmd_t* cmd = keep ? keep->next : st->head;
+  // A running head finishes, and so do the dispatches already on the
+  // device queue; everything else goes.
+  size_t keep_count = st->running ? DC_MAX(st->in_flight, (size_t)1) : 0;
+  dc__cmd_t* keep = NULL;
+  dc__cmd_t* cmd = st->head;
+  for (size_t i = 0; i < keep_count; ++i) {
+    keep = cmd;
+    cmd = cmd->next;
+  }
   size_t n = 0;
   uint64_t now = dc__now_ns();
   while (cmd != NULL) {
@@ -806,8 +935,12 @@ size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
     ++n;
     cmd = next;
   }
-  if (keep) keep->next = NULL;
-  st->head = st->tail = keep;
+  if (keep) {
+    keep->next = NULL;
+  } else {
+    st->head = NULL;
+  }
+  st->tail = keep;
   st->queued -= n;
   s->queued -= n;
   st->stats.cancelled += n;

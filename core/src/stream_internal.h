@@ -67,6 +67,7 @@ struct dc__cmd_t {
       dc__prepared_t prepared;
       dc_arg_t* args;         // inline_args or allocated; buffers retained
       size_t arg_count;
+      uint64_t queued_ns;     // when it went on the device queue
     } dispatch;
     struct {                  // COPY, WRITE, READ and FILL
       dc_buffer_t* dst;       // retained (NULL for READ)
@@ -117,6 +118,8 @@ struct dc_stream_t {
   size_t queued;              // commands in the list
   uint64_t next_sequence;
   bool running;               // a thread is running the head command
+  size_t in_flight;           // commands from the head on the device queue
+  void* queue;                // the device queue (dc/backend.h), or NULL
   bool blocked;               // the head waits for an event
   bool ready;                 // on a ready list
   bool released;              // the user let go; freed once drained

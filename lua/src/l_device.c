@@ -124,6 +124,27 @@ static int device_reset_health(lua_State* L) {
   return 1;
 }
 
+// [-0, +1, e]  dev:peer(other [, measure]) -> { path = "direct",
+//                                              direct = true,
+//                                              bandwidth = bytes/s }
+// How a copy from dev to other travels; |other| is a device or a name.
+// With measure, the first call for the pair times copies (dc_device_peer).
+static int device_peer(lua_State* L) {
+  dc_device_t* from = dclua_check_device(L, 1, false);
+  dc_device_t* to = dclua_check_device(L, 2, false);
+  int type = lua_type(L, 3);
+  luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL ||
+                          type == LUA_TBOOLEAN,
+                   3, "boolean");
+  dc_peer_info_t peer;
+  DCLUA_CHECK(L, dc_device_peer(from, to, lua_toboolean(L, 3), &peer));
+  lua_createtable(L, 0, 3);
+  dclua_set_string(L, "path", dc_peer_path_name(peer.path));
+  dclua_set_boolean(L, "direct", peer.direct);
+  dclua_set_integer(L, "bandwidth", peer.bandwidth);
+  return 1;
+}
+
 // [-0, +1, e]  dc.device([name]) -> the named device, or the best one
 // (the first GPU, else the CPU)
 static int dclua_device(lua_State* L) {
@@ -152,6 +173,7 @@ void dclua_open_device(lua_State* L) {
   static const luaL_Reg methods[] = {{"info", device_info},
                                      {"health", device_health},
                                      {"reset_health", device_reset_health},
+                                     {"peer", device_peer},
                                      {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"device", dclua_device},
                                    {"devices", dclua_devices},

@@ -13,6 +13,7 @@
 #include "dc/device.h"
 #include "dc/kernel.h"
 #include "dc/status.h"
+#include "dc/stream.h"
 
 DC_EXTERN_C_BEGIN
 
@@ -121,6 +122,45 @@ typedef struct dc_device_vtable_t {
   dc_status_t (*matmul)(dc_device_t* device, const void* a, const void* b,
                         void* c, size_t m, size_t n, size_t k);
   const char* (*matmul_library)(dc_device_t* device);
+  // Optional (NULL: none). Copies |size| bytes from memory of
+  // |src_device| to memory of |dst_device|, two different devices with
+  // this vtable (handles and offsets as for copy), and returns when it
+  // has finished. dc_buffer_copy() uses it between such devices instead
+  // of staging the bytes through host memory with read and write. With
+  // |out_seconds| (else NULL) it stores how long the copy took on the
+  // device, for dc_device_peer()'s measurement.
+  dc_status_t (*copy_peer)(dc_device_t* dst_device, void* dst,
+                           size_t dst_offset, dc_device_t* src_device,
+                           const void* src, size_t src_offset, size_t size,
+                           double* out_seconds);
+  // Optional, with copy_peer (NULL: never direct). Whether copy_peer
+  // moves bytes from |from| to |to| device to device (peer access) rather
+  // than through host memory that its driver stages.
+  bool (*peer_direct)(dc_device_t* from, dc_device_t* to);
+
+  // Optional, all four or none (NULL: every dispatch waits). Device
+  // queues: ordered queues of device work, such as CUDA streams. The
+  // scheduler gives each engine stream on the device a queue of its own
+  // and puts runs of consecutive dispatches on it without waiting for
+  // each, then waits once with queue_finish before anything that depends
+  // on them runs (the stream's next other command, an event record, the
+  // end of the run), so a stream's commands still finish in order.
+  //
+  // Creates a queue for work of |priority|.
+  dc_status_t (*queue_create)(dc_device_t* device, dc_priority_t priority,
+                              void** out_queue);
+  // Destroys a queue with nothing left on it.
+  void (*queue_destroy)(dc_device_t* device, void* queue);
+  // As dispatch, but returns once the launch is on |queue|. A launch the
+  // device refuses fails here; a failure while the kernel runs shows in
+  // queue_finish.
+  dc_status_t (*dispatch_queued)(dc_device_t* device, void* queue,
+                                 dc_kernel_t* kernel,
+                                 const dc_launch_t* launch, void* const* args,
+                                 const size_t* lengths);
+  // Returns when everything on |queue| has finished, with the first
+  // failure of that work.
+  dc_status_t (*queue_finish)(dc_device_t* device, void* queue);
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in

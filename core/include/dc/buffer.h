@@ -139,8 +139,9 @@ DC_API dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset,
 
 // Copies |count| elements from |src| at |src_offset| to |dst| at
 // |dst_offset|. The buffers may be on different devices (the copy then
-// goes through host memory) and may overlap (views of one buffer): the
-// result is as if the source were first copied aside.
+// goes GPU to GPU where the backend can, else through host memory; see
+// dc_device_peer()) and may overlap (views of one buffer): the result is
+// as if the source were first copied aside.
 // Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a zero count or
 // different dtypes, DC_ERR_OUT_OF_RANGE if either range does not fit.
 DC_API dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,

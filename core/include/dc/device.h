@@ -83,6 +83,57 @@ DC_API const char* dc_device_name(const dc_device_t* device);
 // Returns the context the device belongs to (borrowed).
 DC_API dc_context_t* dc_device_context(const dc_device_t* device);
 
+//===-- Paths between devices -------------------------------------------===//
+//
+// dc_buffer_copy() between two devices moves the bytes along one of three
+// paths, which dc_device_peer() reports for any two devices of a context
+// (the health report lists every ordered pair under "peers"):
+//
+//   HOST    the engine stages the bytes through host memory: it reads them
+//           from one device and writes them to the other. Every pair with
+//           a CPU device takes it (two CPU devices too; a GPU does host
+//           transfers), as do devices of different backends.
+//   DRIVER  the backend copies between two of its devices itself, and its
+//           driver stages the bytes through host memory: two GPUs without
+//           peer access (CUDA's cuMemcpyPeerAsync).
+//   DIRECT  the same, device to device over NVLink or PCIe peer-to-peer:
+//           the backend enabled peer access between the two GPUs.
+//
+// A device is no peer of itself: copies within one device are the
+// backend's own (dc_device_peer() refuses such a pair).
+
+typedef enum dc_peer_path_e {
+  DC_PEER_PATH_HOST = 1,
+  DC_PEER_PATH_DRIVER = 2,
+  DC_PEER_PATH_DIRECT = 3,
+} dc_peer_path_t;
+
+typedef struct dc_peer_info_t {
+  dc_peer_path_t path;
+  bool direct;         // path == DC_PEER_PATH_DIRECT (peer access is on)
+  // Bytes per second of a copy from |from| to |to| along |path|, as
+  // measured by dc_device_peer(..., measure = true); 0 until measured.
+  uint64_t bandwidth;
+} dc_peer_info_t;
+
+// "host", "driver", "direct" ("unknown" otherwise).
+DC_API const char* dc_peer_path_name(dc_peer_path_t path);
+
+// Describes how dc_buffer_copy() moves bytes from |from| to |to| into
+// |out_info|. With |measure|, the first call for the ordered pair times
+// copies of 64 MiB (less if the devices' memory or budgets cannot hold
+// it) along that path, in buffers made and freed for it, and the context
+// keeps the figure; later calls return it without copying. Measure while
+// the devices are otherwise idle: other work shares the link.
+// Thread-safe; |out_info| is cleared on entry.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, devices of different
+// contexts, a device not yet added to its context, or the same device
+// twice; with |measure|, a failure to make the buffers or to copy
+// (DC_ERR_OUT_OF_MEMORY, a device error), its message prefixed with
+// "dc_device_peer: measuring <from> -> <to>: ". Borrows both devices.
+DC_API dc_status_t dc_device_peer(dc_device_t* from, dc_device_t* to,
+                                  bool measure, dc_peer_info_t* out_info);
+
 //===-- Device health ---------------------------------------------------===//
 //
 // Each device's health follows from the failures of the work run on it

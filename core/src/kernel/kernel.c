@@ -417,20 +417,29 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
   return check_residency(fn, k, launch);
 }
 
-dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
-                           const dc_arg_t* args, uint64_t* out_start_ns,
-                           uint64_t* out_end_ns) {
+// Hands a prepared dispatch to the device: on |queue| when given, else
+// waiting for it. A fault injected at launch fails it first.
+static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
+                          const dc_arg_t* args, void* queue) {
   void* values[DC_MAX_KERNEL_ARGS];
   size_t lengths[DC_MAX_KERNEL_ARGS];
   pack_args(k, args, values, lengths);
   dc_device_t* device = k->program->device;
-  uint64_t start = dc__now_ns();
-  dc_status_t st =
-      dc__fault_check(device->context, DC_FAULT_LAUNCH, device, k->info.name);
-  if (st == DC_OK) {
-    st = device->vtable->dispatch(device, k, &prepared->launch, values,
-                                  lengths);
+  DC_RETURN_IF_ERROR(
+      dc__fault_check(device->context, DC_FAULT_LAUNCH, device, k->info.name));
+  if (queue != NULL) {
+    return device->vtable->dispatch_queued(device, queue, k,
+                                           &prepared->launch, values, lengths);
   }
+  return device->vtable->dispatch(device, k, &prepared->launch, values,
+                                  lengths);
+}
+
+dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
+                           const dc_arg_t* args, uint64_t* out_start_ns,
+                           uint64_t* out_end_ns) {
+  uint64_t start = dc__now_ns();
+  dc_status_t st = launch(k, prepared, args, NULL);
   uint64_t end = dc__now_ns();
   if (prepared->tuning >= 0 && st == DC_OK) {
     dc__autotune_record(k, &prepared->launch, prepared->tuning, end - start);
@@ -438,6 +447,11 @@ dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
   *out_start_ns = start;
   *out_end_ns = end;
   return st;
+}
+
+dc_status_t dc__kernel_queue(dc_kernel_t* k, const dc__prepared_t* prepared,
+                             const dc_arg_t* args, void* queue) {
+  return launch(k, prepared, args, queue);
 }
 
 dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,

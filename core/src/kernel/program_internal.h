@@ -110,6 +110,13 @@ DC_INTERNAL dc_status_t dc__kernel_run(dc_kernel_t* kernel,
                                        uint64_t* out_start_ns,
                                        uint64_t* out_end_ns);
 
+// Puts a prepared dispatch on |queue|, a queue of the kernel's device
+// (dc/backend.h), and returns without waiting for it: it has finished when
+// the queue has. Not for a dispatch being autotuned (its time counts).
+DC_INTERNAL dc_status_t dc__kernel_queue(dc_kernel_t* kernel,
+                                         const dc__prepared_t* prepared,
+                                         const dc_arg_t* args, void* queue);
+
 // Autotuning (autotune.c): sets |launch|'s group size from the kernel's
 // table for its grid and returns the candidate slot being timed, or -1 when
 // the best size is already known. dc__autotune_record() stores the time.

@@ -98,8 +98,23 @@ enum { CU_STREAM_NON_BLOCKING = 0x1 };
 enum { CU_EVENT_DEFAULT = 0x0, CU_EVENT_DISABLE_TIMING = 0x2 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 0x1, CU_MEMHOSTALLOC_DEVICEMAP = 0x2 };
 enum { CU_MEM_ATTACH_GLOBAL = 0x1 };  // CUmemAttach_flags
-enum { CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2 };  // CUpointer_attribute
+enum {  // CUpointer_attribute
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+};
 enum { CU_MEMORYTYPE_HOST = 0x1, CU_MEMORYTYPE_DEVICE = 0x2 };
+
+// Who may reach a memory pool's allocations (cuMemPoolSetAccess).
+enum { CU_MEM_LOCATION_TYPE_DEVICE = 0x1 };        // CUmemLocationType
+enum { CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3 };  // CUmemAccess_flags
+typedef struct CUmemLocation {
+  int type;  // CU_MEM_LOCATION_TYPE_*
+  int id;    // the device ordinal
+} CUmemLocation;
+typedef struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags;  // CU_MEM_ACCESS_FLAGS_*
+} CUmemAccessDesc;
 
 //===-- NVRTC and cuBLAS types ------------------------------------------===//
 
@@ -134,6 +149,10 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };  // cublasOperation_t
   X(CUresult, "cuCtxSynchronize", ctx_synchronize, (void))                   \
   X(CUresult, "cuStreamCreate", stream_create,                               \
     (CUstream * stream, unsigned int flags))                                 \
+  X(CUresult, "cuStreamCreateWithPriority", stream_create_with_priority,     \
+    (CUstream * stream, unsigned int flags, int priority))                   \
+  X(CUresult, "cuCtxGetStreamPriorityRange", ctx_get_stream_priority_range,  \
+    (int* least, int* greatest))                                             \
   X(CUresult, "cuStreamDestroy_v2", stream_destroy, (CUstream stream))       \
   X(CUresult, "cuStreamSynchronize", stream_synchronize, (CUstream stream))  \
   X(CUresult, "cuStreamQuery", stream_query, (CUstream stream))              \
@@ -217,6 +236,8 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };  // cublasOperation_t
     (int* can, CUdevice device, CUdevice peer))                              \
   X(CUresult, "cuCtxEnablePeerAccess", ctx_enable_peer_access,               \
     (CUcontext peer, unsigned int flags))                                    \
+  X(CUresult, "cuMemPoolSetAccess", mem_pool_set_access,                     \
+    (CUmemoryPool pool, const CUmemAccessDesc* map, size_t count))           \
   X(CUresult, "cuGetErrorName", get_error_name,                              \
     (CUresult error, const char** name))                                     \
   X(CUresult, "cuModuleGetGlobal_v2", module_get_global,                    \

@@ -57,12 +57,17 @@ dc_status_t dc__cuda_enter(dc__cuda_device_t* cuda) {
   return DC_OK;
 }
 
-dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda, const char* what) {
-  CUresult r = cuda->api->cu->stream_synchronize(cuda->stream);
+dc_status_t dc__cuda_wait(dc__cuda_device_t* cuda, CUstream stream,
+                          const char* what) {
+  CUresult r = cuda->api->cu->stream_synchronize(stream);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "%s (cuStreamSynchronize)", what);
   }
   return DC_OK;
+}
+
+dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda, const char* what) {
+  return dc__cuda_wait(cuda, cuda->stream, what);
 }
 
 // Marks |cuda| lost in its context's health, once: the first sticky
@@ -81,12 +86,16 @@ static void report_lost(dc__cuda_device_t* cuda) {
   dc__error_set_raw(message);
 }
 
+dc_status_t dc__cuda_settle(dc__cuda_device_t* cuda, dc_status_t status) {
+  if (status == DC_ERR_DEVICE_LOST) report_lost(cuda);
+  return status;
+}
+
 dc_status_t dc__cuda_leave(dc__cuda_device_t* cuda, dc_status_t status) {
   pthread_mutex_unlock(&cuda->lock);
   // Reported after unlocking: the health callback is the host's code and
   // may call back into the engine.
-  if (status == DC_ERR_DEVICE_LOST) report_lost(cuda);
-  return status;
+  return dc__cuda_settle(cuda, status);
 }
 
 //===-- The vtable ------------------------------------------------------===//
@@ -128,6 +137,12 @@ static const dc_device_vtable_t kCudaVtable = {
     .preferred_group_size = dc__cuda_preferred_group_size,
     .matmul = dc__cuda_matmul,
     .matmul_library = dc__cuda_matmul_library,
+    .copy_peer = dc__cuda_copy_peer,
+    .peer_direct = dc__cuda_peer_direct,
+    .queue_create = dc__cuda_queue_create,
+    .queue_destroy = dc__cuda_queue_destroy,
+    .dispatch_queued = dc__cuda_dispatch_queued,
+    .queue_finish = dc__cuda_queue_finish,
 };
 
 //===-- Capabilities ----------------------------------------------------===//
@@ -271,6 +286,12 @@ static dc_status_t open_gpu(dc__cuda_device_t* cuda,
       status = dc__cuda_failed(cuda, r, "cuStreamCreate");
     }
   }
+  if (status == DC_OK &&
+      cu->ctx_get_stream_priority_range(&cuda->priority_least,
+                                        &cuda->priority_greatest) !=
+          CUDA_SUCCESS) {
+    cuda->priority_least = cuda->priority_greatest = 0;  // all alike
+  }
   if (status == DC_OK) {
     status = set_up_pool(cuda, a);
     if (status != DC_OK) cu->stream_destroy(cuda->stream);
@@ -389,5 +410,6 @@ dc_status_t dc__cuda_enumerate(dc_context_t* ctx) {
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     DC_RETURN_IF_ERROR(add_gpu(ctx, api, ordinal));
   }
+  dc__cuda_enable_peers(ctx);  // once all are there (cuda_peer.c)
   return DC_OK;
 }

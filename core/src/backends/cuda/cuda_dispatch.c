@@ -1,9 +1,12 @@
 // cuda_dispatch.c: launching kernels on a CUDA device, the group size the
 // occupancy API suggests, and the matrix product through cuBLAS.
 //
-// A dispatch is one launch of the kernel's function on the device stream
-// (a cooperative launch for a kernel that synchronises its grid), then a
-// synchronize, as every operation of the backend ends (cuda_internal.h).
+// A dispatch is one launch of the kernel's function (a cooperative launch
+// for a kernel that synchronises its grid), either on the device stream
+// followed by a synchronize, as every synchronous operation of the
+// backend ends (cuda_internal.h), or on a device queue without waiting. A
+// kernel whose outcome the host must read back (bounds checking, grid
+// sync) always waits, on the queue when it has one.
 // Its parameters follow cuda_codegen.h: the launch record, the buffer
 // lengths when bounds checking, then the kernel's arguments, where a
 // __local argument is its offset into the dynamic shared memory. The
@@ -162,16 +165,16 @@ static dc_status_t check_residency(dc__cuda_device_t* cuda,
 // Zeroes the module's grid barrier and fault record before a launch that
 // uses them. Called with the lock held.
 static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
-                               const dc__cuda_kernel_t* ck) {
+                               const dc__cuda_kernel_t* ck, CUstream stream) {
   const dc__cuda_driver_t* cu = cuda->api->cu;
   CUresult r = CUDA_SUCCESS;
   if (k->info.uses_grid_sync) {
     r = cu->memset_d32_async(ck->module->grid, 0,
-                             sizeof(dc__cuda_grid_state_t) / 4, cuda->stream);
+                             sizeof(dc__cuda_grid_state_t) / 4, stream);
   }
   if (r == CUDA_SUCCESS && ck->bounds_check) {
     r = cu->memset_d32_async(ck->module->fault, 0,
-                             sizeof(dc__cuda_fault_state_t) / 4, cuda->stream);
+                             sizeof(dc__cuda_fault_state_t) / 4, stream);
   }
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "resetting kernel '%s''s state",
@@ -180,9 +183,11 @@ static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   return DC_OK;
 }
 
+// Launches on |stream|, and with |wait| waits for the kernel to finish.
 static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
                           const dc__cuda_kernel_t* ck, const dc_launch_t* l,
-                          size_t dynamic, void** params) {
+                          size_t dynamic, void** params, CUstream stream,
+                          bool wait) {
   const dc__cuda_driver_t* cu = cuda->api->cu;
   unsigned gx = (unsigned)l->groups[0], gy = (unsigned)l->groups[1],
            gz = (unsigned)l->groups[2];
@@ -191,10 +196,9 @@ static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   CUresult r =
       k->info.uses_grid_sync
           ? cu->launch_cooperative_kernel(ck->function, gx, gy, gz, bx, by, bz,
-                                          (unsigned)dynamic, cuda->stream,
-                                          params)
+                                          (unsigned)dynamic, stream, params)
           : cu->launch_kernel(ck->function, gx, gy, gz, bx, by, bz,
-                              (unsigned)dynamic, cuda->stream, params, NULL);
+                              (unsigned)dynamic, stream, params, NULL);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(
         cuda, r,
@@ -203,29 +207,32 @@ static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
         k->info.uses_grid_sync ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
         k->info.name, gx, gy, gz, bx, by, bz);
   }
+  if (!wait) return DC_OK;
   char what[300];
   snprintf(what, sizeof(what), "kernel '%s'", k->info.name);
-  return dc__cuda_sync(cuda, what);
+  return dc__cuda_wait(cuda, stream, what);
 }
 
 // Reads |size| bytes of module state back after the launch.
 static dc_status_t read_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
-                              CUdeviceptr from, void* to, size_t size) {
-  CUresult r = cuda->api->cu->memcpy_dtoh_async(to, from, size, cuda->stream);
+                              CUdeviceptr from, void* to, size_t size,
+                              CUstream stream) {
+  CUresult r = cuda->api->cu->memcpy_dtoh_async(to, from, size, stream);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "reading kernel '%s''s state",
                            k->info.name);
   }
-  return dc__cuda_sync(cuda, "reading a kernel's state");
+  return dc__cuda_wait(cuda, stream, "reading a kernel's state");
 }
 
 // After the launch: a bounds-check fault, or a grid barrier some groups
 // never reached, fails the dispatch as on the CPU device.
 static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
-                                 const dc__cuda_kernel_t* ck) {
+                                 const dc__cuda_kernel_t* ck,
+                                 CUstream stream) {
   if (ck->bounds_check) {
     dc__cuda_fault_state_t f;
-    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f)));
+    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
       const dc_kernel_arg_info_t* a =
           &k->args[f.arg < k->info.arg_count ? f.arg : 0];
@@ -239,7 +246,7 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   }
   if (k->info.uses_grid_sync) {
     dc__cuda_grid_state_t g;
-    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->grid, &g, sizeof(g)));
+    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->grid, &g, sizeof(g), stream));
     if (g.broken) {
       return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                      "%s: kernel '%s' reached dc_grid_sync() in some "
@@ -251,26 +258,50 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   return DC_OK;
 }
 
-dc_status_t dc__cuda_dispatch(dc_device_t* device, dc_kernel_t* kernel,
-                              const dc_launch_t* l, void* const* args,
-                              const size_t* lengths) {
+// Runs a dispatch on |stream| (NULL: the device stream), waiting for it
+// when |wait| or when its outcome must be read back.
+static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
+                               bool wait, dc_kernel_t* kernel,
+                               const dc_launch_t* l, void* const* args,
+                               const size_t* lengths) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   dc__cuda_kernel_t* ck = kernel->impl;
   DC_RETURN_IF_ERROR(check_shape(cuda, kernel, ck, l));
   size_t base = dynamic_base(ck);
   size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;
+  bool outcome = ck->bounds_check || kernel->info.uses_grid_sync;
   launch_params_t p;
   pack_params(kernel, ck, l, args, lengths, &p);
+  // Held through the wait: the module's outcome state is shared, and so
+  // is the device stream.
   pthread_mutex_lock(&cuda->lock);
+  if (stream == NULL) stream = cuda->stream;
   dc_status_t st = dc__cuda_enter(cuda);
   if (st == DC_OK) st = allow_dynamic_shared(cuda, kernel, ck, dynamic);
   if (st == DC_OK && kernel->info.uses_grid_sync) {
     st = check_residency(cuda, kernel, ck, l, dynamic);
   }
-  if (st == DC_OK) st = reset_state(cuda, kernel, ck);
-  if (st == DC_OK) st = launch(cuda, kernel, ck, l, dynamic, p.params);
-  if (st == DC_OK) st = check_outcome(cuda, kernel, ck);
+  if (st == DC_OK && outcome) st = reset_state(cuda, kernel, ck, stream);
+  if (st == DC_OK) {
+    st = launch(cuda, kernel, ck, l, dynamic, p.params, stream,
+                wait || outcome);
+  }
+  if (st == DC_OK && outcome) st = check_outcome(cuda, kernel, ck, stream);
   return dc__cuda_leave(cuda, st);
+}
+
+dc_status_t dc__cuda_dispatch(dc_device_t* device, dc_kernel_t* kernel,
+                              const dc_launch_t* l, void* const* args,
+                              const size_t* lengths) {
+  return dispatch_on(device, NULL, true, kernel, l, args, lengths);
+}
+
+dc_status_t dc__cuda_dispatch_queued(dc_device_t* device, void* queue,
+                                     dc_kernel_t* kernel, const dc_launch_t* l,
+                                     void* const* args,
+                                     const size_t* lengths) {
+  return dispatch_on(device, (CUstream)queue, false, kernel, l, args,
+                     lengths);
 }
 
 //===-- Work-group size -------------------------------------------------===//

@@ -5,13 +5,14 @@
 // cuda_program.c: the kernel language translated to CUDA C++, compiled by
 // NVRTC, cached, loaded and launched).
 //
-// Execution model. The backend interface (dc/backend.h) is synchronous:
-// each vtable call returns when its work is done. The device therefore
-// keeps one CUDA stream of its own and ends every operation with a
-// synchronize on it; the engine's streams, events and graphs run above
-// the interface on the scheduler's threads, exactly as on the CPU. Calls
-// from several host threads are serialized by |lock| (one stream, one
-// staging buffer).
+// Execution model. Each engine stream on the device gets a CUDA stream of
+// its own, a device queue (dc/backend.h, cuda_queue.c): the scheduler puts
+// runs of consecutive dispatches on it without waiting, and synchronizes
+// it once before anything that depends on them. Every other operation of
+// the backend interface is synchronous: it runs on the device's own CUDA
+// stream, |stream|, and returns after a synchronize on it. Those calls,
+// from whichever host thread, are serialized by |lock| (one stream, one
+// staging buffer); launches on a queue take it only for a moment.
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_INTERNAL_H_
 #define DC_CUDA_INTERNAL_H_
@@ -38,9 +39,14 @@ typedef struct dc__cuda_device_t {
   bool cooperative;            // cooperative launches supported
   bool managed_memory;         // cuMemAllocManaged works here
   CUmemoryPool pool;           // stream-ordered pool; NULL: cuMemAlloc
+  // Bit N: this GPU reaches the memory of cuda:N directly (peer access
+  // enabled, cuda:N's pool open to it). Set once the context's GPUs are
+  // all found (cuda_peer.c), read-only afterwards.
+  uint64_t peer_access;
 
   pthread_mutex_t lock;  // guards everything below
-  CUstream stream;       // where every operation runs
+  CUstream stream;       // where every synchronous operation runs
+  int priority_least, priority_greatest;  // CUDA stream priorities
   void* staging;         // pinned host memory for transfers
   size_t staging_size;
   CUevent staging_done[2];  // a staging half is free again (cuda_memory.c)
@@ -68,6 +74,9 @@ DC_INTERNAL dc_status_t dc__cuda_enter(dc__cuda_device_t* cuda);
 // ("write of 4096 bytes"); the message adds the device's name.
 DC_INTERNAL dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda,
                                       const char* what);
+// As dc__cuda_sync, for any CUDA stream of |cuda|.
+DC_INTERNAL dc_status_t dc__cuda_wait(dc__cuda_device_t* cuda,
+                                      CUstream stream, const char* what);
 
 // Reports the failed driver call |result| on |cuda|: sets the thread's
 // error to "cuda:N: <what>: CUDA_ERROR_X (n): <text>", where |format| and
@@ -83,6 +92,10 @@ DC_INTERNAL dc_status_t dc__cuda_failed(dc__cuda_device_t* cuda,
 // of service. Returns |status| with the thread's message kept.
 DC_INTERNAL dc_status_t dc__cuda_leave(dc__cuda_device_t* cuda,
                                        dc_status_t status);
+// dc__cuda_leave for an operation that did not lock: marks the device
+// lost when |status| is DC_ERR_DEVICE_LOST, and returns |status|.
+DC_INTERNAL dc_status_t dc__cuda_settle(dc__cuda_device_t* cuda,
+                                        dc_status_t status);
 
 // Memory (cuda_memory.c): the vtable's memory functions, as described in
 // dc/backend.h; the storage modes map as docs/cuda-device.md says.
@@ -123,6 +136,18 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch(dc_device_t* device,
                                           const dc_launch_t* launch,
                                           void* const* args,
                                           const size_t* lengths);
+// Device queues (cuda_queue.c; dispatch_queued in cuda_dispatch.c): the
+// vtable's queue functions, as described in dc/backend.h. A queue is a
+// CUDA stream of the device's context.
+DC_INTERNAL dc_status_t dc__cuda_queue_create(dc_device_t* device,
+                                              dc_priority_t priority,
+                                              void** out_queue);
+DC_INTERNAL void dc__cuda_queue_destroy(dc_device_t* device, void* queue);
+DC_INTERNAL dc_status_t dc__cuda_dispatch_queued(
+    dc_device_t* device, void* queue, dc_kernel_t* kernel,
+    const dc_launch_t* launch, void* const* args, const size_t* lengths);
+DC_INTERNAL dc_status_t dc__cuda_queue_finish(dc_device_t* device,
+                                              void* queue);
 DC_INTERNAL void dc__cuda_program_cache_stats(dc_device_t* device,
                                               dc_program_cache_stats_t* out);
 // Frees the kernel state of |cuda|: unloads its modules (with the
@@ -140,5 +165,19 @@ DC_INTERNAL dc_status_t dc__cuda_matmul(dc_device_t* device, const void* a,
                                         const void* b, void* c, size_t m,
                                         size_t n, size_t k);
 DC_INTERNAL const char* dc__cuda_matmul_library(dc_device_t* device);
+
+// Multiple GPUs (cuda_peer.c). Enables peer access between every pair of
+// |ctx|'s GPUs that supports it, in both directions; called once, after
+// enumeration. A pair that cannot be enabled is logged and left to
+// copies that the driver stages through host memory.
+DC_INTERNAL void dc__cuda_enable_peers(dc_context_t* ctx);
+// The vtable's copy_peer and peer_direct (dc/backend.h).
+DC_INTERNAL dc_status_t dc__cuda_copy_peer(dc_device_t* dst_device,
+                                           void* dst, size_t dst_offset,
+                                           dc_device_t* src_device,
+                                           const void* src,
+                                           size_t src_offset, size_t size,
+                                           double* out_seconds);
+DC_INTERNAL bool dc__cuda_peer_direct(dc_device_t* from, dc_device_t* to);
 
 #endif  // DC_CUDA_INTERNAL_H_

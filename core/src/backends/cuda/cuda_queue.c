@@ -1,0 +1,47 @@
+// cuda_queue.c: device queues (dc/backend.h) as CUDA streams.
+//
+// A queue is a non-blocking CUDA stream of the device's primary context,
+// with the CUDA priority of the engine stream it serves: high-priority
+// engine streams get the GPU's greatest priority, the others its least
+// (the default). Queues need no lock: the calling thread makes the
+// context current, and CUDA streams may be used from any thread.
+// SPDX-License-Identifier: MIT
+#include "cuda_internal.h"
+
+static int cuda_priority(const dc__cuda_device_t* cuda, dc_priority_t p) {
+  return p == DC_PRIORITY_HIGH ? cuda->priority_greatest
+                               : cuda->priority_least;
+}
+
+dc_status_t dc__cuda_queue_create(dc_device_t* device, dc_priority_t priority,
+                                  void** out_queue) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  *out_queue = NULL;
+  DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
+  CUstream stream = NULL;
+  CUresult r = cuda->api->cu->stream_create_with_priority(
+      &stream, CU_STREAM_NON_BLOCKING, cuda_priority(cuda, priority));
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_settle(
+        cuda, dc__cuda_failed(cuda, r, "cuStreamCreateWithPriority"));
+  }
+  *out_queue = stream;
+  return DC_OK;
+}
+
+void dc__cuda_queue_destroy(dc_device_t* device, void* queue) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  // A lost context cannot be made current; its streams went with it.
+  if (dc__cuda_enter(cuda) == DC_OK) {
+    cuda->api->cu->stream_destroy((CUstream)queue);
+  }
+}
+
+dc_status_t dc__cuda_queue_finish(dc_device_t* device, void* queue) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  dc_status_t status = dc__cuda_enter(cuda);
+  if (status == DC_OK) {
+    status = dc__cuda_wait(cuda, (CUstream)queue, "queued kernels");
+  }
+  return dc__cuda_settle(cuda, status);
+}

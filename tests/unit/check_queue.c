@@ -1,0 +1,452 @@
+// check_queue.c: device queues (dc/backend.h) as the scheduler uses them.
+//
+// The device here is a fake GPU with real queues: each queue has a thread
+// that runs the launches put on it later, one after another, with a short
+// delay each, so a scheduler that let a stream run ahead of its queue
+// would read stale results. Its kernels are known by name and run in C:
+//   add_one(a)   a[i] += 1 over the grid
+//   refuse(a)    the launch is refused (dispatch_queued fails)
+//   fault(a)     runs, then the queue reports a failure at its finish
+// SPDX-License-Identifier: MIT
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check_util.h"
+#include "dc/backend.h"
+#include "dc/dc.h"
+
+#define JOBS 4096
+
+static const char* kKernels =
+    "kernel void add_one(global int* a) { a[get_global_id(0)] += 1; }\n"
+    "kernel void refuse(global int* a) { a[0] = 0; }\n"
+    "kernel void fault(global int* a) { a[0] = 0; }\n";
+
+typedef struct job_t {
+  int* a;
+  size_t offset, count;
+  bool fault;
+} job_t;
+
+typedef struct queue_t {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  pthread_t thread;
+  job_t jobs[JOBS];
+  size_t head, tail;  // jobs[head..tail) wait, in order
+  bool busy, stopping;
+  dc_status_t error;  // found while running, reported at the finish
+} queue_t;
+
+// What the fake device saw, for the tests to check.
+static struct {
+  atomic_int created, destroyed, finishes, launches;
+  atomic_int high_priority;   // queues created for high-priority streams
+  atomic_int largest_run;     // most launches between two finishes
+  atomic_int run;             // launches since the last finish
+} seen;
+
+static void pause_briefly(void) {
+  struct timespec ts = {0, 100 * 1000};
+  nanosleep(&ts, NULL);
+}
+
+static void run_job(const job_t* job) {
+  for (size_t i = 0; i < job->count; ++i) job->a[job->offset + i] += 1;
+}
+
+static void* queue_thread(void* arg) {
+  queue_t* q = arg;
+  pthread_mutex_lock(&q->lock);
+  for (;;) {
+    while (q->head == q->tail && !q->stopping) {
+      pthread_cond_wait(&q->changed, &q->lock);
+    }
+    if (q->head == q->tail) break;
+    job_t job = q->jobs[q->head % JOBS];
+    q->busy = true;
+    pthread_mutex_unlock(&q->lock);
+    pause_briefly();  // the device is slower than the host
+    if (!job.fault) run_job(&job);
+    pthread_mutex_lock(&q->lock);
+    if (job.fault && q->error == DC_OK) q->error = DC_ERR_INTERNAL;
+    ++q->head;
+    q->busy = false;
+    pthread_cond_broadcast(&q->changed);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return NULL;
+}
+
+static dc_status_t queue_create(dc_device_t* device, dc_priority_t priority,
+                                void** out_queue) {
+  (void)device;
+  queue_t* q = calloc(1, sizeof(*q));
+  ck_assert_ptr_nonnull(q);
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_cond_init(&q->changed, NULL);
+  ck_assert_int_eq(pthread_create(&q->thread, NULL, queue_thread, q), 0);
+  atomic_fetch_add(&seen.created, 1);
+  if (priority == DC_PRIORITY_HIGH) atomic_fetch_add(&seen.high_priority, 1);
+  *out_queue = q;
+  return DC_OK;
+}
+
+static void queue_destroy(dc_device_t* device, void* queue) {
+  (void)device;
+  queue_t* q = queue;
+  pthread_mutex_lock(&q->lock);
+  ck_assert_uint_eq(q->head, q->tail);  // the scheduler finished it first
+  q->stopping = true;
+  pthread_cond_broadcast(&q->changed);
+  pthread_mutex_unlock(&q->lock);
+  pthread_join(q->thread, NULL);
+  pthread_cond_destroy(&q->changed);
+  pthread_mutex_destroy(&q->lock);
+  free(q);
+  atomic_fetch_add(&seen.destroyed, 1);
+}
+
+static dc_status_t queue_finish(dc_device_t* device, void* queue) {
+  (void)device;
+  queue_t* q = queue;
+  pthread_mutex_lock(&q->lock);
+  while (q->head != q->tail || q->busy) {
+    pthread_cond_wait(&q->changed, &q->lock);
+  }
+  dc_status_t error = q->error;
+  q->error = DC_OK;
+  pthread_mutex_unlock(&q->lock);
+  atomic_fetch_add(&seen.finishes, 1);
+  int run = atomic_exchange(&seen.run, 0);
+  int largest = atomic_load(&seen.largest_run);
+  while (run > largest &&
+         !atomic_compare_exchange_weak(&seen.largest_run, &largest, run)) {
+  }
+  if (error != DC_OK) {
+    return dc_set_error(error, "qfake: kernel 'fault' faulted on the device");
+  }
+  return DC_OK;
+}
+
+static job_t job_of(const dc_kernel_t* kernel, const dc_launch_t* launch,
+                    void* const* args) {
+  job_t job = {.a = args[0],
+               .offset = launch->offset[0],
+               .count = launch->global[0],
+               .fault = strcmp(dc_kernel_name(kernel), "fault") == 0};
+  return job;
+}
+
+static dc_status_t dispatch_queued(dc_device_t* device, void* queue,
+                                   dc_kernel_t* kernel,
+                                   const dc_launch_t* launch,
+                                   void* const* args, const size_t* lengths) {
+  (void)device;
+  (void)lengths;
+  if (strcmp(dc_kernel_name(kernel), "refuse") == 0) {
+    return dc_set_error(DC_ERR_INVALID_ARGUMENT,
+                        "qfake: the launch of 'refuse' was refused");
+  }
+  queue_t* q = queue;
+  pthread_mutex_lock(&q->lock);
+  ck_assert_uint_lt(q->tail - q->head, JOBS);
+  q->jobs[q->tail++ % JOBS] = job_of(kernel, launch, args);
+  pthread_cond_broadcast(&q->changed);
+  pthread_mutex_unlock(&q->lock);
+  atomic_fetch_add(&seen.launches, 1);
+  atomic_fetch_add(&seen.run, 1);
+  return DC_OK;
+}
+
+// Graph ops and dc_kernel_dispatch() wait for each launch.
+static dc_status_t dispatch(dc_device_t* device, dc_kernel_t* kernel,
+                            const dc_launch_t* launch, void* const* args,
+                            const size_t* lengths) {
+  (void)device;
+  (void)lengths;
+  job_t job = job_of(kernel, launch, args);
+  if (!job.fault) run_job(&job);
+  return DC_OK;
+}
+
+static dc_status_t program_build(dc_device_t* device,
+                                 dc_program_build_t* build) {
+  (void)device;
+  (void)build;
+  return DC_OK;  // the kernels run in C above
+}
+
+static void program_destroy(dc_device_t* device, dc_program_t* program) {
+  (void)device;
+  (void)program;
+}
+
+static dc_device_vtable_t queued_vtable;
+
+static dc_status_t qfake_enumerate(dc_context_t* ctx, void* user_data) {
+  (void)user_data;
+  dc_allocator_t allocator = dc_context_allocator(ctx);
+  dc_test_fake_device_t* fake = dc_allocator_calloc(allocator, 1, sizeof(*fake));
+  if (fake == NULL) return DC_ERR_OUT_OF_MEMORY;
+  fake->allocator = allocator;
+  dc_device_info_t info = dc_test_fake_info("qfake:0");
+  dc_status_t st = dc_device_initialize(&fake->base, &queued_vtable, ctx, &info);
+  if (st == DC_OK) st = dc_context_add_device(ctx, &fake->base);
+  if (st != DC_OK) dc_test_fake_destroy(&fake->base);
+  return st;
+}
+
+typedef struct fixture_t {
+  dc_context_t* ctx;
+  dc_device_t* device;
+  dc_program_t* program;
+  dc_buffer_t* a;
+  dc_stream_t* stream;
+} fixture_t;
+
+static dc_kernel_t* kernel(fixture_t* f, const char* name) {
+  dc_kernel_t* k = NULL;
+  DC_CK_OK(dc_program_find_kernel(f->program, name, &k));
+  return k;
+}
+
+static void fixture_open(fixture_t* f, size_t length, dc_priority_t priority) {
+  memset(&seen, 0, sizeof(seen));
+  dc_context_params_t params = dc_test_quiet_params();
+  params.backends = "cpu,qfake";
+  f->ctx = dc_test_context_new(&params);
+  DC_CK_OK(dc_context_find_device(f->ctx, "qfake:0", &f->device));
+  dc_program_params_t pp = {.source = kKernels, .name = "queued"};
+  DC_CK_OK(dc_program_create(f->device, &pp, &f->program));
+  f->a = dc_test_buffer_new(f->device, DC_DTYPE_I32, length, "a");
+  int zero = 0;
+  DC_CK_OK(dc_buffer_fill(f->a, 0, length, &zero));
+  dc_stream_params_t sp = {.priority = priority};
+  DC_CK_OK(dc_stream_create(f->device, &sp, &f->stream));
+}
+
+static void fixture_close(fixture_t* f) {
+  dc_stream_release(f->stream);
+  dc_buffer_release(f->a);
+  dc_program_release(f->program);
+  dc_context_release(f->ctx);
+  // Every queue was finished (queue_destroy checks) and destroyed.
+  ck_assert_int_eq(atomic_load(&seen.created), atomic_load(&seen.destroyed));
+}
+
+static void add_one(fixture_t* f, size_t offset, size_t count) {
+  dc_arg_t arg = dc_arg_buffer(f->a);
+  dc_dispatch_t d = {.dims = 1, .global = {count}, .offset = {offset}};
+  DC_CK_OK(dc_stream_dispatch(f->stream, kernel(f, "add_one"), &d, &arg, 1));
+}
+
+static void read_all(fixture_t* f, int* out, size_t length) {
+  DC_CK_OK(dc_stream_read(f->stream, f->a, 0, out, length));
+  DC_CK_OK(dc_stream_sync(f->stream, DC_TIMEOUT_INFINITE));
+}
+
+// A host callback that holds its stream until the test lets it go, so
+// that the commands after it pile up.
+typedef struct gate_t {
+  atomic_bool open;
+} gate_t;
+
+static dc_status_t wait_at_gate(void* user_data) {
+  gate_t* gate = user_data;
+  while (!atomic_load(&gate->open)) pause_briefly();
+  return DC_OK;
+}
+
+START_TEST(test_stream_order_holds_across_queued_dispatches) {
+  fixture_t f;
+  fixture_open(&f, 64, DC_PRIORITY_NORMAL);
+  for (int i = 0; i < 100; ++i) add_one(&f, 0, 64);
+  add_one(&f, 0, 32);  // the first half once more
+  int out[64];
+  read_all(&f, out, 64);  // a read runs only after the queue finished
+  for (int i = 0; i < 64; ++i) ck_assert_int_eq(out[i], i < 32 ? 101 : 100);
+  ck_assert_int_eq(atomic_load(&seen.launches), 101);
+  ck_assert_int_ge(atomic_load(&seen.finishes), 1);
+  ck_assert_int_eq(atomic_load(&seen.created), 1);  // one queue per stream
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  ck_assert_uint_eq(stats.completed, 102);
+  ck_assert_uint_eq(stats.failed, 0);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_consecutive_dispatches_share_one_wait) {
+  fixture_t f;
+  fixture_open(&f, 16, DC_PRIORITY_NORMAL);
+  gate_t gate = {false};
+  DC_CK_OK(dc_stream_host(f.stream, wait_at_gate, &gate));
+  for (int i = 0; i < 300; ++i) add_one(&f, 0, 16);
+  atomic_store(&gate.open, true);
+  int out[16];
+  read_all(&f, out, 16);
+  for (int i = 0; i < 16; ++i) ck_assert_int_eq(out[i], 300);
+  // All 300 were queued when the stream reached them: one run, one wait.
+  ck_assert_int_eq(atomic_load(&seen.finishes), 1);
+  ck_assert_int_eq(atomic_load(&seen.largest_run), 300);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_events_complete_after_the_queue) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  dc_event_t* done = NULL;
+  DC_CK_OK(dc_event_create(f.device, 0, &done));
+  for (int i = 0; i < 50; ++i) add_one(&f, 0, 8);
+  DC_CK_OK(dc_stream_record(f.stream, done));
+  DC_CK_OK(dc_event_wait(done, DC_TIMEOUT_INFINITE));
+  // The event completed, so the host may read the buffer directly.
+  int out[8];
+  DC_CK_OK(dc_buffer_read(f.a, 0, out, 8));
+  for (int i = 0; i < 8; ++i) ck_assert_int_eq(out[i], 50);
+  dc_event_release(done);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_refused_launch_fails_its_command_only) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  dc_arg_t arg = dc_arg_buffer(f.a);
+  dc_dispatch_t d = {.dims = 1, .global = {4}};
+  for (int i = 0; i < 3; ++i) add_one(&f, 0, 4);
+  DC_CK_OK(dc_stream_dispatch(f.stream, kernel(&f, "refuse"), &d, &arg, 1));
+  add_one(&f, 0, 4);  // skipped: the stream failed before it
+  DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE),
+             DC_ERR_INVALID_ARGUMENT, "launch of 'refuse' was refused");
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  ck_assert_uint_eq(stats.completed, 3);
+  ck_assert_uint_eq(stats.failed, 1);
+  ck_assert_uint_eq(stats.skipped, 1);
+  DC_CK_FAIL(dc_stream_reset(f.stream), DC_ERR_INVALID_ARGUMENT, "refused");
+  int out[4];
+  read_all(&f, out, 4);
+  for (int i = 0; i < 4; ++i) ck_assert_int_eq(out[i], 3);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_failure_found_at_the_wait_fails_the_stream) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  gate_t gate = {false};
+  DC_CK_OK(dc_stream_host(f.stream, wait_at_gate, &gate));
+  dc_arg_t arg = dc_arg_buffer(f.a);
+  dc_dispatch_t d = {.dims = 1, .global = {4}};
+  add_one(&f, 0, 4);
+  DC_CK_OK(dc_stream_dispatch(f.stream, kernel(&f, "fault"), &d, &arg, 1));
+  add_one(&f, 0, 4);
+  atomic_store(&gate.open, true);
+  DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE), DC_ERR_INTERNAL,
+             "kernel 'fault' faulted");
+  // The three were one run; the failure is charged to its last command.
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  ck_assert_uint_eq(stats.completed, 3);  // the host callback and two
+  ck_assert_uint_eq(stats.failed, 1);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_cancel_leaves_queued_dispatches_to_finish) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  gate_t gate = {false};
+  DC_CK_OK(dc_stream_host(f.stream, wait_at_gate, &gate));
+  for (int i = 0; i < 200; ++i) add_one(&f, 0, 4);
+  atomic_store(&gate.open, true);
+  // Once the 200 are on the device queue, cancelling takes none of them.
+  while (atomic_load(&seen.launches) < 200) pause_briefly();
+  ck_assert_uint_eq(dc_stream_cancel(f.stream), 0);
+  int out[4];
+  read_all(&f, out, 4);
+  for (int i = 0; i < 4; ++i) ck_assert_int_eq(out[i], 200);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_queue_priority_follows_the_stream) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_HIGH);
+  add_one(&f, 0, 4);
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  ck_assert_int_eq(atomic_load(&seen.high_priority), 1);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_streams_run_their_queues_side_by_side) {
+  fixture_t f;
+  fixture_open(&f, 64, DC_PRIORITY_NORMAL);
+  dc_stream_t* other = NULL;
+  DC_CK_OK(dc_stream_create(f.device, NULL, &other));
+  dc_arg_t arg = dc_arg_buffer(f.a);
+  dc_kernel_t* k = kernel(&f, "add_one");
+  for (int i = 0; i < 50; ++i) {
+    dc_dispatch_t lo = {.dims = 1, .global = {32}};
+    dc_dispatch_t hi = {.dims = 1, .global = {32}, .offset = {32}};
+    DC_CK_OK(dc_stream_dispatch(f.stream, k, &lo, &arg, 1));
+    DC_CK_OK(dc_stream_dispatch(other, k, &hi, &arg, 1));
+  }
+  DC_CK_OK(dc_stream_sync(other, DC_TIMEOUT_INFINITE));
+  int out[64];
+  read_all(&f, out, 64);
+  for (int i = 0; i < 64; ++i) ck_assert_int_eq(out[i], 50);
+  ck_assert_int_eq(atomic_load(&seen.created), 2);
+  dc_stream_release(other);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_vtable_needs_all_queue_functions_or_none) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_device_vtable_t partial = queued_vtable;
+  partial.queue_finish = NULL;
+  dc_test_fake_device_t fake = {0};
+  dc_device_info_t info = dc_test_fake_info("partial:0");
+  DC_CK_FAIL(dc_device_initialize(&fake.base, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "some of the queue functions");
+  dc_context_release(ctx);
+}
+END_TEST
+
+static Suite* queue_suite(void) {
+  queued_vtable = dc_test_fake_vtable;
+  queued_vtable.program_build = program_build;
+  queued_vtable.program_destroy = program_destroy;
+  queued_vtable.dispatch = dispatch;
+  queued_vtable.queue_create = queue_create;
+  queued_vtable.queue_destroy = queue_destroy;
+  queued_vtable.dispatch_queued = dispatch_queued;
+  queued_vtable.queue_finish = queue_finish;
+  dc_backend_t backend = {"qfake", qfake_enumerate, NULL};
+  if (dc_backend_register(&backend) != DC_OK) abort();
+  Suite* s = suite_create("queue");
+  TCase* tc = tcase_create("scheduler");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_stream_order_holds_across_queued_dispatches);
+  tcase_add_test(tc, test_consecutive_dispatches_share_one_wait);
+  tcase_add_test(tc, test_events_complete_after_the_queue);
+  tcase_add_test(tc, test_refused_launch_fails_its_command_only);
+  tcase_add_test(tc, test_failure_found_at_the_wait_fails_the_stream);
+  tcase_add_test(tc, test_cancel_leaves_queued_dispatches_to_finish);
+  tcase_add_test(tc, test_queue_priority_follows_the_stream);
+  tcase_add_test(tc, test_streams_run_their_queues_side_by_side);
+  tcase_add_test(tc, test_vtable_needs_all_queue_functions_or_none);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+DC_CHECK_MAIN(queue_suite)
