@@ -662,16 +662,24 @@ START_TEST(test_cuda_peer_copies_both_ways_at_once) {
 }
 END_TEST
 
-// A stream on cuda:1 copies from cuda:0 after a fill queued before it.
+// A stream on cuda:1 copies from cuda:0 once a fill on a cuda:0 stream,
+// which an event orders before it, has finished.
 START_TEST(test_cuda_peer_stream_copy) {
   size_t n = (size_t)3 << 20;
   dc_buffer_t* a = new_buffer(g_gpu0, n, DC_STORAGE_PRIVATE);
   dc_buffer_t* b = new_buffer(g_gpu1, n, DC_STORAGE_PRIVATE);
-  dc_stream_t* s = NULL;
+  dc_stream_t *s0 = NULL, *s = NULL;
+  dc_event_t* filled = NULL;
+  DC_CK_OK(dc_stream_create(g_gpu0, NULL, &s0));
   DC_CK_OK(dc_stream_create(g_gpu1, NULL, &s));
-  DC_CK_OK(dc_stream_fill(s, a, 0, n, &(uint8_t){0x77}));
+  DC_CK_OK(dc_event_create(g_gpu0, 0, &filled));
+  DC_CK_OK(dc_stream_fill(s0, a, 0, n, &(uint8_t){0x77}));
+  DC_CK_OK(dc_stream_record(s0, filled));
+  DC_CK_OK(dc_stream_wait_event(s, filled));
   DC_CK_OK(dc_stream_copy(s, b, 0, a, 0, n));
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
+  dc_event_release(filled);
+  dc_stream_release(s0);
   unsigned char* got = xmalloc(n);
   DC_CK_OK(dc_buffer_read(b, 0, got, n));
   for (size_t i = 0; i < n; ++i) {
