@@ -19,8 +19,9 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build-bench"}
+# bench_cuda runs on cuda:0; without a GPU it prints a note and exits 0.
 benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels
-  bench_streams bench_graph"
+  bench_streams bench_graph bench_cuda"
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # The OpenMP baseline runs with OpenMP's own defaults, whatever the caller's
