@@ -44,6 +44,14 @@ dc_status_t dc_device_initialize(dc_device_t* device,
                    "functions but not all four",
                    fn, info->name);
   }
+  bool graphs = vtable->graph_create != NULL;
+  if (graphs != (vtable->graph_run != NULL) ||
+      graphs != (vtable->graph_destroy != NULL)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the vtable of device '%s' has some of the graph "
+                   "functions but not all three",
+                   fn, info->name);
+  }
   if (info->name[0] == '\0') {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the device has no name", fn);
   }

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "buffer_internal.h"
+#include "dc/breaker.h"
 #include "graph_internal.h"
 #include "telemetry_internal.h"
 
@@ -65,6 +66,9 @@ struct dc_graph_exec_t {
   atomic_int stop;
   dc_cancel_token_t* token;    // the run's, borrowed
   atomic_size_t finished;      // ops of the run that have ended, any way
+  // Runs that replay the whole graph as one device graph (graph_replay.c).
+  dc__replay_t replay;
+  dc__replay_op_t* replay_ops; // per plan op
 };
 
 static bool is_exec(const dc_graph_exec_t* e) {
@@ -125,24 +129,11 @@ static void keep_message(plan_op_t* p, const char* text) {
   if (p->message) dc__strlcpy(p->message, text, MESSAGE_SIZE);
 }
 
-dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
-                            uint64_t* out_end) {
-  plan_op_t* p = plan_op;
+// Records the outcome of |p| in this run (|ran|: it was attempted; else
+// cancelled for |why|) and reports its span.
+static void settle_op(plan_op_t* p, bool ran, dc_status_t status,
+                      uint64_t start, uint64_t end, const char* why) {
   dc_graph_exec_t* e = p->exec;
-  uint64_t start = dc__now_ns();
-  char why[MESSAGE_SIZE];
-  dc_status_t status = reason_to_cancel(p, why, sizeof(why));
-  bool ran = status == DC_OK;
-  if (ran) {
-    dc__attempt_t attempt = {p->name, p->op, p->args, e->graph,
-                             &p->fallback_program, p->snapshots};
-    dc__attempt_result_t result;
-    status = dc__op_run(&attempt, &result);
-    p->attempts = result.attempts;
-    p->ran_on = result.device;
-    p->fell_back = result.fell_back;
-  }
-  uint64_t end = dc__now_ns();
   p->status = status;
   p->duration_ns = end - start;
   if (!ran) {
@@ -151,12 +142,6 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
   } else if (status != DC_OK) {
     p->state = DC_OP_FAILED;
     keep_message(p, dc_last_error());
-    dc__telemetry_error(e->ctx, status, dc_last_error());
-    DC_LOG(e->ctx, DC_LOG_ERROR, "graph", "graph '%s': op '%s' failed: %s",
-           e->graph->name, p->name, dc_last_error());
-    if (e->graph->error_mode == DC_ERRORS_STOP_AT_FIRST) {
-      atomic_store(&e->stop, DC_ERR_ABORTED);
-    }
   } else {
     p->state = DC_OP_SUCCEEDED;
     p->recent[p->runs % DC_OP_HISTORY] = p->duration_ns;
@@ -176,9 +161,38 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
       .kernel = p->op->kind == DC_OP_DISPATCH ? p->op->kernel : NULL,
   };
   dc__telemetry_span(e->ctx, &span);
+  atomic_fetch_add(&e->finished, 1);
+}
+
+dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
+                            uint64_t* out_end) {
+  plan_op_t* p = plan_op;
+  dc_graph_exec_t* e = p->exec;
+  uint64_t start = dc__now_ns();
+  char why[MESSAGE_SIZE];
+  dc_status_t status = reason_to_cancel(p, why, sizeof(why));
+  bool ran = status == DC_OK;
+  if (ran) {
+    dc__attempt_t attempt = {p->name, p->op, p->args, e->graph,
+                             &p->fallback_program, p->snapshots};
+    dc__attempt_result_t result;
+    status = dc__op_run(&attempt, &result);
+    p->attempts = result.attempts;
+    p->ran_on = result.device;
+    p->fell_back = result.fell_back;
+  }
+  uint64_t end = dc__now_ns();
+  if (ran && status != DC_OK) {
+    dc__telemetry_error(e->ctx, status, dc_last_error());
+    DC_LOG(e->ctx, DC_LOG_ERROR, "graph", "graph '%s': op '%s' failed: %s",
+           e->graph->name, p->name, dc_last_error());
+    if (e->graph->error_mode == DC_ERRORS_STOP_AT_FIRST) {
+      atomic_store(&e->stop, DC_ERR_ABORTED);
+    }
+  }
+  settle_op(p, ran, status, start, end, why);
   *out_start = start;
   *out_end = end;
-  atomic_fetch_add(&e->finished, 1);
   return status;
 }
 
@@ -500,6 +514,28 @@ static dc_status_t check_devices(const dc_graph_exec_t* e,
   return DC_OK;
 }
 
+// The plan's ops as a device graph would run them (graph_replay.c).
+static dc_status_t plan_replay(dc_graph_exec_t* e) {
+  e->replay_ops =
+      dc__arena_zalloc(&e->arena, e->count, sizeof(dc__replay_op_t));
+  if (e->replay_ops == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of memory");
+  }
+  for (size_t k = 0; k < e->count; ++k) {
+    const plan_op_t* p = &e->ops[k];
+    dc__replay_op_t* r = &e->replay_ops[k];
+    if (p->op->kind == DC_OP_DISPATCH) {
+      r->kernel = p->op->kernel;
+      r->prepared = &p->op->prepared;
+      r->args = p->args;
+    }
+    r->preds = p->preds;
+    r->pred_count = p->pred_count;
+  }
+  dc__replay_init(&e->replay, e->replay_ops, e->count);
+  return DC_OK;
+}
+
 static dc_status_t plan(dc_graph_exec_t* e) {
   dc__arena_t scratch;
   dc__arena_init(&scratch, e->ctx->allocator);
@@ -533,6 +569,7 @@ static dc_status_t plan(dc_graph_exec_t* e) {
     assign_streams(e, last_on_stream, load);
     st = copy_args(e);
   }
+  if (st == DC_OK) st = plan_replay(e);
   if (st == DC_OK) st = build_commands(e, &scratch);
   dc__arena_free_all(&scratch);
   return st;
@@ -548,6 +585,7 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   e->magic = 0;
   pthread_mutex_unlock(&s->lock);
   dc_allocator_t a = e->ctx->allocator;
+  dc__replay_free(&e->replay);
   for (size_t k = 0; e->ops && k < e->count; ++k) {
     plan_op_t* p = &e->ops[k];
     if (p->op == NULL) continue;
@@ -677,6 +715,67 @@ static dc_status_t outcome(dc_graph_exec_t* e, uint64_t timeout_ns) {
   return DC_FAIL(first->status, "%s", text);
 }
 
+// Whether this run replays the graph as one device graph (scheduler lock
+// held): the graph can, the device is healthy, the run can neither time
+// out nor be cancelled (a replay cannot stop between ops), no fault rule
+// is armed (faults are injected per op), and nothing else is queued on
+// the group's streams (the run would not wait for it).
+static bool may_replay(const dc_graph_exec_t* e, const dc_run_params_t* p) {
+  if (!dc__replay_possible(&e->replay) || p->timeout_ns != 0 ||
+      p->cancel != NULL ||
+      atomic_load(&e->ctx->faults.rule_count) != 0) {
+    return false;
+  }
+  dc_device_health_t health;
+  if (dc_device_health(e->replay.device, &health) != DC_OK ||
+      health.state != DC_DEVICE_HEALTHY) {
+    return false;
+  }
+  for (size_t i = 0; i < e->stream_count; ++i) {
+    if (e->streams[i]->head != NULL || e->streams[i]->running) return false;
+  }
+  return true;
+}
+
+// Runs every op at once as the device graph. Returns false when it did
+// not run (the device's breaker refused, or the device refused the graph
+// before any of it ran), and the run then goes op by op. A failure once
+// it ran fails every op with the device's message: which op failed is
+// not known.
+static bool replay(dc_graph_exec_t* e) {
+  dc_device_t* device = e->replay.device;
+  dc_breaker_t* breaker = NULL;
+  dc_breaker_permit_t permit = DC_BREAKER_NO_PERMIT;
+  if (!e->graph->no_breakers &&
+      dc_breaker_for(e->ctx, dc_device_name(device), &breaker) == DC_OK &&
+      dc_breaker_acquire(breaker, &permit) != DC_OK) {
+    return false;
+  }
+  uint64_t start = dc__now_ns();
+  bool started = false;
+  dc_status_t status =
+      dc__replay_run(&e->replay, e->replay_ops, e->count, &started);
+  uint64_t end = dc__now_ns();
+  // Not started: the ops' own attempts will count, this one does not.
+  if (breaker) {
+    dc_breaker_record(breaker, permit, started ? status : DC_ERR_CANCELLED);
+  }
+  if (status != DC_OK && !started) return false;
+  if (status != DC_OK) {
+    dc__telemetry_error(e->ctx, status, dc_last_error());
+    DC_LOG(e->ctx, DC_LOG_ERROR, "graph", "graph '%s': replay on %s failed: %s",
+           e->graph->name, dc_device_name(device), dc_last_error());
+    dc__device_failed(device, status, dc_last_error());
+  }
+  for (size_t k = 0; k < e->count; ++k) {
+    plan_op_t* p = &e->ops[k];
+    p->attempts = 1;
+    p->ran_on = device;
+    settle_op(p, true, status, start, end, "");
+  }
+  return true;
+}
+
 dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
                               const dc_run_params_t* params) {
   static const char* fn = "dc_graph_exec_run";
@@ -715,6 +814,17 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
     op->ran_on = NULL;
     op->fell_back = false;
     if (op->message) op->message[0] = '\0';
+  }
+  if (may_replay(e, &p)) {
+    pthread_mutex_unlock(&s->lock);
+    bool replayed = replay(e);
+    pthread_mutex_lock(&s->lock);
+    if (replayed) {
+      e->running = false;
+      pthread_cond_broadcast(&e->done);  // a destroy may wait
+      pthread_mutex_unlock(&s->lock);
+      return outcome(e, p.timeout_ns);
+    }
   }
   // This run's generation of each event, then every command.
   for (size_t c = 0; c < e->cmd_count; ++c) {
@@ -815,6 +925,7 @@ dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
   if (arg->kind == DC_ARG_BUFFER) dc_buffer_retain(arg->buffer);
   if (old->kind == DC_ARG_BUFFER) dc_buffer_release(old->buffer);
   p->args[arg_index] = *arg;
+  e->replay.stale = true;  // the next replay records the graph again
   return DC_OK;
 }
 

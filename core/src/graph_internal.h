@@ -170,4 +170,34 @@ DC_INTERNAL const char* dc__plan_op_name(const void* plan_op);
 // that belongs to a plan.
 DC_INTERNAL void dc__plan_command_done(void* run);
 
+// Replaying a graph as one device graph (graph_replay.c). A replay op is
+// a plan op seen as a dispatch: its kernel, prepared launch, arguments
+// (the instance's own) and dependencies (plan indices, all before it).
+typedef struct dc__replay_op_t {
+  dc_kernel_t* kernel;  // NULL: not a dispatch
+  const dc__prepared_t* prepared;
+  const dc_arg_t* args;
+  const uint32_t* preds;
+  size_t pred_count;
+} dc__replay_op_t;
+
+typedef struct dc__replay_t {
+  dc_device_t* device;  // the one device of every op; NULL: no replay
+  void* graph;          // the device's recording, once made
+  bool stale;           // an argument changed since it was made
+  bool unsupported;     // the device cannot record these dispatches
+} dc__replay_t;
+
+// Whether |count| |ops| can replay: every op a dispatch (with its group
+// size settled) on one device whose backend records graphs.
+DC_INTERNAL void dc__replay_init(dc__replay_t* replay,
+                                 const dc__replay_op_t* ops, size_t count);
+DC_INTERNAL bool dc__replay_possible(const dc__replay_t* replay);
+// Records the ops if needed and runs them once as a device graph. On a
+// failure, |*out_started| says whether any of it may have run.
+DC_INTERNAL dc_status_t dc__replay_run(dc__replay_t* replay,
+                                       const dc__replay_op_t* ops,
+                                       size_t count, bool* out_started);
+DC_INTERNAL void dc__replay_free(dc__replay_t* replay);
+
 #endif  // DC_GRAPH_INTERNAL_H_

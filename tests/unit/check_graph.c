@@ -722,13 +722,14 @@ enum { RANDOM_BUFFERS = 5, RANDOM_LEN = 32 };
 // Builds |ops| random ops over |buffers| into |g| (when not NULL) and
 // applies each one at once on |ref| buffers (when not NULL): running the
 // reference in insertion order is a valid order for every dependency.
-static void random_ops(uint64_t seed, int ops, dc_graph_t* g,
-                       dc_buffer_t** bufs, dc_buffer_t** ref) {
+static void random_ops(uint64_t seed, int ops, bool dispatches_only,
+                       dc_graph_t* g, dc_buffer_t** bufs, dc_buffer_t** ref) {
   dc_dispatch_t grid = {.dims = 1, .global = {RANDOM_LEN}};
   for (int i = 0; i < ops; ++i) {
     char name[16];
     snprintf(name, sizeof(name), "op%d", i);
     int kind = (int)(dc_test_rand(&seed) % 4);
+    if (dispatches_only && (kind == 1 || kind == 2)) kind = 0;
     int x = (int)(dc_test_rand(&seed) % RANDOM_BUFFERS);
     int y = (int)(dc_test_rand(&seed) % RANDOM_BUFFERS);
     if (y == x) y = (x + 1) % RANDOM_BUFFERS;
@@ -773,7 +774,10 @@ static void random_ops(uint64_t seed, int ops, dc_graph_t* g,
   }
 }
 
-START_TEST(test_graph_random_dags_match_sequential_runs) {
+// Random DAGs over a few buffers, run |runs| times, against the same ops
+// run one by one as often. With |dispatches_only| a device that records
+// graphs replays them whole (graph_replay.c); otherwise they run op by op.
+static void check_random_dags(bool dispatches_only, int runs) {
   for (uint64_t trial = 1; trial <= 12; ++trial) {
     dc_buffer_t* bufs[RANDOM_BUFFERS];
     dc_buffer_t* ref[RANDOM_BUFFERS];
@@ -787,12 +791,14 @@ START_TEST(test_graph_random_dags_match_sequential_runs) {
     }
     dc_graph_t* g = new_graph("random", 0);
     int ops = 20 + (int)(trial * 7 % 40);
-    random_ops(trial * 7919, ops, g, bufs, NULL);
-    random_ops(trial * 7919, ops, NULL, NULL, ref);
+    random_ops(trial * 7919, ops, dispatches_only, g, bufs, NULL);
     dc_stream_group_t* grp = new_group(1 + trial % 4);
     dc_graph_exec_t* e = NULL;
     DC_CK_OK(dc_graph_instantiate(g, grp, &e));
-    DC_CK_OK(dc_graph_exec_run(e, NULL));
+    for (int run = 0; run < runs; ++run) {
+      DC_CK_OK(dc_graph_exec_run(e, NULL));
+      random_ops(trial * 7919, ops, dispatches_only, NULL, NULL, ref);
+    }
     for (int i = 0; i < RANDOM_BUFFERS; ++i) {
       const int32_t* got = contents(bufs[i]);
       const int32_t* want = contents(ref[i]);
@@ -812,8 +818,16 @@ START_TEST(test_graph_random_dags_match_sequential_runs) {
     }
   }
 }
+
+START_TEST(test_graph_random_dags_match_sequential_runs) {
+  check_random_dags(false, 1);
+}
 END_TEST
 
+START_TEST(test_graph_dispatch_dags_replay_like_sequential_runs) {
+  check_random_dags(true, 3);
+}
+END_TEST
 
 //===-- Out of memory ---------------------------------------------------===//
 
@@ -1003,6 +1017,7 @@ static Suite* graph_suite(void) {
   tcase_add_test(deps, test_graph_exec_finished_counts_ended_ops);
   tcase_add_test(deps, test_graph_instance_survives_graph_growth);
   tcase_add_test(deps, test_graph_random_dags_match_sequential_runs);
+  tcase_add_test(deps, test_graph_dispatch_dags_replay_like_sequential_runs);
   tcase_add_test(deps, test_graph_rejects_bad_input);
   tcase_add_test(deps, test_graph_survives_every_allocation_failing);
   return s;

@@ -1,16 +1,20 @@
-// check_queue.c: device queues (dc/backend.h) as the scheduler uses them.
+// check_queue.c: device queues and device graphs (dc/backend.h), as the
+// scheduler and graph replays use them.
 //
 // The device here is a fake GPU with real queues: each queue has a thread
 // that runs the launches put on it later, one after another, with a short
 // delay each, so a scheduler that let a stream run ahead of its queue
-// would read stale results. Its kernels are known by name and run in C:
+// would read stale results. It records graphs too, and replays them on
+// the calling thread. Its kernels are known by name and run in C:
 //   add_one(a)   a[i] += 1 over the grid
-//   refuse(a)    the launch is refused (dispatch_queued fails)
-//   fault(a)     runs, then the queue reports a failure at its finish
+//   refuse(a)    the launch is refused (dispatch_queued fails); a graph
+//                holding it cannot be recorded
+//   fault(a)     runs, then the queue (or the replay) reports a failure
 // SPDX-License-Identifier: MIT
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +52,9 @@ static struct {
   atomic_int high_priority;   // queues created for high-priority streams
   atomic_int largest_run;     // most launches between two finishes
   atomic_int run;             // launches since the last finish
+  atomic_int dispatches;      // synchronous dispatches (op by op)
+  atomic_int recordings, replays, graphs_destroyed;
+  atomic_bool refuse_replay;  // the next replay is refused before it runs
 } seen;
 
 static void pause_briefly(void) {
@@ -170,8 +177,75 @@ static dc_status_t dispatch(dc_device_t* device, dc_kernel_t* kernel,
   (void)device;
   (void)lengths;
   job_t job = job_of(kernel, launch, args);
-  if (!job.fault) run_job(&job);
+  atomic_fetch_add(&seen.dispatches, 1);
+  if (job.fault) {
+    return dc_set_error(DC_ERR_INTERNAL, "qfake: kernel 'fault' faulted");
+  }
+  run_job(&job);
   return DC_OK;
+}
+
+// A recorded graph: its jobs in order (the engine lists every dispatch
+// after those it depends on, so order alone keeps the dependencies).
+typedef struct recorded_t {
+  size_t count;
+  job_t jobs[];
+} recorded_t;
+
+static dc_status_t graph_create(dc_device_t* device, size_t count,
+                                dc_kernel_t* const* kernels,
+                                const dc_launch_t* launches,
+                                void* const* const* args,
+                                const size_t* const* lengths,
+                                const uint32_t* dep_first,
+                                const uint32_t* deps, void** out_graph) {
+  (void)device;
+  (void)lengths;
+  for (size_t i = 0; i < count; ++i) {
+    for (uint32_t d = dep_first[i]; d < dep_first[i + 1]; ++d) {
+      ck_assert_uint_lt(deps[d], i);
+    }
+    if (strcmp(dc_kernel_name(kernels[i]), "refuse") == 0) {
+      return dc_set_error(DC_ERR_UNSUPPORTED, "qfake: cannot record 'refuse'");
+    }
+  }
+  recorded_t* g = malloc(sizeof(*g) + count * sizeof(job_t));
+  ck_assert_ptr_nonnull(g);
+  g->count = count;
+  for (size_t i = 0; i < count; ++i) {
+    g->jobs[i] = job_of(kernels[i], &launches[i], args[i]);
+  }
+  atomic_fetch_add(&seen.recordings, 1);
+  *out_graph = g;
+  return DC_OK;
+}
+
+static dc_status_t graph_run(dc_device_t* device, void* graph,
+                             bool* out_started) {
+  (void)device;
+  recorded_t* g = graph;
+  *out_started = false;
+  if (atomic_exchange(&seen.refuse_replay, false)) {
+    return dc_set_error(DC_ERR_UNAVAILABLE, "qfake: replay refused");
+  }
+  *out_started = true;
+  atomic_fetch_add(&seen.replays, 1);
+  bool fault = false;
+  for (size_t i = 0; i < g->count; ++i) {
+    if (g->jobs[i].fault) fault = true;
+    if (!g->jobs[i].fault) run_job(&g->jobs[i]);
+  }
+  if (fault) {
+    return dc_set_error(DC_ERR_INTERNAL, "qfake: a kernel of the graph "
+                        "faulted during the replay");
+  }
+  return DC_OK;
+}
+
+static void graph_destroy(dc_device_t* device, void* graph) {
+  (void)device;
+  free(graph);
+  atomic_fetch_add(&seen.graphs_destroyed, 1);
 }
 
 static dc_status_t program_build(dc_device_t* device,
@@ -422,6 +496,226 @@ START_TEST(test_vtable_needs_all_queue_functions_or_none) {
 }
 END_TEST
 
+//===-- Device graphs ---------------------------------------------------===//
+
+// A graph of |count| add_one ops over f->a, each after the one before (they
+// all write it), instantiated on a group of two streams.
+typedef struct replay_t {
+  dc_graph_t* graph;
+  dc_stream_group_t* group;
+  dc_graph_exec_t* exec;
+} replay_t;
+
+static void chain_of(fixture_t* f, replay_t* r, size_t count,
+                     const char* last_kernel, const dc_graph_params_t* gp) {
+  DC_CK_OK(dc_graph_create(f->ctx, gp, &r->graph));
+  dc_arg_t arg = dc_arg_buffer(f->a);
+  dc_dispatch_t d = {.dims = 1, .global = {dc_buffer_length(f->a)}};
+  for (size_t i = 0; i < count; ++i) {
+    char name[32];
+    snprintf(name, sizeof(name), "op%zu", i);
+    const char* k = i + 1 == count && last_kernel ? last_kernel : "add_one";
+    DC_CK_OK(dc_graph_dispatch(r->graph, name, kernel(f, k), &d, &arg, 1,
+                               NULL));
+  }
+  dc_stream_group_params_t sp = {.count = 2};
+  DC_CK_OK(dc_stream_group_create(f->device, &sp, &r->group));
+  DC_CK_OK(dc_graph_instantiate(r->graph, r->group, &r->exec));
+}
+
+static void chain_free(replay_t* r) {
+  dc_graph_exec_destroy(r->exec);
+  dc_stream_group_release(r->group);
+  dc_graph_release(r->graph);
+}
+
+static void expect_all(fixture_t* f, int value) {
+  int out[64];
+  size_t n = dc_buffer_length(f->a);
+  ck_assert_uint_le(n, 64);
+  DC_CK_OK(dc_buffer_read(f->a, 0, out, n));
+  for (size_t i = 0; i < n; ++i) ck_assert_int_eq(out[i], value);
+}
+
+START_TEST(test_graph_replays_as_one_device_graph) {
+  fixture_t f;
+  fixture_open(&f, 16, DC_PRIORITY_NORMAL);
+  replay_t r;
+  chain_of(&f, &r, 10, NULL, NULL);
+  for (int run = 0; run < 3; ++run) DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  expect_all(&f, 30);
+  ck_assert_int_eq(atomic_load(&seen.recordings), 1);  // recorded once
+  ck_assert_int_eq(atomic_load(&seen.replays), 3);
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 0);  // no op by op
+  // Every op reports the run, on the device; the device's breaker counted
+  // one call per replay.
+  dc_op_report_t report;
+  DC_CK_OK(dc_graph_exec_op(r.exec, 9, &report));
+  ck_assert_int_eq(report.state, DC_OP_SUCCEEDED);
+  ck_assert_str_eq(report.device, "qfake:0");
+  ck_assert_uint_eq(report.runs, 3);
+  ck_assert_uint_eq(report.attempts, 1);
+  dc_breaker_t* breaker = NULL;
+  DC_CK_OK(dc_breaker_for(f.ctx, "qfake:0", &breaker));
+  dc_breaker_stats_t bs;
+  DC_CK_OK(dc_breaker_stats(breaker, &bs));
+  ck_assert_uint_eq(bs.successes, 3);
+  chain_free(&r);
+  ck_assert_int_eq(atomic_load(&seen.graphs_destroyed), 1);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_changed_argument_records_again) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  replay_t r;
+  chain_of(&f, &r, 4, NULL, NULL);
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  dc_buffer_t* other = dc_test_buffer_new(f.device, DC_DTYPE_I32, 8, "b");
+  int zero = 0;
+  DC_CK_OK(dc_buffer_fill(other, 0, 8, &zero));
+  dc_arg_t arg = dc_arg_buffer(other);
+  DC_CK_OK(dc_graph_exec_set_arg(r.exec, "op3", 0, &arg));
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.recordings), 2);
+  expect_all(&f, 4 + 3);  // the last op now adds to the other buffer
+  int got[8];
+  DC_CK_OK(dc_buffer_read(other, 0, got, 8));
+  for (int i = 0; i < 8; ++i) ck_assert_int_eq(got[i], 1);
+  dc_buffer_release(other);
+  chain_free(&r);
+  fixture_close(&f);
+}
+END_TEST
+
+static dc_status_t nothing(void* user_data) {
+  (void)user_data;
+  return DC_OK;
+}
+
+START_TEST(test_what_runs_op_by_op_instead) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  // A graph with a host op cannot replay.
+  replay_t r;
+  chain_of(&f, &r, 3, NULL, NULL);
+  chain_free(&r);
+  DC_CK_OK(dc_graph_create(f.ctx, NULL, &r.graph));
+  dc_arg_t arg = dc_arg_buffer(f.a);
+  dc_dispatch_t d = {.dims = 1, .global = {8}};
+  DC_CK_OK(dc_graph_dispatch(r.graph, "k", kernel(&f, "add_one"), &d, &arg,
+                             1, NULL));
+  DC_CK_OK(dc_graph_host(r.graph, "h", nothing, NULL, NULL));
+  dc_stream_group_params_t sp = {.count = 2};
+  DC_CK_OK(dc_stream_group_create(f.device, &sp, &r.group));
+  DC_CK_OK(dc_graph_instantiate(r.graph, r.group, &r.exec));
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.replays), 0);
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 1);
+  chain_free(&r);
+  // A run with a timeout, or with a fault rule armed, goes op by op.
+  chain_of(&f, &r, 3, NULL, NULL);
+  dc_run_params_t timed = {.timeout_ns = (uint64_t)10 * 1000 * 1000 * 1000};
+  DC_CK_OK(dc_graph_exec_run(r.exec, &timed));
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 4);
+  DC_CK_OK(dc_fault_parse(f.ctx, "compile:nth=1000"));
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 7);
+  dc_fault_clear(f.ctx);
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.replays), 1);
+  expect_all(&f, 1 + 3 * 3);
+  chain_free(&r);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_unrecordable_graph_is_asked_once) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  replay_t r;
+  chain_of(&f, &r, 3, NULL, NULL);
+  chain_free(&r);
+  // 'refuse' cannot be recorded; op by op it is refused at launch too,
+  // so put it in a graph of its own next to a good one.
+  dc_graph_params_t gp = {.no_fallback = true};
+  DC_CK_OK(dc_graph_create(f.ctx, &gp, &r.graph));
+  dc_arg_t arg = dc_arg_buffer(f.a);
+  dc_dispatch_t d = {.dims = 1, .global = {8}};
+  DC_CK_OK(dc_graph_dispatch(r.graph, "k", kernel(&f, "refuse"), &d, &arg, 1,
+                             NULL));
+  dc_stream_group_params_t sp = {.count = 1};
+  DC_CK_OK(dc_stream_group_create(f.device, &sp, &r.group));
+  DC_CK_OK(dc_graph_instantiate(r.graph, r.group, &r.exec));
+  for (int run = 0; run < 3; ++run) DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.recordings), 0);
+  ck_assert_int_eq(atomic_load(&seen.replays), 0);
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 3);  // op by op, 3 runs
+  chain_free(&r);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_replay_refused_before_it_ran_goes_op_by_op) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  replay_t r;
+  chain_of(&f, &r, 5, NULL, NULL);
+  atomic_store(&seen.refuse_replay, true);
+  DC_CK_OK(dc_graph_exec_run(r.exec, NULL));
+  ck_assert_int_eq(atomic_load(&seen.replays), 0);
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 5);
+  expect_all(&f, 5);  // each op once, not twice
+  // The refused replay counted neither way with the device's breaker.
+  dc_breaker_t* breaker = NULL;
+  DC_CK_OK(dc_breaker_for(f.ctx, "qfake:0", &breaker));
+  dc_breaker_stats_t bs;
+  DC_CK_OK(dc_breaker_stats(breaker, &bs));
+  ck_assert_uint_eq(bs.failures, 0);
+  ck_assert_uint_eq(bs.ignored, 1);
+  chain_free(&r);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_failure_during_replay_fails_every_op) {
+  fixture_t f;
+  fixture_open(&f, 8, DC_PRIORITY_NORMAL);
+  replay_t r;
+  dc_graph_params_t gp = {.name = "faulty"};
+  chain_of(&f, &r, 4, "fault", &gp);
+  DC_CK_FAIL(dc_graph_exec_run(r.exec, NULL), DC_ERR_INTERNAL,
+             "faulted during the replay");
+  ck_assert_int_eq(atomic_load(&seen.replays), 1);
+  ck_assert_int_eq(atomic_load(&seen.dispatches), 0);  // nothing rerun
+  for (size_t k = 0; k < 4; ++k) {
+    dc_op_report_t report;
+    DC_CK_OK(dc_graph_exec_op(r.exec, k, &report));
+    ck_assert_int_eq(report.state, DC_OP_FAILED);
+    DC_CK_STR_HAS(report.message, "faulted during the replay");
+  }
+  // The device is no longer healthy, so the next run goes op by op.
+  dc_device_health_t health;
+  DC_CK_OK(dc_device_health(f.device, &health));
+  ck_assert_int_ne(health.state, DC_DEVICE_HEALTHY);
+  chain_free(&r);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_vtable_needs_all_graph_functions_or_none) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_device_vtable_t partial = queued_vtable;
+  partial.graph_run = NULL;
+  dc_test_fake_device_t fake = {0};
+  dc_device_info_t info = dc_test_fake_info("partial:0");
+  DC_CK_FAIL(dc_device_initialize(&fake.base, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "some of the graph functions");
+  dc_context_release(ctx);
+}
+END_TEST
+
 static Suite* queue_suite(void) {
   queued_vtable = dc_test_fake_vtable;
   queued_vtable.program_build = program_build;
@@ -431,6 +725,9 @@ static Suite* queue_suite(void) {
   queued_vtable.queue_destroy = queue_destroy;
   queued_vtable.dispatch_queued = dispatch_queued;
   queued_vtable.queue_finish = queue_finish;
+  queued_vtable.graph_create = graph_create;
+  queued_vtable.graph_run = graph_run;
+  queued_vtable.graph_destroy = graph_destroy;
   dc_backend_t backend = {"qfake", qfake_enumerate, NULL};
   if (dc_backend_register(&backend) != DC_OK) abort();
   Suite* s = suite_create("queue");
@@ -446,6 +743,16 @@ static Suite* queue_suite(void) {
   tcase_add_test(tc, test_streams_run_their_queues_side_by_side);
   tcase_add_test(tc, test_vtable_needs_all_queue_functions_or_none);
   suite_add_tcase(s, tc);
+  TCase* graphs = tcase_create("graphs");
+  tcase_set_timeout(graphs, 60);
+  tcase_add_test(graphs, test_graph_replays_as_one_device_graph);
+  tcase_add_test(graphs, test_changed_argument_records_again);
+  tcase_add_test(graphs, test_what_runs_op_by_op_instead);
+  tcase_add_test(graphs, test_unrecordable_graph_is_asked_once);
+  tcase_add_test(graphs, test_replay_refused_before_it_ran_goes_op_by_op);
+  tcase_add_test(graphs, test_failure_during_replay_fails_every_op);
+  tcase_add_test(graphs, test_vtable_needs_all_graph_functions_or_none);
+  suite_add_tcase(s, graphs);
   return s;
 }
 

@@ -161,6 +161,32 @@ typedef struct dc_device_vtable_t {
   // Returns when everything on |queue| has finished, with the first
   // failure of that work.
   dc_status_t (*queue_finish)(dc_device_t* device, void* queue);
+
+  // Optional, all three or none (NULL: graphs run op by op). Device
+  // graphs: a fixed set of dispatches with their dependencies, recorded
+  // once and run whole by the device (CUDA graphs). dc_graph_exec_run()
+  // replays a graph through one when every op is a dispatch on this device
+  // (docs/graphs.md says when exactly).
+  //
+  // Records |count| dispatches: dispatch i is |kernels|[i] over
+  // |launches|[i] with |args|[i] and |lengths|[i] (as for dispatch), and
+  // runs after dispatches deps[dep_first[i] .. dep_first[i + 1]), all
+  // below i. The argument values are copied. Returns DC_ERR_UNSUPPORTED
+  // when the device cannot record one of the dispatches (the engine then
+  // runs the graph op by op, and does not ask again).
+  dc_status_t (*graph_create)(dc_device_t* device, size_t count,
+                              dc_kernel_t* const* kernels,
+                              const dc_launch_t* launches,
+                              void* const* const* args,
+                              const size_t* const* lengths,
+                              const uint32_t* dep_first, const uint32_t* deps,
+                              void** out_graph);
+  // Runs the graph once and returns when it has finished. On a failure,
+  // |*out_started| says whether any of it may have run (false: the device
+  // refused it before anything ran).
+  dc_status_t (*graph_run)(dc_device_t* device, void* graph,
+                           bool* out_started);
+  void (*graph_destroy)(dc_device_t* device, void* graph);
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in

@@ -357,10 +357,10 @@ static dc_status_t size_local_memory(const char* fn, const dc_kernel_t* k,
   return DC_OK;
 }
 
-// Fills the backend's argument table; __local arguments are placed after
-// the kernel's own __local variables, as size_local_memory() counted them.
-static void pack_args(const dc_kernel_t* k, const dc_arg_t* args,
-                      void** values, size_t* lengths) {
+// __local arguments are placed after the kernel's own __local variables,
+// as size_local_memory() counted them.
+void dc__kernel_pack_args(const dc_kernel_t* k, const dc_arg_t* args,
+                          void** values, size_t* lengths) {
   size_t local = DC_ALIGN_UP(k->info.static_local_size, 64);
   for (size_t i = 0; i < k->info.arg_count; ++i) {
     const dc_arg_t* a = &args[i];
@@ -423,7 +423,7 @@ static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
                           const dc_arg_t* args, void* queue) {
   void* values[DC_MAX_KERNEL_ARGS];
   size_t lengths[DC_MAX_KERNEL_ARGS];
-  pack_args(k, args, values, lengths);
+  dc__kernel_pack_args(k, args, values, lengths);
   dc_device_t* device = k->program->device;
   DC_RETURN_IF_ERROR(
       dc__fault_check(device->context, DC_FAULT_LAUNCH, device, k->info.name));

@@ -110,6 +110,12 @@ DC_INTERNAL dc_status_t dc__kernel_run(dc_kernel_t* kernel,
                                        uint64_t* out_start_ns,
                                        uint64_t* out_end_ns);
 
+// Fills the backend's argument table for a dispatch of |kernel| with
+// |args| (dc/backend.h: one value pointer and one length per argument).
+DC_INTERNAL void dc__kernel_pack_args(const dc_kernel_t* kernel,
+                                      const dc_arg_t* args, void** values,
+                                      size_t* lengths);
+
 // Puts a prepared dispatch on |queue|, a queue of the kernel's device
 // (dc/backend.h), and returns without waiting for it: it has finished when
 // the queue has. Not for a dispatch being autotuned (its time counts).

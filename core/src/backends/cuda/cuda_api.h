@@ -33,6 +33,21 @@ typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
 typedef struct CUmemPoolHandle_st* CUmemoryPool;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphNode_st* CUgraphNode;
+typedef struct CUgraphExec_st* CUgraphExec;
+
+// A kernel node of a CUDA graph (CUDA_KERNEL_NODE_PARAMS_v2).
+typedef struct CUDA_KERNEL_NODE_PARAMS {
+  CUfunction func;
+  unsigned int grid_x, grid_y, grid_z;
+  unsigned int block_x, block_y, block_z;
+  unsigned int shared_bytes;
+  void** params;
+  void** extra;
+  void* kernel;    // CUkernel, unused: |func| is set
+  CUcontext context;
+} CUDA_KERNEL_NODE_PARAMS;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -220,6 +235,17 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };  // cublasOperation_t
      unsigned int grid_z, unsigned int block_x, unsigned int block_y,        \
      unsigned int block_z, unsigned int shared_bytes, CUstream stream,       \
      void** params, void** extra))                                           \
+  X(CUresult, "cuGraphCreate", graph_create,                                 \
+    (CUgraph * graph, unsigned int flags))                                   \
+  X(CUresult, "cuGraphAddKernelNode_v2", graph_add_kernel_node,              \
+    (CUgraphNode * node, CUgraph graph, const CUgraphNode* deps,             \
+     size_t dep_count, const CUDA_KERNEL_NODE_PARAMS* params))               \
+  X(CUresult, "cuGraphInstantiateWithFlags", graph_instantiate,              \
+    (CUgraphExec * exec, CUgraph graph, unsigned long long flags))           \
+  X(CUresult, "cuGraphLaunch", graph_launch,                                 \
+    (CUgraphExec exec, CUstream stream))                                     \
+  X(CUresult, "cuGraphExecDestroy", graph_exec_destroy, (CUgraphExec exec))  \
+  X(CUresult, "cuGraphDestroy", graph_destroy, (CUgraph graph))              \
   X(CUresult, "cuLaunchCooperativeKernel", launch_cooperative_kernel,        \
     (CUfunction f, unsigned int grid_x, unsigned int grid_y,                 \
      unsigned int grid_z, unsigned int block_x, unsigned int block_y,        \

@@ -143,6 +143,9 @@ static const dc_device_vtable_t kCudaVtable = {
     .queue_destroy = dc__cuda_queue_destroy,
     .dispatch_queued = dc__cuda_dispatch_queued,
     .queue_finish = dc__cuda_queue_finish,
+    .graph_create = dc__cuda_graph_create,
+    .graph_run = dc__cuda_graph_run,
+    .graph_destroy = dc__cuda_graph_destroy,
 };
 
 //===-- Capabilities ----------------------------------------------------===//

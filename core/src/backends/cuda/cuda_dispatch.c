@@ -31,20 +31,13 @@
 
 static const char* kFn = "dc_kernel_dispatch";
 
-typedef struct launch_params_t {
-  dc__cuda_launch_record_t record;
-  uint64_t lengths[DC_MAX_KERNEL_ARGS];
-  uint64_t local_offsets[DC_MAX_KERNEL_ARGS];
-  void* params[DC_MAX_KERNEL_ARGS + 2];
-} launch_params_t;
-
 static size_t dynamic_base(const dc__cuda_kernel_t* ck) {
   return DC_ALIGN_UP(ck->static_shared, 64);
 }
 
 static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
                         const dc_launch_t* l, void* const* args,
-                        const size_t* lengths, launch_params_t* p) {
+                        const size_t* lengths, dc__cuda_params_t* p) {
   size_t n = 0, count = k->info.arg_count;
   p->record.dims = l->dims;
   for (int d = 0; d < 3; ++d) p->record.offset[d] = l->offset[d];
@@ -258,6 +251,19 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   return DC_OK;
 }
 
+dc_status_t dc__cuda_prepare_launch(dc__cuda_device_t* cuda,
+                                    dc_kernel_t* kernel, const dc_launch_t* l,
+                                    void* const* args, const size_t* lengths,
+                                    dc__cuda_params_t* p,
+                                    size_t* out_dynamic) {
+  dc__cuda_kernel_t* ck = kernel->impl;
+  DC_RETURN_IF_ERROR(check_shape(cuda, kernel, ck, l));
+  size_t base = dynamic_base(ck);
+  *out_dynamic = l->local_memory > base ? l->local_memory - base : 0;
+  pack_params(kernel, ck, l, args, lengths, p);
+  return allow_dynamic_shared(cuda, kernel, ck, *out_dynamic);
+}
+
 // Runs a dispatch on |stream| (NULL: the device stream), waiting for it
 // when |wait| or when its outcome must be read back.
 static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
@@ -266,18 +272,18 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
                                const size_t* lengths) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   dc__cuda_kernel_t* ck = kernel->impl;
-  DC_RETURN_IF_ERROR(check_shape(cuda, kernel, ck, l));
-  size_t base = dynamic_base(ck);
-  size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;
   bool outcome = ck->bounds_check || kernel->info.uses_grid_sync;
-  launch_params_t p;
-  pack_params(kernel, ck, l, args, lengths, &p);
+  dc__cuda_params_t p;
+  size_t dynamic = 0;
   // Held through the wait: the module's outcome state is shared, and so
   // is the device stream.
   pthread_mutex_lock(&cuda->lock);
   if (stream == NULL) stream = cuda->stream;
   dc_status_t st = dc__cuda_enter(cuda);
-  if (st == DC_OK) st = allow_dynamic_shared(cuda, kernel, ck, dynamic);
+  if (st == DC_OK) {
+    st = dc__cuda_prepare_launch(cuda, kernel, l, args, lengths, &p,
+                                 &dynamic);
+  }
   if (st == DC_OK && kernel->info.uses_grid_sync) {
     st = check_residency(cuda, kernel, ck, l, dynamic);
   }

@@ -148,6 +148,16 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch_queued(
     const dc_launch_t* launch, void* const* args, const size_t* lengths);
 DC_INTERNAL dc_status_t dc__cuda_queue_finish(dc_device_t* device,
                                               void* queue);
+// Device graphs (cuda_graph.c): the vtable's graph functions, as
+// described in dc/backend.h; a recording is an instantiated CUDA graph.
+DC_INTERNAL dc_status_t dc__cuda_graph_create(
+    dc_device_t* device, size_t count, dc_kernel_t* const* kernels,
+    const dc_launch_t* launches, void* const* const* args,
+    const size_t* const* lengths, const uint32_t* dep_first,
+    const uint32_t* deps, void** out_graph);
+DC_INTERNAL dc_status_t dc__cuda_graph_run(dc_device_t* device, void* graph,
+                                           bool* out_started);
+DC_INTERNAL void dc__cuda_graph_destroy(dc_device_t* device, void* graph);
 DC_INTERNAL void dc__cuda_program_cache_stats(dc_device_t* device,
                                               dc_program_cache_stats_t* out);
 // Frees the kernel state of |cuda|: unloads its modules (with the

@@ -5,6 +5,7 @@
 #define DC_CUDA_KERNEL_H_
 
 #include "cuda_internal.h"
+#include "program_internal.h"
 
 // A loaded module, shared by every program built from one cache key; it
 // stays loaded for the device's lifetime (the in-memory compile cache),
@@ -50,5 +51,24 @@ typedef struct dc__cuda_fault_state_t {
   int64_t index;
   uint64_t length;
 } dc__cuda_fault_state_t;
+
+// A launch's parameters as cuLaunchKernel takes them (cuda_codegen.h):
+// |params| points at the record, the lengths and the argument values.
+typedef struct dc__cuda_params_t {
+  dc__cuda_launch_record_t record;
+  uint64_t lengths[DC_MAX_KERNEL_ARGS];
+  uint64_t local_offsets[DC_MAX_KERNEL_ARGS];
+  void* params[DC_MAX_KERNEL_ARGS + 2];
+} dc__cuda_params_t;
+
+// Checks |launch| of |kernel| against what CUDA allows, fills |p| from
+// |args| and |lengths| (as the vtable's dispatch receives them) and
+// |out_dynamic| with the dynamic shared memory it needs, opting the
+// kernel in to it (cuda_dispatch.c). Call with the lock held and the
+// context current.
+DC_INTERNAL dc_status_t dc__cuda_prepare_launch(
+    dc__cuda_device_t* cuda, dc_kernel_t* kernel, const dc_launch_t* launch,
+    void* const* args, const size_t* lengths, dc__cuda_params_t* p,
+    size_t* out_dynamic);
 
 #endif  // DC_CUDA_KERNEL_H_
