@@ -312,6 +312,45 @@ dc_status_t dc__cuda_dispatch_queued(dc_device_t* device, void* queue,
 
 //===-- Work-group size -------------------------------------------------===//
 
+// Blocks of |block| threads with |dynamic| bytes each that fit on an SM
+// at once (0 when the call fails).
+static int resident_blocks(dc__cuda_device_t* cuda, CUfunction function,
+                           int block, size_t dynamic) {
+  int per_sm = 0;
+  if (cuda->api->cu->occupancy_max_active_blocks(&per_sm, function, block,
+                                                 dynamic) != CUDA_SUCCESS) {
+    return 0;
+  }
+  return per_sm;
+}
+
+dc_status_t dc__cuda_best_block(dc__cuda_device_t* cuda, CUfunction function,
+                                size_t dynamic, int* out_block,
+                                int* out_min_grid) {
+  CUresult r = cuda->api->cu->occupancy_max_potential_block_size(
+      out_min_grid, out_block, function, NULL, dynamic, 0);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "cuOccupancyMaxPotentialBlockSize");
+  }
+  // The API gives the largest block that reaches the best occupancy;
+  // smaller blocks that reach it too spread the grid over the SMs in
+  // finer pieces, which streaming kernels run measurably faster
+  // (docs/benchmarks.md, vector add).
+  int best = *out_block * resident_blocks(cuda, function, *out_block, dynamic);
+  static const int kSmaller[] = {256, 512};
+  for (size_t i = 0; i < sizeof(kSmaller) / sizeof(kSmaller[0]); ++i) {
+    int c = kSmaller[i];
+    if (c >= *out_block) break;
+    int per_sm = resident_blocks(cuda, function, c, dynamic);
+    if (per_sm > 0 && c * per_sm >= best) {
+      *out_block = c;
+      *out_min_grid = per_sm * cuda->sm_count;
+      break;
+    }
+  }
+  return DC_OK;
+}
+
 size_t dc__cuda_preferred_group_size(dc_device_t* device,
                                      const dc_kernel_t* kernel,
                                      size_t work_items, size_t local_memory) {
@@ -323,9 +362,9 @@ size_t dc__cuda_preferred_group_size(dc_device_t* device,
   if (local_memory > base) {  // __local arguments change the answer
     pthread_mutex_lock(&cuda->lock);
     dc_status_t st = dc__cuda_enter(cuda);
-    if (st == DC_OK && cuda->api->cu->occupancy_max_potential_block_size(
-                           &min_grid, &block, ck->function, NULL,
-                           local_memory - base, 0) != CUDA_SUCCESS) {
+    if (st == DC_OK && dc__cuda_best_block(cuda, ck->function,
+                                           local_memory - base, &block,
+                                           &min_grid) != DC_OK) {
       block = ck->preferred_block;
       min_grid = ck->min_grid;
     }

@@ -71,4 +71,14 @@ DC_INTERNAL dc_status_t dc__cuda_prepare_launch(
     void* const* args, const size_t* lengths, dc__cuda_params_t* p,
     size_t* out_dynamic);
 
+// The block size dispatches of |function| get when they give none: the
+// smallest of 256, 512 and what the occupancy API suggests that reaches
+// the best occupancy with |dynamic| bytes of dynamic shared memory, and
+// the grid that fills the GPU with such blocks (cuda_dispatch.c). Call
+// with the context current.
+DC_INTERNAL dc_status_t dc__cuda_best_block(dc__cuda_device_t* cuda,
+                                            CUfunction function,
+                                            size_t dynamic, int* out_block,
+                                            int* out_min_grid);
+
 #endif  // DC_CUDA_KERNEL_H_

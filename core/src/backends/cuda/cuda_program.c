@@ -420,13 +420,8 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   DC_RETURN_IF_ERROR(function_attribute(
       cuda, ck->function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
       "SHARED_SIZE_BYTES", k->info.name, &shared));
-  r = cu->occupancy_max_potential_block_size(
-      &ck->min_grid, &ck->preferred_block, ck->function, NULL, 0, 0);
-  if (r != CUDA_SUCCESS) {
-    return dc__cuda_failed(cuda, r,
-                           "cuOccupancyMaxPotentialBlockSize of kernel '%s'",
-                           k->info.name);
-  }
+  DC_RETURN_IF_ERROR(dc__cuda_best_block(cuda, ck->function, 0,
+                                         &ck->preferred_block, &ck->min_grid));
   ck->module = m;
   ck->static_shared = (size_t)shared;
   ck->bounds_check = b->bounds_check;
