@@ -44,6 +44,15 @@ dc_status_t dc_device_initialize(dc_device_t* device,
                    "functions but not all four",
                    fn, info->name);
   }
+  bool events = vtable->event_create != NULL;
+  if (events != (vtable->event_destroy != NULL) ||
+      events != (vtable->queue_record != NULL) ||
+      events != (vtable->queue_wait != NULL) || (events && !queues)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the vtable of device '%s' has some of the event "
+                   "functions but not all four, or events without queues",
+                   fn, info->name);
+  }
   bool graphs = vtable->graph_create != NULL;
   if (graphs != (vtable->graph_run != NULL) ||
       graphs != (vtable->graph_destroy != NULL)) {

@@ -98,6 +98,7 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   ev->host_waiters = 0;
   ev->failed_count = 0;
   ev->time_ns = 0;
+  ev->device_generation = 0;  // the marker, if any, is kept for reuse
   ev->waiters = NULL;
   ev->callback_count = 0;
   ev->message[0] = '\0';
@@ -186,6 +187,9 @@ static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
     if (ev->pending) {
       dc_allocator_free(a, ev->pending,
                         ev->pending_capacity * sizeof(uint64_t));
+    }
+    if (ev->device_event) {
+      p->device->vtable->event_destroy(p->device, ev->device_event);
     }
     dc_allocator_free(a, ev, sizeof(*ev));
     --p->stats.cached;

@@ -474,25 +474,96 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
 // (or QUEUE_RUN_MAX are on the device), and then finishes them together.
 // Until then they stay at the head of the stream, so that its completion
 // (syncs, waits, records, callbacks) never runs ahead of the device.
+//
+// With device events, a run also takes in waits for events of the device
+// whose record is already on a queue (the device waits: the run goes on),
+// and ends with a record, which marks the event on the device before the
+// record completes on the host. A run's wait finishes once its record has
+// completed on the host, and fails the stream if that record failed.
 
 #define QUEUE_RUN_MAX 1024u
+
+// What a command can be in a run (lock held).
+typedef enum part_e {
+  PART_NONE,      // not in a run: the thread deals with it alone
+  PART_DISPATCH,
+  PART_WAIT,      // a wait the device can do, or one already satisfied
+  PART_RECORD,    // a record the device can mark; it ends the run
+} part_t;
+
+static bool cancelled(const dc__cmd_t* cmd) {
+  return cmd->token != NULL && atomic_load(&cmd->token->cancelled);
+}
 
 static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
   return cmd != NULL && cmd->kind == DC_CMD_DISPATCH &&
          st->device->vtable->dispatch_queued != NULL &&
-         cmd->u.dispatch.prepared.tuning < 0 &&
-         (cmd->token == NULL || !atomic_load(&cmd->token->cancelled));
+         cmd->u.dispatch.prepared.tuning < 0 && !cancelled(cmd);
 }
 
-// Puts the queueable commands that follow |last| (or start at the head)
-// on the device queue and returns how many went. A launch the device
-// refuses stops it: that command is left in |refused|, its failure in
-// |status|. Enters and leaves without the lock.
+static part_t part_of(const dc_stream_t* st, const dc__cmd_t* cmd) {
+  if (queueable(st, cmd)) return PART_DISPATCH;
+  if (cmd == NULL || cancelled(cmd) || st->error != DC_OK ||
+      st->device->vtable->queue_record == NULL ||
+      (cmd->kind != DC_CMD_WAIT && cmd->kind != DC_CMD_RECORD) ||
+      cmd->u.event.event->device != st->device) {
+    return PART_NONE;
+  }
+  if (cmd->kind == DC_CMD_RECORD) return PART_RECORD;
+  const dc_event_t* ev = cmd->u.event.event;
+  uint64_t generation = cmd->u.event.generation;
+  if (dc__event_done_locked(ev, generation)) {
+    return dc__event_outcome_locked(ev, generation) == DC_OK ? PART_WAIT
+                                                            : PART_NONE;
+  }
+  return ev->device_generation == generation ? PART_WAIT : PART_NONE;
+}
+
+// Puts |cmd|'s record or wait on the stream's queue (lock held, so that a
+// wait and a later record of one event reach the device in the order the
+// engine saw them). Returns false when the device declined: the command
+// is then left to the host.
+static bool mark_on_device(dc_stream_t* st, dc__cmd_t* cmd) {
+  dc_device_t* device = st->device;
+  dc_event_t* ev = cmd->u.event.event;
+  if (cmd->kind == DC_CMD_WAIT) {
+    if (dc__event_done_locked(ev, cmd->u.event.generation)) return true;
+    return device->vtable->queue_wait(device, st->queue, ev->device_event) ==
+           DC_OK;
+  }
+  if (ev->device_event == NULL &&
+      device->vtable->event_create(device, &ev->device_event) != DC_OK) {
+    ev->device_event = NULL;
+    return false;
+  }
+  if (device->vtable->queue_record(device, st->queue, ev->device_event) !=
+      DC_OK) {
+    return false;
+  }
+  ev->device_generation = cmd->u.event.generation;
+  return true;
+}
+
+// Puts the run's next commands that follow |last| (or start at the head)
+// on the device queue and returns how many went; a record that went sets
+// |recorded| and ends the run. A launch the device refuses stops it: that
+// command is left in |refused|, its failure in |status|. Enters and leaves
+// without the lock.
 static size_t queue_more(dc__scheduler_t* s, dc_stream_t* st,
-                         dc__cmd_t** last, dc__cmd_t** refused,
-                         dc_status_t* status) {
+                         dc__cmd_t** last, dc__cmd_t** recorded,
+                         dc__cmd_t** refused, dc_status_t* status) {
   pthread_mutex_lock(&s->lock);
   dc__cmd_t* first = *last ? (*last)->next : st->head;
+  part_t part = st->in_flight < QUEUE_RUN_MAX ? part_of(st, first)
+                                               : PART_NONE;
+  if (part == PART_WAIT || part == PART_RECORD) {
+    bool marked = mark_on_device(st, first);
+    if (marked) ++st->in_flight;  // cancelling leaves it be
+    if (marked && part == PART_WAIT) *last = first;
+    if (marked && part == PART_RECORD) *recorded = first;
+    pthread_mutex_unlock(&s->lock);
+    return marked && part == PART_WAIT ? 1 : 0;
+  }
   size_t n = 0;
   for (dc__cmd_t* c = first;
        st->in_flight + n < QUEUE_RUN_MAX && queueable(st, c); c = c->next) {
@@ -516,28 +587,93 @@ static size_t queue_more(dc__scheduler_t* s, dc_stream_t* st,
   return n;
 }
 
-// Takes the command at the head of |st| off as finished at |end| (lock
-// held), failed with |status| and |message| unless |status| is DC_OK.
-static void finish_one(dc__scheduler_t* s, dc_stream_t* st, dc_status_t status,
-                       const char* message, uint64_t end) {
+// Takes the dispatch at the head of |st| off as finished at |end| (lock
+// held): failed with |status| and |message| unless |status| is DC_OK, or
+// skipped when a wait before it in the run failed the stream.
+static void finish_dispatch(dc__scheduler_t* s, dc_stream_t* st,
+                            dc_status_t status, const char* message,
+                            uint64_t end) {
   dc__cmd_t* cmd = st->head;
-  report(st, cmd, DC_SPAN_RAN, status, cmd->u.dispatch.queued_ns, end);
-  if (status != DC_OK) {
-    fail_stream(st, status, message);
-    ++st->stats.failed;
+  uint64_t start = cmd->u.dispatch.queued_ns;
+  if (st->error != DC_OK && status == DC_OK) {
+    report(st, cmd, DC_SPAN_SKIPPED, st->error, start, end);
+    ++st->stats.skipped;
   } else {
-    ++st->stats.completed;
+    report(st, cmd, DC_SPAN_RAN, status, start, end);
+    if (status != DC_OK) {
+      fail_stream(st, status, message);
+      ++st->stats.failed;
+    } else {
+      ++st->stats.completed;
+    }
   }
   dc__cmd_free_locked(s, pop_head(st));
 }
 
-// Runs the dispatches at the head of |st| through the device queue (see
+typedef struct generation_t {
+  const dc_event_t* event;
+  uint64_t generation;
+} generation_t;
+
+static bool generation_done(void* arg) {
+  const generation_t* g = arg;
+  return dc__event_done_locked(g->event, g->generation);
+}
+
+// Takes the wait at the head of |st| off (lock held). The device has
+// passed the record it waits for; the record may still be completing on
+// the host (on the thread that ran it, which does nothing else before),
+// and its outcome decides the stream's.
+static void finish_wait(dc__scheduler_t* s, dc_stream_t* st, uint64_t end) {
+  dc__cmd_t* cmd = st->head;
+  dc_event_t* ev = cmd->u.event.event;
+  generation_t g = {ev, cmd->u.event.generation};
+  ++ev->host_waiters;
+  dc__wait_locked(s, generation_done, &g, DC_TIMEOUT_INFINITE);
+  --ev->host_waiters;
+  dc_status_t outcome = dc__event_outcome_locked(ev, g.generation);
+  if (outcome != DC_OK) {
+    fail_stream(st, outcome, ev->message);
+    ++st->stats.skipped;
+    report(st, cmd, DC_SPAN_SKIPPED, outcome, end, end);
+  } else {
+    ++st->stats.completed;
+    report(st, cmd, DC_SPAN_RAN, DC_OK, end, end);
+  }
+  dc__cmd_free_locked(s, pop_head(st));
+}
+
+// Takes the finished head command of |st| off (lock held), after running
+// the |due| callbacks its record made due, without the lock.
+static void pop_finished(dc__scheduler_t* s, dc_stream_t* st,
+                         const dc__event_callback_t* due, size_t due_count) {
+  if (due_count > 0) {  // the record stays at the head until they ran
+    dc_event_t* ev = st->head->u.event.event;
+    pthread_mutex_unlock(&s->lock);
+    dc__event_run_callbacks(ev, due, due_count);
+    pthread_mutex_lock(&s->lock);
+  }
+  // The command lets go of its objects before anyone learns that it has
+  // finished, so that a host thread returning from a wait may count on
+  // them being released.
+  dc__cmd_free_locked(s, pop_head(st));
+}
+
+// Completes a record at the head of |st| (lock held) and takes it off.
+static void settle_and_pop(dc__scheduler_t* s, dc_stream_t* st) {
+  dc__event_callback_t due[DC_EVENT_CALLBACKS];
+  size_t due_count = 0;
+  settle_head(st, due, &due_count);
+  pop_finished(s, st, due, due_count);
+}
+
+// Runs the commands at the head of |st| through the device queue (see
 // above). A launch the device refuses fails its own command; a failure
-// found while waiting for the queue fails the last command queued. Enters
+// found while waiting for the queue fails the last dispatch queued. Enters
 // and leaves with the lock; every command it ran is off the stream.
 static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
   dc_device_t* device = st->device;
-  dc__cmd_t *last = NULL, *refused = NULL;
+  dc__cmd_t *last = NULL, *recorded = NULL, *refused = NULL;
   size_t queued = 0;
   dc_status_t status = DC_OK;
   uint64_t start = dc__now_ns();
@@ -549,8 +685,8 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
     if (status != DC_OK) refused = head;
   }
   tls_current_stream = st;
-  for (size_t n = 1; status == DC_OK && n > 0;) {
-    n = queue_more(s, st, &last, &refused, &status);
+  for (size_t n = 1; status == DC_OK && recorded == NULL && n > 0;) {
+    n = queue_more(s, st, &last, &recorded, &refused, &status);
     queued += n;
   }
   tls_current_stream = NULL;
@@ -561,9 +697,17 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
   dc_status_t finish =
       queued > 0 ? device->vtable->queue_finish(device, st->queue) : DC_OK;
   uint64_t end = dc__now_ns();
+  // The last dispatch of the run answers for a failure found by the wait.
+  dc__cmd_t* blamed = last;
+  if (blamed != NULL && blamed->kind != DC_CMD_DISPATCH) {
+    blamed = NULL;
+    for (dc__cmd_t* c = head; c != last; c = c->next) {
+      if (c->kind == DC_CMD_DISPATCH) blamed = c;
+    }
+  }
   if (finish != DC_OK) {
     dc__strlcpy(finish_message, dc_last_error(), sizeof(finish_message));
-    note_failure(s, st, last, finish);
+    note_failure(s, st, blamed ? blamed : head, finish);
   }
   if (refused != NULL) {
     dc__error_set_raw(refusal);
@@ -571,10 +715,17 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
   }
   pthread_mutex_lock(&s->lock);
   for (size_t i = 0; i < queued; ++i) {
-    bool blamed = finish != DC_OK && i + 1 == queued;
-    finish_one(s, st, blamed ? finish : DC_OK, finish_message, end);
+    if (st->head->kind == DC_CMD_WAIT) {
+      finish_wait(s, st, end);
+    } else {
+      bool failed = finish != DC_OK && st->head == blamed;
+      finish_dispatch(s, st, failed ? finish : DC_OK, finish_message, end);
+    }
   }
-  if (refused != NULL) finish_one(s, st, status, refusal, end);
+  if (refused != NULL) finish_dispatch(s, st, status, refusal, end);
+  // A record marked on the device completes here, on this thread, so that
+  // the waits of other runs on it never wait for a thread to be free.
+  if (recorded != NULL && st->head == recorded) settle_and_pop(s, st);
   st->in_flight = 0;
   st->stats.busy_ns += end - start;
 }
@@ -623,16 +774,7 @@ static void* stream_thread(void* arg) {
       run_queued(s, st);  // takes its commands off itself
     } else {
       if (what == RUN) run_head(s, st);
-      if (due_count > 0) {  // the record stays at the head until they ran
-        dc_event_t* ev = st->head->u.event.event;
-        pthread_mutex_unlock(&s->lock);
-        dc__event_run_callbacks(ev, due, due_count);
-        pthread_mutex_lock(&s->lock);
-      }
-      // The command lets go of its objects before anyone learns that it
-      // has finished, so that a host thread returning from a wait may
-      // count on them being released.
-      dc__cmd_free_locked(s, pop_head(st));
+      pop_finished(s, st, due, due_count);
     }
     if (after_command(s, st)) {
       pthread_mutex_unlock(&s->lock);

@@ -158,6 +158,8 @@ struct dc_event_t {
   uint32_t failed_count;
   char message[512];          // the latest poisoning error's message
   uint64_t time_ns;           // when the latest generation completed
+  void* device_event;         // the device's marker (dc/backend.h), or NULL
+  uint64_t device_generation; // the generation last recorded on the device
   dc_stream_t* waiters;       // streams parked on this event
   uint32_t host_waiters;      // host threads in dc_event_wait
   // Copies of recorded and pending_count for lock-free polling.

@@ -10,6 +10,10 @@
 //   refuse(a)    the launch is refused (dispatch_queued fails); a graph
 //                holding it cannot be recorded
 //   fault(a)     runs, then the queue (or the replay) reports a failure
+//   twice(a)     a[i] *= 2 (so that order shows in the result)
+// Its events are counters: a record job, when the queue runs it, says
+// that the device passed that record; a wait job holds its queue until
+// the device has passed the latest record as of its queuing.
 // SPDX-License-Identifier: MIT
 #include <check.h>
 #include <pthread.h>
@@ -28,12 +32,21 @@
 static const char* kKernels =
     "kernel void add_one(global int* a) { a[get_global_id(0)] += 1; }\n"
     "kernel void refuse(global int* a) { a[0] = 0; }\n"
-    "kernel void fault(global int* a) { a[0] = 0; }\n";
+    "kernel void fault(global int* a) { a[0] = 0; }\n"
+    "kernel void twice(global int* a) { a[get_global_id(0)] *= 2; }\n";
+
+typedef struct fake_event_t {
+  atomic_ulong recorded;  // records queued
+  atomic_ulong passed;    // the last record a queue ran
+} fake_event_t;
 
 typedef struct job_t {
   int* a;
   size_t offset, count;
-  bool fault;
+  bool fault, twice;
+  fake_event_t* record;  // set: a record of this event, number |mark|
+  fake_event_t* wait;    // set: wait until the device passed |mark|
+  unsigned long mark;
 } job_t;
 
 typedef struct queue_t {
@@ -55,6 +68,7 @@ static struct {
   atomic_int dispatches;      // synchronous dispatches (op by op)
   atomic_int recordings, replays, graphs_destroyed;
   atomic_bool refuse_replay;  // the next replay is refused before it runs
+  atomic_int device_records, device_waits, events_made, events_destroyed;
 } seen;
 
 static void pause_briefly(void) {
@@ -63,7 +77,15 @@ static void pause_briefly(void) {
 }
 
 static void run_job(const job_t* job) {
-  for (size_t i = 0; i < job->count; ++i) job->a[job->offset + i] += 1;
+  if (job->record != NULL) {
+    atomic_store(&job->record->passed, job->mark);
+  } else if (job->wait != NULL) {
+    while (atomic_load(&job->wait->passed) < job->mark) pause_briefly();
+  } else if (job->twice) {
+    for (size_t i = 0; i < job->count; ++i) job->a[job->offset + i] *= 2;
+  } else {
+    for (size_t i = 0; i < job->count; ++i) job->a[job->offset + i] += 1;
+  }
 }
 
 static void* queue_thread(void* arg) {
@@ -145,8 +167,51 @@ static job_t job_of(const dc_kernel_t* kernel, const dc_launch_t* launch,
   job_t job = {.a = args[0],
                .offset = launch->offset[0],
                .count = launch->global[0],
-               .fault = strcmp(dc_kernel_name(kernel), "fault") == 0};
+               .fault = strcmp(dc_kernel_name(kernel), "fault") == 0,
+               .twice = strcmp(dc_kernel_name(kernel), "twice") == 0};
   return job;
+}
+
+static void push_job(queue_t* q, job_t job) {
+  pthread_mutex_lock(&q->lock);
+  ck_assert_uint_lt(q->tail - q->head, JOBS);
+  q->jobs[q->tail++ % JOBS] = job;
+  pthread_cond_broadcast(&q->changed);
+  pthread_mutex_unlock(&q->lock);
+}
+
+static dc_status_t event_create(dc_device_t* device, void** out_event) {
+  (void)device;
+  fake_event_t* ev = calloc(1, sizeof(*ev));
+  ck_assert_ptr_nonnull(ev);
+  atomic_fetch_add(&seen.events_made, 1);
+  *out_event = ev;
+  return DC_OK;
+}
+
+static void event_destroy(dc_device_t* device, void* event) {
+  (void)device;
+  free(event);
+  atomic_fetch_add(&seen.events_destroyed, 1);
+}
+
+static dc_status_t queue_record(dc_device_t* device, void* queue,
+                                void* event) {
+  (void)device;
+  fake_event_t* ev = event;
+  job_t job = {.record = ev, .mark = atomic_fetch_add(&ev->recorded, 1) + 1};
+  push_job(queue, job);
+  atomic_fetch_add(&seen.device_records, 1);
+  return DC_OK;
+}
+
+static dc_status_t queue_wait(dc_device_t* device, void* queue, void* event) {
+  (void)device;
+  fake_event_t* ev = event;
+  job_t job = {.wait = ev, .mark = atomic_load(&ev->recorded)};
+  push_job(queue, job);
+  atomic_fetch_add(&seen.device_waits, 1);
+  return DC_OK;
 }
 
 static dc_status_t dispatch_queued(dc_device_t* device, void* queue,
@@ -159,12 +224,7 @@ static dc_status_t dispatch_queued(dc_device_t* device, void* queue,
     return dc_set_error(DC_ERR_INVALID_ARGUMENT,
                         "qfake: the launch of 'refuse' was refused");
   }
-  queue_t* q = queue;
-  pthread_mutex_lock(&q->lock);
-  ck_assert_uint_lt(q->tail - q->head, JOBS);
-  q->jobs[q->tail++ % JOBS] = job_of(kernel, launch, args);
-  pthread_cond_broadcast(&q->changed);
-  pthread_mutex_unlock(&q->lock);
+  push_job(queue, job_of(kernel, launch, args));
   atomic_fetch_add(&seen.launches, 1);
   atomic_fetch_add(&seen.run, 1);
   return DC_OK;
@@ -496,6 +556,131 @@ START_TEST(test_vtable_needs_all_queue_functions_or_none) {
 }
 END_TEST
 
+// Asserts that every element of f->a is |value|.
+static void expect_all(fixture_t* f, int value) {
+  int out[64];
+  size_t n = dc_buffer_length(f->a);
+  ck_assert_uint_le(n, 64);
+  DC_CK_OK(dc_buffer_read(f->a, 0, out, n));
+  for (size_t i = 0; i < n; ++i) ck_assert_int_eq(out[i], value);
+}
+
+//===-- Device events ---------------------------------------------------===//
+
+// Two streams of the device: |f|'s and |other|, and a second buffer.
+typedef struct pair_t {
+  dc_stream_t* other;
+  dc_buffer_t* b;
+  dc_event_t* event;
+} pair_t;
+
+static void pair_open(fixture_t* f, pair_t* p) {
+  DC_CK_OK(dc_stream_create(f->device, NULL, &p->other));
+  p->b = dc_test_buffer_new(f->device, DC_DTYPE_I32, 4, "b");
+  int zero = 0;
+  DC_CK_OK(dc_buffer_fill(p->b, 0, 4, &zero));
+  DC_CK_OK(dc_event_create(f->device, 0, &p->event));
+}
+
+static void pair_close(pair_t* p) {
+  dc_event_release(p->event);
+  dc_buffer_release(p->b);
+  dc_stream_release(p->other);
+}
+
+static void on(dc_stream_t* s, fixture_t* f, const char* name,
+               dc_buffer_t* buffer) {
+  dc_arg_t arg = dc_arg_buffer(buffer);
+  dc_dispatch_t d = {.dims = 1, .global = {dc_buffer_length(buffer)}};
+  DC_CK_OK(dc_stream_dispatch(s, kernel(f, name), &d, &arg, 1));
+}
+
+// Holds |gate| closed until the first stream's record is on the device,
+// so that the second stream meets it still completing on the host.
+static void open_after_device_record(gate_t* gate) {
+  while (atomic_load(&seen.device_records) < 1) pause_briefly();
+  atomic_store(&gate->open, true);
+}
+
+START_TEST(test_wait_for_a_record_of_the_device_stays_on_the_device) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  pair_t p;
+  pair_open(&f, &p);
+  gate_t gate = {false};
+  // other: its own work, then a wait for f's record, then doubling a.
+  DC_CK_OK(dc_stream_host(p.other, wait_at_gate, &gate));
+  on(p.other, &f, "add_one", p.b);
+  // f: 200 increments of a (20 ms on the fake device), then the record.
+  for (int i = 0; i < 200; ++i) on(f.stream, &f, "add_one", f.a);
+  DC_CK_OK(dc_stream_record(f.stream, p.event));
+  DC_CK_OK(dc_stream_wait_event(p.other, p.event));
+  on(p.other, &f, "twice", f.a);
+  open_after_device_record(&gate);
+  DC_CK_OK(dc_stream_sync(p.other, DC_TIMEOUT_INFINITE));
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  expect_all(&f, 400);  // (0 + 200) * 2: doubled after the increments
+  ck_assert_int_eq(atomic_load(&seen.device_waits), 1);
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(p.other, &stats));
+  ck_assert_uint_eq(stats.completed, 4);  // host fn, add, wait, twice
+  pair_close(&p);
+  fixture_close(&f);
+  // The event's marker went with the pool.
+  ck_assert_int_eq(atomic_load(&seen.events_made),
+                   atomic_load(&seen.events_destroyed));
+}
+END_TEST
+
+START_TEST(test_failed_record_fails_the_stream_that_waited_on_the_device) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  pair_t p;
+  pair_open(&f, &p);
+  gate_t gate = {false};
+  DC_CK_OK(dc_stream_host(p.other, wait_at_gate, &gate));
+  on(p.other, &f, "add_one", p.b);
+  for (int i = 0; i < 200; ++i) on(f.stream, &f, "add_one", f.a);
+  on(f.stream, &f, "fault", f.a);
+  DC_CK_OK(dc_stream_record(f.stream, p.event));
+  DC_CK_OK(dc_stream_wait_event(p.other, p.event));
+  on(p.other, &f, "add_one", p.b);
+  open_after_device_record(&gate);
+  DC_CK_FAIL(dc_stream_sync(p.other, DC_TIMEOUT_INFINITE), DC_ERR_INTERNAL,
+             "kernel 'fault' faulted");
+  DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE), DC_ERR_INTERNAL,
+             "kernel 'fault' faulted");
+  ck_assert_int_eq(atomic_load(&seen.device_waits), 1);
+  // The wait and the dispatch after it count as skipped: the failure was
+  // known only once the device had run them.
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(p.other, &stats));
+  ck_assert_uint_eq(stats.skipped, 2);
+  DC_CK_FAIL(dc_event_query(p.event), DC_ERR_INTERNAL, "faulted");
+  pair_close(&p);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_events_need_queues_and_all_four_functions) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_test_fake_device_t fake = {0};
+  dc_device_info_t info = dc_test_fake_info("partial:0");
+  dc_device_vtable_t partial = queued_vtable;
+  partial.queue_wait = NULL;
+  DC_CK_FAIL(dc_device_initialize(&fake.base, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "event functions");
+  partial = queued_vtable;
+  partial.queue_create = NULL;
+  partial.queue_destroy = NULL;
+  partial.dispatch_queued = NULL;
+  partial.queue_finish = NULL;
+  DC_CK_FAIL(dc_device_initialize(&fake.base, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "events without queues");
+  dc_context_release(ctx);
+}
+END_TEST
+
 //===-- Device graphs ---------------------------------------------------===//
 
 // A graph of |count| add_one ops over f->a, each after the one before (they
@@ -529,13 +714,6 @@ static void chain_free(replay_t* r) {
   dc_graph_release(r->graph);
 }
 
-static void expect_all(fixture_t* f, int value) {
-  int out[64];
-  size_t n = dc_buffer_length(f->a);
-  ck_assert_uint_le(n, 64);
-  DC_CK_OK(dc_buffer_read(f->a, 0, out, n));
-  for (size_t i = 0; i < n; ++i) ck_assert_int_eq(out[i], value);
-}
 
 START_TEST(test_graph_replays_as_one_device_graph) {
   fixture_t f;
@@ -725,6 +903,10 @@ static Suite* queue_suite(void) {
   queued_vtable.queue_destroy = queue_destroy;
   queued_vtable.dispatch_queued = dispatch_queued;
   queued_vtable.queue_finish = queue_finish;
+  queued_vtable.event_create = event_create;
+  queued_vtable.event_destroy = event_destroy;
+  queued_vtable.queue_record = queue_record;
+  queued_vtable.queue_wait = queue_wait;
   queued_vtable.graph_create = graph_create;
   queued_vtable.graph_run = graph_run;
   queued_vtable.graph_destroy = graph_destroy;
@@ -743,6 +925,14 @@ static Suite* queue_suite(void) {
   tcase_add_test(tc, test_streams_run_their_queues_side_by_side);
   tcase_add_test(tc, test_vtable_needs_all_queue_functions_or_none);
   suite_add_tcase(s, tc);
+  TCase* events = tcase_create("events");
+  tcase_set_timeout(events, 60);
+  tcase_add_test(events,
+                 test_wait_for_a_record_of_the_device_stays_on_the_device);
+  tcase_add_test(events,
+                 test_failed_record_fails_the_stream_that_waited_on_the_device);
+  tcase_add_test(events, test_events_need_queues_and_all_four_functions);
+  suite_add_tcase(s, events);
   TCase* graphs = tcase_create("graphs");
   tcase_set_timeout(graphs, 60);
   tcase_add_test(graphs, test_graph_replays_as_one_device_graph);

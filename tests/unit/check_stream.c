@@ -294,6 +294,52 @@ START_TEST(test_stream_waits_for_another_streams_event) {
 }
 END_TEST
 
+// Two streams take turns on one buffer, each waiting for the other's
+// record: increments on one, doublings on the other. Any reordering shows
+// in the result. (On a device with events the waits happen on the device:
+// docs/execution.md.)
+START_TEST(test_streams_take_turns_through_events) {
+  enum { N = 256, ROUNDS = 20 };  // x stays below 2^23
+  dc_program_t* p = build_on(dut, "inc.cl", kIncrement, NULL);
+  dc_kernel_t* inc = kernel_of(p, "inc");
+  dc_kernel_t* twice = kernel_of(p, "twice");
+  dc_buffer_t* x = dc_test_buffer_new(dut, DC_DTYPE_I32, N, "x");
+  int32_t zero = 0;
+  DC_CK_OK(dc_buffer_fill(x, 0, N, &zero));
+  dc_stream_t* a = new_stream(DC_PRIORITY_NORMAL, "inc");
+  dc_stream_t* b = new_stream(DC_PRIORITY_NORMAL, "twice");
+  dc_event_t* a_done = new_event(DC_EVENT_DEFAULT);
+  dc_event_t* b_done = new_event(DC_EVENT_DEFAULT);
+  dc_dispatch_t grid = {.dims = 1, .global = {N}};
+  dc_arg_t arg = dc_arg_buffer(x);
+  int64_t want = 0;
+  for (int r = 0; r < ROUNDS; ++r) {
+    if (r > 0) DC_CK_OK(dc_stream_wait_event(a, b_done));
+    for (int k = 0; k < 3; ++k) {
+      DC_CK_OK(dc_stream_dispatch(a, inc, &grid, &arg, 1));
+    }
+    DC_CK_OK(dc_stream_record(a, a_done));
+    DC_CK_OK(dc_stream_wait_event(b, a_done));
+    DC_CK_OK(dc_stream_dispatch(b, twice, &grid, &arg, 1));
+    DC_CK_OK(dc_stream_record(b, b_done));
+    want = (want + 3) * 2;
+  }
+  DC_CK_OK(dc_stream_sync(b, DC_TIMEOUT_INFINITE));
+  DC_CK_OK(dc_stream_sync(a, DC_TIMEOUT_INFINITE));
+  const int32_t* got = contents(x);
+  for (int i = 0; i < N; ++i) {
+    ck_assert_msg(got[i] == want, "x[%d] = %d, expected %lld", i, got[i],
+                  (long long)want);
+  }
+  dc_event_release(a_done);
+  dc_event_release(b_done);
+  dc_stream_release(a);
+  dc_stream_release(b);
+  dc_buffer_release(x);
+  dc_program_release(p);
+}
+END_TEST
+
 START_TEST(test_event_wait_query_and_timeout) {
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "timeouts");
   dc_event_t* ev = new_event(DC_EVENT_DEFAULT);
@@ -810,6 +856,7 @@ static Suite* stream_suite(void) {
   tcase_add_test(concurrency, test_stream_priority_is_honoured);
   TCase* events = dc_test_kernel_tcase(s, "events");
   tcase_add_test(events, test_stream_waits_for_another_streams_event);
+  tcase_add_test(events, test_streams_take_turns_through_events);
   tcase_add_test(events, test_event_wait_query_and_timeout);
   tcase_add_test(events, test_timing_events_measure_elapsed_time);
   tcase_add_test(events, test_event_callbacks_run_once);

@@ -162,6 +162,23 @@ typedef struct dc_device_vtable_t {
   // failure of that work.
   dc_status_t (*queue_finish)(dc_device_t* device, void* queue);
 
+  // Optional, all four or none, and only with the queue functions (NULL:
+  // events stay on the host). Device events: markers on a device queue
+  // that another queue of the same device can wait for without the host
+  // (CUDA events). When a stream records an engine event right after its
+  // dispatches, the scheduler also records the event's marker on the
+  // stream's queue; a stream of the same device that waits for that
+  // record then waits on the device and goes on queuing its dispatches.
+  // The engine event still completes on the host (docs/execution.md).
+  dc_status_t (*event_create)(dc_device_t* device, void** out_event);
+  void (*event_destroy)(dc_device_t* device, void* event);
+  // Records |event| on |queue|, after the work queued on it so far; a
+  // later record replaces this one for waits queued after it.
+  dc_status_t (*queue_record)(dc_device_t* device, void* queue, void* event);
+  // Makes the work queued on |queue| from now on wait until the device
+  // has passed the latest record of |event| (as of this call).
+  dc_status_t (*queue_wait)(dc_device_t* device, void* queue, void* event);
+
   // Optional, all three or none (NULL: graphs run op by op). Device
   // graphs: a fixed set of dispatches with their dependencies, recorded
   // once and run whole by the device (CUDA graphs). dc_graph_exec_run()

@@ -136,9 +136,10 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch(dc_device_t* device,
                                           const dc_launch_t* launch,
                                           void* const* args,
                                           const size_t* lengths);
-// Device queues (cuda_queue.c; dispatch_queued in cuda_dispatch.c): the
-// vtable's queue functions, as described in dc/backend.h. A queue is a
-// CUDA stream of the device's context.
+// Device queues and events (cuda_queue.c; dispatch_queued in
+// cuda_dispatch.c): the vtable's queue and event functions, as described
+// in dc/backend.h. A queue is a CUDA stream of the device's context, an
+// event a CUDA event.
 DC_INTERNAL dc_status_t dc__cuda_queue_create(dc_device_t* device,
                                               dc_priority_t priority,
                                               void** out_queue);
@@ -148,6 +149,13 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch_queued(
     const dc_launch_t* launch, void* const* args, const size_t* lengths);
 DC_INTERNAL dc_status_t dc__cuda_queue_finish(dc_device_t* device,
                                               void* queue);
+DC_INTERNAL dc_status_t dc__cuda_event_create(dc_device_t* device,
+                                              void** out_event);
+DC_INTERNAL void dc__cuda_event_destroy(dc_device_t* device, void* event);
+DC_INTERNAL dc_status_t dc__cuda_queue_record(dc_device_t* device,
+                                              void* queue, void* event);
+DC_INTERNAL dc_status_t dc__cuda_queue_wait(dc_device_t* device, void* queue,
+                                            void* event);
 // Device graphs (cuda_graph.c): the vtable's graph functions, as
 // described in dc/backend.h; a recording is an instantiated CUDA graph.
 DC_INTERNAL dc_status_t dc__cuda_graph_create(

@@ -1,4 +1,5 @@
-// cuda_queue.c: device queues (dc/backend.h) as CUDA streams.
+// cuda_queue.c: device queues (dc/backend.h) as CUDA streams, and device
+// events as CUDA events (without timing: the engine times on the host).
 //
 // A queue is a non-blocking CUDA stream of the device's primary context,
 // with the CUDA priority of the engine stream it serves: high-priority
@@ -44,4 +45,50 @@ dc_status_t dc__cuda_queue_finish(dc_device_t* device, void* queue) {
     status = dc__cuda_wait(cuda, (CUstream)queue, "queued kernels");
   }
   return dc__cuda_settle(cuda, status);
+}
+
+//===-- Device events ---------------------------------------------------===//
+
+dc_status_t dc__cuda_event_create(dc_device_t* device, void** out_event) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  *out_event = NULL;
+  DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
+  CUevent event = NULL;
+  CUresult r = cuda->api->cu->event_create(&event, CU_EVENT_DISABLE_TIMING);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_settle(cuda, dc__cuda_failed(cuda, r, "cuEventCreate"));
+  }
+  *out_event = event;
+  return DC_OK;
+}
+
+void dc__cuda_event_destroy(dc_device_t* device, void* event) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  if (dc__cuda_enter(cuda) == DC_OK) {
+    cuda->api->cu->event_destroy((CUevent)event);
+  }
+}
+
+dc_status_t dc__cuda_queue_record(dc_device_t* device, void* queue,
+                                  void* event) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
+  CUresult r = cuda->api->cu->event_record((CUevent)event, (CUstream)queue);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_settle(cuda, dc__cuda_failed(cuda, r, "cuEventRecord"));
+  }
+  return DC_OK;
+}
+
+dc_status_t dc__cuda_queue_wait(dc_device_t* device, void* queue,
+                                void* event) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
+  CUresult r = cuda->api->cu->stream_wait_event((CUstream)queue,
+                                                (CUevent)event, 0);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_settle(cuda,
+                           dc__cuda_failed(cuda, r, "cuStreamWaitEvent"));
+  }
+  return DC_OK;
 }
