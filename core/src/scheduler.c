@@ -90,7 +90,9 @@ static dc_stream_t* pop_ready(dc__scheduler_t* s) {
       if (s->ready_head[r] == NULL) s->ready_tail[r] = NULL;
       st->ready = false;
       atomic_fetch_sub_explicit(&s->ready_count, 1u, memory_order_relaxed);
-      if (st->head != NULL) return st;
+      // (A stream a host thread is finishing is left to it: see
+      // dc__stream_help_locked.)
+      if (st->head != NULL && !st->running) return st;
     }
   }
   return NULL;
@@ -173,7 +175,8 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
   }
 }
 
-void dc__stream_push(dc_stream_t* st, dc__cmd_t* cmd) {
+// Appends |cmd| to |st| (lock held) without making the stream ready.
+static void link_cmd(dc_stream_t* st, dc__cmd_t* cmd) {
   cmd->sequence = ++st->next_sequence;
   if (st->token != NULL && cmd->token == NULL) {
     cmd->token = st->token;
@@ -189,6 +192,10 @@ void dc__stream_push(dc_stream_t* st, dc__cmd_t* cmd) {
   ++st->queued;
   ++st->sched->queued;
   ++st->stats.submitted;
+}
+
+void dc__stream_push(dc_stream_t* st, dc__cmd_t* cmd) {
+  link_cmd(st, cmd);
   make_ready(st->sched, st);
 }
 
@@ -333,6 +340,13 @@ static size_t complete_record(dc__cmd_t* cmd, dc_status_t status,
                                    status, message, due);
 }
 
+// A dispatch the host thread put on the device queue (see
+// dc__stream_push_dispatch): it must be finished through the queue, even
+// if it was cancelled or its stream failed since.
+static bool launched(const dc__cmd_t* cmd) {
+  return cmd->kind == DC_CMD_DISPATCH && cmd->u.dispatch.launched;
+}
+
 // What a stream thread does with the head command of its stream.
 typedef enum settle_e {
   SETTLED,  // finished without a thread (a record, a wait, or not run)
@@ -346,6 +360,7 @@ typedef enum settle_e {
 static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
                             size_t* due_count) {
   dc__cmd_t* cmd = st->head;
+  if (launched(cmd)) return RUN;  // it is on the device: finish it
   // The common case first, without reading the clock.
   if ((cmd->kind == DC_CMD_OP || cmd->kind == DC_CMD_DISPATCH) &&
       (cmd->token == NULL || !atomic_load(&cmd->token->cancelled)) &&
@@ -499,6 +514,35 @@ static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
   return cmd != NULL && cmd->kind == DC_CMD_DISPATCH &&
          st->device->vtable->dispatch_queued != NULL &&
          cmd->u.dispatch.prepared.tuning < 0 && !cancelled(cmd);
+}
+
+void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
+  dc__scheduler_t* s = st->sched;
+  link_cmd(st, cmd);
+  // Only an idle, healthy stream whose queue exists, and never with fault
+  // rules armed (a launch tried twice would draw twice on them).
+  bool direct = st->queue != NULL && st->head == cmd && !st->running &&
+                st->error == DC_OK && queueable(st, cmd) &&
+                atomic_load(&s->ctx->faults.rule_count) == 0;
+  if (!direct) {
+    make_ready(s, st);
+    return;
+  }
+  st->running = true;  // no stream thread takes it meanwhile
+  st->in_flight = 1;   // and cancelling leaves it be
+  void* queue = st->queue;
+  pthread_mutex_unlock(&s->lock);
+  cmd->u.dispatch.queued_ns = dc__now_ns();
+  dc_status_t status =
+      dc__kernel_queue(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
+                       cmd->u.dispatch.args, queue);
+  pthread_mutex_lock(&s->lock);
+  // A refused launch is left to the stream thread, which tries it again
+  // and reports the failure where streams report failures.
+  cmd->u.dispatch.launched = status == DC_OK;
+  if (status != DC_OK) st->in_flight = 0;
+  st->running = false;
+  make_ready(s, st);
 }
 
 static part_t part_of(const dc_stream_t* st, const dc__cmd_t* cmd) {
@@ -668,24 +712,34 @@ static void settle_and_pop(dc__scheduler_t* s, dc_stream_t* st) {
 }
 
 // Runs the commands at the head of |st| through the device queue (see
-// above). A launch the device refuses fails its own command; a failure
-// found while waiting for the queue fails the last dispatch queued. Enters
-// and leaves with the lock; every command it ran is off the stream.
-static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
+// above); with |head_only|, only the head, a dispatch already launched. A
+// launch the device refuses fails its own command; a failure found while
+// waiting for the queue fails the last dispatch queued. Enters and leaves
+// with the lock; every command it ran is off the stream.
+static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool head_only) {
   dc_device_t* device = st->device;
   dc__cmd_t *last = NULL, *recorded = NULL, *refused = NULL;
   size_t queued = 0;
   dc_status_t status = DC_OK;
   uint64_t start = dc__now_ns();
   dc__cmd_t* head = st->head;  // stays at the head while we run it
-  head->u.dispatch.queued_ns = start;
+  if (launched(head)) {  // by the host thread that queued it
+    last = head;
+    queued = 1;
+  } else {
+    head->u.dispatch.queued_ns = start;
+  }
   pthread_mutex_unlock(&s->lock);
-  if (st->queue == NULL) {
-    status = device->vtable->queue_create(device, st->priority, &st->queue);
+  if (st->queue == NULL) {  // only a thread running the stream sets it
+    void* queue = NULL;
+    status = device->vtable->queue_create(device, st->priority, &queue);
     if (status != DC_OK) refused = head;
+    pthread_mutex_lock(&s->lock);  // dc__stream_push_dispatch reads it
+    st->queue = queue;
+    pthread_mutex_unlock(&s->lock);
   }
   tls_current_stream = st;
-  for (size_t n = 1; status == DC_OK && recorded == NULL && n > 0;) {
+  for (size_t n = !head_only; status == DC_OK && recorded == NULL && n > 0;) {
     n = queue_more(s, st, &last, &recorded, &refused, &status);
     queued += n;
   }
@@ -730,6 +784,18 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st) {
   st->stats.busy_ns += end - start;
 }
 
+bool dc__stream_help_locked(dc_stream_t* st) {
+  dc__scheduler_t* s = st->sched;
+  if (st->running || st->released || st->head == NULL ||
+      st->head != st->tail || !launched(st->head)) {
+    return false;
+  }
+  st->running = true;  // a stream thread that pops it now leaves it be
+  run_queued(s, st, true);
+  after_command(s, st);  // back on the ready list if more came meanwhile
+  return true;
+}
+
 //===-- Stream threads --------------------------------------------------===//
 
 // Waits for a ready stream (lock held on entry and exit). Returns NULL when
@@ -770,8 +836,8 @@ static void* stream_thread(void* arg) {
       st->running = false;
       continue;
     }
-    if (what == RUN && queueable(st, st->head)) {
-      run_queued(s, st);  // takes its commands off itself
+    if (what == RUN && (launched(st->head) || queueable(st, st->head))) {
+      run_queued(s, st, false);  // takes its commands off itself
     } else {
       if (what == RUN) run_head(s, st);
       pop_finished(s, st, due, due_count);
@@ -1053,7 +1119,7 @@ size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
   if (st->blocked) unpark(st);
   // A running head finishes, and so do the dispatches already on the
   // device queue; everything else goes.
-  size_t keep_count = st->running ? DC_MAX(st->in_flight, (size_t)1) : 0;
+  size_t keep_count = DC_MAX(st->in_flight, st->running ? (size_t)1 : 0);
   dc__cmd_t* keep = NULL;
   dc__cmd_t* cmd = st->head;
   for (size_t i = 0; i < keep_count; ++i) {

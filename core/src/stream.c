@@ -158,7 +158,11 @@ static dc_status_t push(const char* fn, dc_stream_t* st, dc__cmd_t* cmd) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   bool alive = is_stream(st) && !st->released;
-  if (alive) dc__stream_push(st, cmd);
+  if (alive && cmd->kind == DC_CMD_DISPATCH) {
+    dc__stream_push_dispatch(st, cmd);
+  } else if (alive) {
+    dc__stream_push(st, cmd);
+  }
   pthread_mutex_unlock(&s->lock);
   if (!alive) {
     pthread_mutex_lock(&s->lock);
@@ -207,6 +211,7 @@ dc_status_t dc_stream_dispatch(dc_stream_t* st, dc_kernel_t* kernel,
   cmd->u.dispatch.prepared = prepared;
   cmd->u.dispatch.args = copy;
   cmd->u.dispatch.arg_count = arg_count;
+  cmd->u.dispatch.launched = false;
   return push(fn, st, cmd);
 }
 
@@ -438,6 +443,7 @@ dc_status_t dc_stream_sync(dc_stream_t* st, uint64_t timeout_ns) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   drained_t d = {st, st->next_sequence};
+  if (timeout_ns == DC_TIMEOUT_INFINITE) dc__stream_help_locked(st);
   if (!is_drained(&d)) {  // short waits end polling, without a wake-up
     pthread_mutex_unlock(&s->lock);
     dc__poll_ns(reached, &d, DC_HOST_SPIN_NS, timeout_ns);

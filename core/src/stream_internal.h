@@ -68,6 +68,7 @@ struct dc__cmd_t {
       dc_arg_t* args;         // inline_args or allocated; buffers retained
       size_t arg_count;
       uint64_t queued_ns;     // when it went on the device queue
+      bool launched;          // put there by the host thread that queued it
     } dispatch;
     struct {                  // COPY, WRITE, READ and FILL
       dc_buffer_t* dst;       // retained (NULL for READ)
@@ -229,6 +230,16 @@ DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched, size_t arg_count);
 // Appends |cmd| to |stream|, which is alive and not released (lock held),
 // and makes the stream ready if it was idle.
 DC_INTERNAL void dc__stream_push(dc_stream_t* stream, dc__cmd_t* cmd);
+// dc__stream_push for a dispatch, which the calling thread launches on the
+// stream's device queue itself when the stream is idle (scheduler.c).
+// Called with the lock held; drops it while launching.
+DC_INTERNAL void dc__stream_push_dispatch(dc_stream_t* stream,
+                                          dc__cmd_t* cmd);
+// Finishes |stream|'s work on the calling thread when all it holds is one
+// dispatch the host launched (lock held; drops it while waiting for the
+// device), so that a host waiting for the stream does not wait for a
+// stream thread to take it first. Returns whether it did.
+DC_INTERNAL bool dc__stream_help_locked(dc_stream_t* stream);
 // Completes the record |cmd| on |stream|, which is idle (nothing queued or
 // running), on the calling thread: with nothing before it, it is due at
 // once. Returns the number of callbacks moved to |due| (lock held; run

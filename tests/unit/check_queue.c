@@ -69,6 +69,8 @@ static struct {
   atomic_int recordings, replays, graphs_destroyed;
   atomic_bool refuse_replay;  // the next replay is refused before it runs
   atomic_int device_records, device_waits, events_made, events_destroyed;
+  atomic_int host_launches;  // launches made on the thread in |host|
+  pthread_t host;
 } seen;
 
 static void pause_briefly(void) {
@@ -226,6 +228,9 @@ static dc_status_t dispatch_queued(dc_device_t* device, void* queue,
   }
   push_job(queue, job_of(kernel, launch, args));
   atomic_fetch_add(&seen.launches, 1);
+  if (pthread_equal(pthread_self(), seen.host)) {
+    atomic_fetch_add(&seen.host_launches, 1);
+  }
   atomic_fetch_add(&seen.run, 1);
   return DC_OK;
 }
@@ -507,6 +512,37 @@ START_TEST(test_cancel_leaves_queued_dispatches_to_finish) {
   int out[4];
   read_all(&f, out, 4);
   for (int i = 0; i < 4; ++i) ck_assert_int_eq(out[i], 200);
+  fixture_close(&f);
+}
+END_TEST
+
+START_TEST(test_idle_stream_launches_on_the_calling_thread) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  add_one(&f, 0, 4);  // makes the stream's queue
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  seen.host = pthread_self();
+  for (int i = 0; i < 10; ++i) {
+    add_one(&f, 0, 4);
+    DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  }
+  ck_assert_int_eq(atomic_load(&seen.host_launches), 10);
+  // Launched, so cancelling takes nothing: it finishes.
+  add_one(&f, 0, 4);
+  ck_assert_uint_eq(dc_stream_cancel(f.stream), 0);
+  // Behind other work, or with fault rules armed, a stream thread does it.
+  DC_CK_OK(dc_fault_parse(f.ctx, "compile:nth=1000"));
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  add_one(&f, 0, 4);
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  ck_assert_int_eq(atomic_load(&seen.host_launches), 11);
+  dc_fault_clear(f.ctx);
+  int out[4];
+  read_all(&f, out, 4);
+  for (int i = 0; i < 4; ++i) ck_assert_int_eq(out[i], 13);
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  ck_assert_uint_eq(stats.cancelled, 0);
   fixture_close(&f);
 }
 END_TEST
@@ -921,6 +957,7 @@ static Suite* queue_suite(void) {
   tcase_add_test(tc, test_refused_launch_fails_its_command_only);
   tcase_add_test(tc, test_failure_found_at_the_wait_fails_the_stream);
   tcase_add_test(tc, test_cancel_leaves_queued_dispatches_to_finish);
+  tcase_add_test(tc, test_idle_stream_launches_on_the_calling_thread);
   tcase_add_test(tc, test_queue_priority_follows_the_stream);
   tcase_add_test(tc, test_streams_run_their_queues_side_by_side);
   tcase_add_test(tc, test_vtable_needs_all_queue_functions_or_none);
