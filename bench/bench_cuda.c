@@ -97,15 +97,6 @@ static dc_buffer_t* new_buffer(dc_device_t* dev, dc_dtype_t dtype, size_t n,
   return b;
 }
 
-static void print_rate(const char* name, const bench_case_t* c,
-                       double units_per_op, const char* unit) {
-  if (c->median_ns <= 0.0) return;
-  // bytes / ns = GB/s; flops / ns = GFLOP/s.
-  printf("rate\t%s\t%s\t%.4g\t%s\n", name, c->variant,
-         units_per_op / c->median_ns, unit);
-  fflush(stdout);
-}
-
 // Runs the cases of a row: one untimed call of each, then bench_reps()
 // rounds, each timing body(arg, |calls|) of every case in turn after a
 // wait for an idle process. A sample is that time divided by |calls| and
@@ -361,7 +352,7 @@ static void vadd_notes(const char* name, const bench_case_t* cases) {
              "%.0f GB/s, dc float4 add %.0f GB/s", GIB / cases[0].median_ns,
              GIB / cases[1].median_ns, GIB / cases[2].median_ns,
              GIB / cases[3].median_ns);
-  for (int k = 0; k < 4; ++k) print_rate(name, &cases[k], GIB, "GB/s");
+  for (int k = 0; k < 4; ++k) bench_print_rate(name, &cases[k], GIB, "GB/s");
 }
 
 static void bench_vadd(bench_t* B) {
@@ -543,7 +534,7 @@ static void bench_matmul_size(bench_t* B, int n) {
   bench_run_group(name, cases, 2, BENCH_QUIESCE);
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.053");
   double flops = 2.0 * (double)n * (double)n * (double)n;
-  for (int k = 0; k < 2; ++k) print_rate(name, &cases[k], flops, "GFLOP/s");
+  for (int k = 0; k < 2; ++k) bench_print_rate(name, &cases[k], flops, "GFLOP/s");
   bench_note(name, "GFLOP/s: dc %.0f, cuBLAS %.0f", flops / cases[0].median_ns,
              flops / cases[1].median_ns);
   matmul_teardown(&m);

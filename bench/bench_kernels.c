@@ -167,15 +167,6 @@ static bool same_floats(const char* name, const char* variant,
   return true;
 }
 
-static void print_rate(const char* name, const bench_case_t* c,
-                       double units_per_op, const char* unit) {
-  if (c->median_ns <= 0.0) return;
-  // bytes / ns = GB/s; flops / ns = GFLOP/s.
-  printf("rate\t%s\t%s\t%.4g\t%s\n", name, c->variant,
-         units_per_op / c->median_ns, unit);
-  fflush(stdout);
-}
-
 // Runs the cases of a slow group: one untimed run of each, then
 // g_slow_reps rounds, each timing one call of every case in turn
 // (body(arg, 1)) after a wait for an idle process. A sample is the call's
@@ -341,7 +332,7 @@ static void bench_vadd(bench_t* B) {
     bench_run_group(name, cases, count, BENCH_QUIESCE);
     note_pool(name, "dc kernel", &B->dc, &before);
     for (int k = 0; k < count; ++k) {
-      print_rate(name, &cases[k], 3.0 * 4.0 * (double)VADD_N, "GB/s");
+      bench_print_rate(name, &cases[k], 3.0 * 4.0 * (double)VADD_N, "GB/s");
     }
 #ifdef _OPENMP
     // dc >= 0.95x OpenMP's bandwidth <=> time ratio <= 1/0.95.
@@ -445,7 +436,7 @@ static void bench_tiled(bench_t* B) {
     int count = B->have_ocl ? 2 : 1;
     run_slow_group(name, cases, count, 1.0);
     for (int k = 0; k < count; ++k) {
-      print_rate(name, &cases[k], 2.0 * MM_N * MM_N * (double)MM_N,
+      bench_print_rate(name, &cases[k], 2.0 * MM_N * MM_N * (double)MM_N,
                  "GFLOP/s");
     }
     if (count == 2) {
@@ -556,7 +547,7 @@ static void bench_builtin_matmul(bench_t* B) {
         {.variant = "openblas sgemm", .body = mm_blas_body, .arg = &m},
     };
     bench_run_group(name, cases, 2, BENCH_QUIESCE);
-    for (int k = 0; k < 2; ++k) print_rate(name, &cases[k], flops, "GFLOP/s");
+    for (int k = 0; k < 2; ++k) bench_print_rate(name, &cases[k], flops, "GFLOP/s");
     // >= 0.9x OpenBLAS's speed <=> time ratio <= 1/0.9.
     bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.11111");
   }
@@ -566,7 +557,7 @@ static void bench_builtin_matmul(bench_t* B) {
     bench_case_t cases[1] = {
         {.variant = "dc_builtin_matmul", .body = mm_builtin_body, .arg = &m}};
     run_slow_group(name, cases, 1, 1.0);
-    print_rate(name, &cases[0], flops, "GFLOP/s");
+    bench_print_rate(name, &cases[0], flops, "GFLOP/s");
   }
 #endif
   if (ok_kernel) {
@@ -585,7 +576,7 @@ static void bench_builtin_matmul(bench_t* B) {
 #endif
     run_slow_group(kname, cases, count, 1.0);
     for (int k = 0; k < count; ++k) {
-      print_rate(kname, &cases[k], flops, "GFLOP/s");
+      bench_print_rate(kname, &cases[k], flops, "GFLOP/s");
     }
     if (count == 2) {
       // 30 GFLOP/s: 2 * 1024^3 flop / 30 flop/ns = 71582788 ns.

@@ -211,6 +211,15 @@ void bench_run_group(const char* name, bench_case_t* cases, int count,
   free(samples);
 }
 
+void bench_print_rate(const char* name, const bench_case_t* c,
+                      double units_per_op, const char* unit) {
+  if (c->median_ns <= 0.0) return;
+  // bytes / ns = GB/s; flops / ns = GFLOP/s.
+  printf("rate\t%s\t%s\t%.4g\t%s\n", name, c->variant,
+         units_per_op / c->median_ns, unit);
+  fflush(stdout);
+}
+
 void bench_print_ratio(const char* name, const bench_case_t* candidate,
                        const bench_case_t* baseline, const char* goal) {
   double value = baseline->median_ns > 0.0

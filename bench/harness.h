@@ -76,6 +76,11 @@ void bench_run_group(const char* name, bench_case_t* cases, int count,
 
 // Prints the ratio of |candidate| to |baseline| (results of
 // bench_run_group()) with |goal| ("-", "ratio<=X" or "median<N").
+// Prints a `rate` record: |units_per_op| (bytes, flops) over the case's
+// median, in |unit| ("GB/s" for bytes, "GFLOP/s" for flops).
+void bench_print_rate(const char* name, const bench_case_t* c,
+                      double units_per_op, const char* unit);
+
 void bench_print_ratio(const char* name, const bench_case_t* candidate,
                        const bench_case_t* baseline, const char* goal);
 

@@ -229,6 +229,34 @@ static inline size_t dc_test_machine_device_count(const char* backend) {
   return count;
 }
 
+// Counts the cuda devices in a child process, for a suite's main() to
+// decide before Check forks (a driver this process had initialised would
+// be unusable in the children). Returns -1 if the child could not tell.
+static inline int dc_test_probe_cuda_devices(void) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    dc_context_params_t p = {.log_level = DC_LOG_OFF, .backends = "cuda"};
+    dc_context_t* ctx = NULL;
+    if (dc_context_create(&p, &ctx) != DC_OK) _exit(255);
+    size_t n = 0;  // (no Check assertions outside a test)
+    for (size_t i = 0; i < dc_context_device_count(ctx); ++i) {
+      dc_device_t* d = NULL;
+      dc_context_device(ctx, i, &d);
+      n += strcmp(dc_device_info(d)->backend, "cuda") == 0;
+    }
+    dc_context_release(ctx);
+    _exit(n > 100 ? 100 : (int)n);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) == 255) {
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
+
 // The CPU device (index 0) of |ctx|.
 static inline dc_device_t* dc_test_cpu(dc_context_t* ctx) {
   dc_device_t* device = NULL;

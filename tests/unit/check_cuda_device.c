@@ -661,36 +661,9 @@ static Suite* cuda_device_suite(void) {
   return s;
 }
 
-// Counts the cuda devices in a child process (see the top of the file).
-// Returns -1 if the child could not tell.
-static int probe_gpus(void) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    dc_context_params_t p = {.log_level = DC_LOG_OFF, .backends = "cuda"};
-    dc_context_t* ctx = NULL;
-    if (dc_context_create(&p, &ctx) != DC_OK) _exit(255);
-    size_t n = 0;
-    for (size_t i = 0; i < dc_context_device_count(ctx); ++i) {
-      dc_device_t* d = NULL;
-      dc_context_device(ctx, i, &d);
-      n += strcmp(dc_device_info(d)->backend, "cuda") == 0;
-    }
-    dc_context_release(ctx);
-    _exit(n > 100 ? 100 : (int)n);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) == 255) {
-    return -1;
-  }
-  return WEXITSTATUS(status);
-}
-
 int main(void) {
   unsetenv("DC_DEVICES");
-  g_gpus = probe_gpus();
+  g_gpus = dc_test_probe_cuda_devices();
   if (g_gpus < 0) {
     fprintf(stderr, "cuda: the probe for GPUs failed\n");
     return EXIT_FAILURE;
