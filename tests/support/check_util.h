@@ -289,10 +289,31 @@ static inline dc_memory_pool_stats_t dc_test_pool_stats(dc_device_t* device) {
 
 //===-- Device under test in a context ----------------------------------===//
 
+// Prints the warnings and debug lines of the backends while a context is
+// made, which say why a device is missing.
+static inline void dc_test_print_backend_log(void* user_data,
+                                             const dc_log_record_t* r) {
+  (void)user_data;
+  if (strcmp(r->component, "cpu") != 0 &&
+      strcmp(r->component, "context") != 0) {
+    fprintf(stderr, "  [%s] %s\n", r->component, r->message);
+  }
+}
+
 // The device under test in |ctx|. DC_CHECK_DEVICE_MAIN has checked that
-// contexts have it, so a miss here is a failure, not a skip.
+// contexts have it, so a miss here is a failure, not a skip; what the
+// backends say about it in a new context goes to stderr first.
 static inline dc_device_t* dc_test_device(dc_context_t* ctx) {
   dc_device_t* device = NULL;
+  if (dc_context_find_device(ctx, dc_test_device_name(), &device) != DC_OK) {
+    fprintf(stderr, "%s is missing; the backends say:\n",
+            dc_test_device_name());
+    dc_context_params_t p = {.log_level = DC_LOG_DEBUG,
+                             .backends = dc_test_backends(),
+                             .log_fn = dc_test_print_backend_log};
+    dc_context_t* probe = NULL;
+    if (dc_context_create(&p, &probe) == DC_OK) dc_context_release(probe);
+  }
   DC_CK_OK(dc_context_find_device(ctx, dc_test_device_name(), &device));
   ck_assert_ptr_nonnull(device);
   return device;
