@@ -818,6 +818,15 @@ static inline dc_context_t* dc_test_context_with_fakes(
   return ctx;
 }
 
+//===-- Memory ----------------------------------------------------------===//
+
+// malloc that fails the test instead of returning NULL.
+static inline void* dc_test_xmalloc(size_t size) {
+  void* p = malloc(size);
+  ck_assert_ptr_nonnull(p);
+  return p;
+}
+
 //===-- Threads ---------------------------------------------------------===//
 
 // Starts |count| threads running |fn|, each given &args[i * arg_size].
@@ -841,6 +850,14 @@ static inline uint64_t dc_test_rand(uint64_t* state) {
   x ^= x >> 27;
   *state = x;
   return x * 0x2545F4914F6CDD1Dull;
+}
+
+// Fills |size| bytes at |out| with pseudo-random bytes from |seed|.
+static inline void dc_test_fill_random(void* out, size_t size,
+                                       uint64_t seed) {
+  uint64_t state = seed | 1;
+  unsigned char* p = out;
+  for (size_t i = 0; i < size; ++i) p[i] = (unsigned char)dc_test_rand(&state);
 }
 
 #endif  // DC_CHECK_UTIL_H_

@@ -166,18 +166,6 @@ static dc_buffer_t* new_buffer(dc_device_t* device, dc_dtype_t dtype,
   return buffer;
 }
 
-static void fill_random(void* out, size_t size, uint64_t seed) {
-  uint64_t state = seed | 1;
-  unsigned char* p = out;
-  for (size_t i = 0; i < size; ++i) p[i] = (unsigned char)dc_test_rand(&state);
-}
-
-static void* xmalloc(size_t size) {
-  void* p = malloc(size);
-  ck_assert_ptr_nonnull(p);
-  return p;
-}
-
 START_TEST(test_cuda_capabilities_are_sane) {
   const dc_device_info_t* info = dc_device_info(g_gpu);
   ck_assert_str_eq(info->name, "cuda:0");
@@ -205,16 +193,16 @@ END_TEST
 static void round_trip(dc_storage_mode_t mode, size_t bytes, uint64_t seed) {
   dc_buffer_t* b = new_buffer(g_gpu, DC_DTYPE_U8, bytes, mode);
   if (b == NULL) return;
-  unsigned char* in = xmalloc(bytes);
-  unsigned char* out = xmalloc(bytes);
-  fill_random(in, bytes, seed);
+  unsigned char* in = dc_test_xmalloc(bytes);
+  unsigned char* out = dc_test_xmalloc(bytes);
+  dc_test_fill_random(in, bytes, seed);
   DC_CK_OK(dc_buffer_write(b, 0, in, bytes));
   memset(out, 0, bytes);
   DC_CK_OK(dc_buffer_read(b, 0, out, bytes));
   ck_assert_msg(memcmp(in, out, bytes) == 0, "%s, %zu bytes",
                 dc_storage_mode_name(mode), bytes);
   if (bytes > 2) {
-    fill_random(in + 1, bytes - 2, seed + 1);
+    dc_test_fill_random(in + 1, bytes - 2, seed + 1);
     DC_CK_OK(dc_buffer_write(b, 1, in + 1, bytes - 2));
     DC_CK_OK(dc_buffer_read(b, 0, out, bytes));
     ck_assert_msg(memcmp(in, out, bytes) == 0, "window, %s, %zu bytes",
@@ -255,7 +243,7 @@ static void check_fill(dc_storage_mode_t mode, dc_dtype_t dtype,
   dc_buffer_t* b = new_buffer(g_gpu, dtype, length, mode);
   if (b == NULL) return;
   unsigned char* want = calloc(length, esize);
-  unsigned char* got = xmalloc(length * esize);
+  unsigned char* got = dc_test_xmalloc(length * esize);
   ck_assert_ptr_nonnull(want);
   DC_CK_OK(dc_buffer_write(b, 0, want, length));
   DC_CK_OK(dc_buffer_fill(b, offset, count, &value));
@@ -306,7 +294,7 @@ static void check_raw_fill(size_t alloc, size_t offset, size_t size,
   DC_CK_OK(g_gpu->vtable->allocate(g_gpu, alloc, DC_STORAGE_PRIVATE,
                                    &memory));
   unsigned char* want = calloc(1, alloc);
-  unsigned char* got = xmalloc(alloc);
+  unsigned char* got = dc_test_xmalloc(alloc);
   ck_assert_ptr_nonnull(want);
   DC_CK_OK(g_gpu->vtable->write(g_gpu, memory, 0, want, alloc));
   DC_CK_OK(g_gpu->vtable->fill(g_gpu, memory, offset, size, pattern, psize));
@@ -336,7 +324,7 @@ END_TEST
 START_TEST(test_cuda_large_fill) {
   size_t count = (size_t)256 << 20;
   dc_buffer_t* b = new_buffer(g_gpu, DC_DTYPE_U8, count, DC_STORAGE_PRIVATE);
-  unsigned char* got = xmalloc(count);
+  unsigned char* got = dc_test_xmalloc(count);
   uint8_t value = 0xC3;
   DC_CK_OK(dc_buffer_fill(b, 0, count, &value));
   DC_CK_OK(dc_buffer_read(b, 0, got, count));
@@ -363,8 +351,8 @@ static void check_overlap(dc_storage_mode_t mode, size_t length, size_t dst,
                           size_t src, size_t count) {
   dc_buffer_t* b = new_buffer(g_gpu, DC_DTYPE_U32, length, mode);
   if (b == NULL) return;
-  uint32_t* want = xmalloc(length * 4);
-  uint32_t* got = xmalloc(length * 4);
+  uint32_t* want = dc_test_xmalloc(length * 4);
+  uint32_t* got = dc_test_xmalloc(length * 4);
   for (size_t i = 0; i < length; ++i) want[i] = (uint32_t)(i * 2654435761u);
   DC_CK_OK(dc_buffer_write(b, 0, want, length));
   DC_CK_OK(dc_buffer_copy(b, dst, b, src, count));
@@ -403,8 +391,8 @@ END_TEST
 // Views of one buffer, and copies between buffers of different modes.
 START_TEST(test_cuda_copy_between_views_and_modes) {
   size_t n = 4096;
-  uint32_t* want = xmalloc(n * 4);
-  uint32_t* got = xmalloc(n * 4);
+  uint32_t* want = dc_test_xmalloc(n * 4);
+  uint32_t* got = dc_test_xmalloc(n * 4);
   for (size_t i = 0; i < n; ++i) want[i] = (uint32_t)i;
   dc_buffer_t* b = new_buffer(g_gpu, DC_DTYPE_U32, n, DC_STORAGE_PRIVATE);
   DC_CK_OK(dc_buffer_write(b, 0, want, n));
@@ -439,8 +427,8 @@ END_TEST
 // CPU <-> GPU through dc_buffer_copy, larger than the core's staging.
 START_TEST(test_cuda_copy_across_devices) {
   size_t n = (size_t)3 << 20;  // 12 MiB of f32
-  float* want = xmalloc(n * 4);
-  float* got = xmalloc(n * 4);
+  float* want = dc_test_xmalloc(n * 4);
+  float* got = dc_test_xmalloc(n * 4);
   for (size_t i = 0; i < n; ++i) want[i] = (float)i * 0.25f;
   dc_buffer_t* cpu = dc_test_buffer_new(dc_test_cpu(g_ctx), DC_DTYPE_F32, n,
                                         "on the cpu");
@@ -597,7 +585,7 @@ static void* transfer_rounds(void* arg) {
   unsigned char* in = malloc(bytes);
   unsigned char* out = malloc(bytes);
   for (int round = 0; round < 20 && in && out; ++round) {
-    fill_random(in, bytes, job->seed + (uint64_t)round);
+    dc_test_fill_random(in, bytes, job->seed + (uint64_t)round);
     if (dc_buffer_write(job->buffer, 0, in, bytes) != DC_OK ||
         dc_buffer_read(job->buffer, 0, out, bytes) != DC_OK ||
         memcmp(in, out, bytes) != 0) {

@@ -85,18 +85,6 @@ static long long reported_bandwidth(const char* report, const char* from,
   return bandwidth;
 }
 
-static void fill_random(void* out, size_t size, uint64_t seed) {
-  uint64_t state = seed | 1;
-  unsigned char* p = out;
-  for (size_t i = 0; i < size; ++i) p[i] = (unsigned char)dc_test_rand(&state);
-}
-
-static void* xmalloc(size_t size) {
-  void* p = malloc(size);
-  ck_assert_ptr_nonnull(p);
-  return p;
-}
-
 //===-- Arguments and the host path (everywhere) ------------------------===//
 
 START_TEST(test_peer_rejects_null) {
@@ -499,9 +487,9 @@ static void check_copy(dc_device_t* from, dc_storage_mode_t from_mode,
   dc_buffer_t* src = new_buffer(from, size + 9, from_mode);
   dc_buffer_t* dst = new_buffer(to, size + 7, to_mode);
   if (src != NULL && dst != NULL) {
-    unsigned char* want = xmalloc(size + 9);
-    unsigned char* got = xmalloc(size + 7);
-    fill_random(want, size + 9, seed);
+    unsigned char* want = dc_test_xmalloc(size + 9);
+    unsigned char* got = dc_test_xmalloc(size + 7);
+    dc_test_fill_random(want, size + 9, seed);
     DC_CK_OK(dc_buffer_write(src, 0, want, size + 9));
     DC_CK_OK(dc_buffer_fill(dst, 0, size + 7, &(uint8_t){0xEE}));
     dc_buffer_t* view = NULL;
@@ -680,7 +668,7 @@ START_TEST(test_cuda_peer_stream_copy) {
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
   dc_event_release(filled);
   dc_stream_release(s0);
-  unsigned char* got = xmalloc(n);
+  unsigned char* got = dc_test_xmalloc(n);
   DC_CK_OK(dc_buffer_read(b, 0, got, n));
   for (size_t i = 0; i < n; ++i) {
     if (got[i] != 0x77) ck_abort_msg("byte %zu is %#x", i, got[i]);
