@@ -621,6 +621,9 @@ END_TEST
 static Suite* cuda_device_suite(void) {
   Suite* s = suite_create("cuda_device");
   TCase* discovery = tcase_create("discovery");
+  // Each context opens every GPU (and, with several, enables peer access
+  // between them): seconds, on a machine busy with other GPU tests.
+  tcase_set_timeout(discovery, 120);
   tcase_add_checked_fixture(discovery, fixture, fixture);
   tcase_add_test(discovery, test_cuda_discovery_matches_the_machine);
   tcase_add_test(discovery, test_cuda_selected_by_the_device_list);
