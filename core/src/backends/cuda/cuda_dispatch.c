@@ -96,15 +96,19 @@ static dc_status_t check_shape(const dc__cuda_device_t* cuda,
   return DC_OK;
 }
 
+// Whether a launch with |dynamic| bytes of dynamic shared memory must
+// first opt the kernel in to more than it has.
+static bool needs_opt_in(const dc__cuda_kernel_t* ck, size_t dynamic) {
+  return ck->static_shared + dynamic > DEFAULT_SHARED_LIMIT &&
+         dynamic > (size_t)atomic_load(&ck->dynamic_limit);
+}
+
 // Opts the kernel in to |dynamic| bytes of dynamic shared memory when its
 // total passes the default limit. Called with the lock held.
 static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
                                         const dc_kernel_t* k,
                                         dc__cuda_kernel_t* ck, size_t dynamic) {
-  if (ck->static_shared + dynamic <= DEFAULT_SHARED_LIMIT ||
-      dynamic <= (size_t)ck->dynamic_limit) {
-    return DC_OK;
-  }
+  if (!needs_opt_in(ck, dynamic)) return DC_OK;
   CUresult r = cuda->api->cu->func_set_attribute(
       ck->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
       (int)dynamic);
@@ -114,7 +118,7 @@ static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
                            "shared memory",
                            k->info.name, dynamic);
   }
-  ck->dynamic_limit = (int)dynamic;
+  atomic_store(&ck->dynamic_limit, (int)dynamic);
   return DC_OK;
 }
 
@@ -274,10 +278,15 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
   dc__cuda_kernel_t* ck = kernel->impl;
   bool outcome = ck->bounds_check || kernel->info.uses_grid_sync;
   dc__cuda_params_t p;
-  size_t dynamic = 0;
+  size_t base = dynamic_base(ck);
+  size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;
   // Held through the wait: the module's outcome state is shared, and so
-  // is the device stream.
-  pthread_mutex_lock(&cuda->lock);
+  // is the device stream. A launch on a queue that reads nothing back and
+  // opts in to nothing touches nothing shared: it goes without the lock,
+  // so that it never waits behind another stream's copy or write.
+  bool exclusive = wait || outcome || stream == NULL ||
+                   needs_opt_in(ck, dynamic);
+  if (exclusive) pthread_mutex_lock(&cuda->lock);
   if (stream == NULL) stream = cuda->stream;
   dc_status_t st = dc__cuda_enter(cuda);
   if (st == DC_OK) {
@@ -293,7 +302,7 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
                 wait || outcome);
   }
   if (st == DC_OK && outcome) st = check_outcome(cuda, kernel, ck, stream);
-  return dc__cuda_leave(cuda, st);
+  return exclusive ? dc__cuda_leave(cuda, st) : dc__cuda_settle(cuda, st);
 }
 
 dc_status_t dc__cuda_dispatch(dc_device_t* device, dc_kernel_t* kernel,

@@ -12,7 +12,8 @@
 // the backend interface is synchronous: it runs on the device's own CUDA
 // stream, |stream|, and returns after a synchronize on it. Those calls,
 // from whichever host thread, are serialized by |lock| (one stream, one
-// staging buffer); launches on a queue take it only for a moment.
+// staging buffer); launches on a queue take it only when they must opt a
+// kernel in to more shared memory or read its outcome back.
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_INTERNAL_H_
 #define DC_CUDA_INTERNAL_H_

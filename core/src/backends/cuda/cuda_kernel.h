@@ -4,6 +4,8 @@
 #ifndef DC_CUDA_KERNEL_H_
 #define DC_CUDA_KERNEL_H_
 
+#include <stdatomic.h>
+
 #include "cuda_internal.h"
 #include "program_internal.h"
 
@@ -29,8 +31,8 @@ typedef struct dc__cuda_kernel_t {
   size_t static_shared;  // bytes of its __shared__ (__local) variables
   int preferred_block;   // the occupancy API's block size without
   int min_grid;          // dynamic shared memory, and its grid for that
-  int dynamic_limit;     // dynamic shared bytes opted in to so far
-                         // (guarded by the device lock)
+  atomic_int dynamic_limit;  // dynamic shared bytes opted in to so far
+                             // (raised under the device lock)
   bool bounds_check;     // takes the lengths argument (cuda_codegen.h)
 } dc__cuda_kernel_t;
 
