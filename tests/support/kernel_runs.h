@@ -2,8 +2,8 @@
 // tests/kernels/manifest.txt, read by kernel_manifest.h) on a device and
 // compares its results with another device's: the inputs each INIT of the
 // manifest names, the dispatch, the results read back, and the element
-// comparison under the run's tolerance. check_differential.c uses it; it
-// draws the same inputs from the same seeds as check_kernel_corpus.c.
+// comparison under the run's tolerance. check_kernel_corpus.c and
+// check_differential.c share it, so both draw the same inputs.
 // SPDX-License-Identifier: MIT
 //
 // Like check_util.h, everything here is static (functions static inline),
