@@ -25,6 +25,48 @@ bool dc__tok_is(const dc__token_t* tok, const char* s) {
          tok->length == n && memcmp(tok->text, s, n) == 0;
 }
 
+uint32_t dc__tok_matching(const dc__token_t* toks, uint32_t i, uint32_t end) {
+  int depth = 0;
+  for (uint32_t k = i; k < end; ++k) {
+    const dc__token_t* t = &toks[k];
+    if (dc__tok_is(t, "(") || dc__tok_is(t, "[") || dc__tok_is(t, "{")) {
+      ++depth;
+    } else if (dc__tok_is(t, ")") || dc__tok_is(t, "]") ||
+               dc__tok_is(t, "}")) {
+      if (--depth == 0) return k;
+    }
+  }
+  return end;
+}
+
+// Lane index of a selector letter (sN digits when |numeric|), or -1.
+static int lane_of(char c, bool numeric) {
+  if (numeric) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+  const char* p = strchr("xyzw", c);
+  return p && c ? (int)(p - "xyzw") : -1;
+}
+
+int dc__tok_swizzle(const dc__token_t* tok, int lanes[16]) {
+  if (dc__tok_is(tok, "lo") || dc__tok_is(tok, "hi") ||
+      dc__tok_is(tok, "even") || dc__tok_is(tok, "odd")) {
+    return -1;
+  }
+  bool numeric =
+      tok->length >= 2 && (tok->text[0] == 's' || tok->text[0] == 'S');
+  int n = 0;
+  for (uint32_t i = numeric ? 1 : 0; i < tok->length; ++i) {
+    int lane = lane_of(tok->text[i], numeric);
+    if (n == 16 || lane < 0) return 0;
+    lanes[n++] = lane;
+  }
+  return n;
+}
+
 // Punctuators, longest first so that the first match is the longest.
 static const char* const kPuncts[] = {
     "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==",

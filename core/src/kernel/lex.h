@@ -52,6 +52,16 @@ DC_INTERNAL bool dc__token_list_push(dc__arena_t* arena,
 // True if |tok| is the punctuator or identifier spelled |s|.
 DC_INTERNAL bool dc__tok_is(const dc__token_t* tok, const char* s);
 
+// The index of the token that closes the bracket ("(", "[" or "{") opened
+// at |toks|[i], or |end| when none does before it.
+DC_INTERNAL uint32_t dc__tok_matching(const dc__token_t* toks, uint32_t i,
+                                      uint32_t end);
+
+// Parses a vector component selector ("x", "xy", "s01", "S0f", ...) into
+// |lanes|. Returns the lane count, 0 if |tok| is not a selector, and -1
+// for "lo", "hi", "even" and "odd", whose lanes depend on the width.
+DC_INTERNAL int dc__tok_swizzle(const dc__token_t* tok, int lanes[16]);
+
 // Splits |source| into tokens, newlines included (DC_TOK_NEWLINE), ending
 // with DC_TOK_EOF. Comments become whitespace; backslash-newline joins
 // lines. Reports malformed input (an unterminated comment or string, a

@@ -7,21 +7,6 @@
 
 static void emit_range(emitter_t* e, uint32_t begin, uint32_t end);
 
-// Index of the token closing the group opened at |i|.
-static uint32_t matching(const emitter_t* e, uint32_t i, uint32_t end) {
-  int depth = 0;
-  for (uint32_t k = i; k < end; ++k) {
-    const dc__token_t* t = &e->toks[k];
-    if (dc__tok_is(t, "(") || dc__tok_is(t, "[") || dc__tok_is(t, "{")) {
-      ++depth;
-    } else if (dc__tok_is(t, ")") || dc__tok_is(t, "]") ||
-               dc__tok_is(t, "}")) {
-      if (--depth == 0) return k;
-    }
-  }
-  return end;
-}
-
 // Recognises vector type names: "float4" gives width 4. 0 if not one.
 static unsigned vector_width_of(const dc__token_t* t) {
   static const char* const kBases[] = {"char",  "uchar", "short", "ushort",
@@ -42,39 +27,6 @@ static unsigned vector_width_of(const dc__token_t* t) {
   return 0;
 }
 
-// Lane index of a swizzle letter, or -1.
-static int lane_of(char c, bool numeric) {
-  if (numeric) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  const char* p = strchr("xyzw", c);
-  return p && c ? (int)(p - "xyzw") : -1;
-}
-
-// Parses a component selector (x, xy, s01, lo, even, ...) into lanes.
-// Returns the lane count, 0 if |t| is not a selector. lo/hi/even/odd need
-// the vector width, which is unknown here; they are written as prelude
-// macros instead (count -1).
-static int parse_swizzle(const dc__token_t* t, int lanes[16]) {
-  if (dc__tok_is(t, "lo") || dc__tok_is(t, "hi") || dc__tok_is(t, "even") ||
-      dc__tok_is(t, "odd")) {
-    return -1;
-  }
-  bool numeric = t->length >= 2 && (t->text[0] == 's' || t->text[0] == 'S');
-  uint32_t start = numeric ? 1 : 0;
-  int n = 0;
-  for (uint32_t i = start; i < t->length; ++i) {
-    if (n == 16) return 0;
-    int lane = lane_of(t->text[i], numeric);
-    if (lane < 0) return 0;
-    lanes[n++] = lane;
-  }
-  return n;
-}
-
 static bool is_assignment(const dc__token_t* t) {
   static const char* const kOps[] = {"=",  "+=", "-=", "*=",  "/=", "%=",
                                      "&=", "|=", "^=", "<<=", ">>=", "++",
@@ -91,7 +43,7 @@ static uint32_t emit_swizzle(emitter_t* e, uint32_t i, uint32_t end,
                              size_t operand_start) {
   const dc__token_t* sel = &e->toks[i + 1];
   int lanes[16];
-  int n = parse_swizzle(sel, lanes);
+  int n = dc__tok_swizzle(sel, lanes);
   bool assigned = i + 2 < end && is_assignment(&e->toks[i + 2]);
   if (n == 0) {
     fail(e, sel,
@@ -135,7 +87,7 @@ static uint32_t emit_vector_literal(emitter_t* e, uint32_t i, uint32_t end) {
       !dc__tok_is(&e->toks[i + 3], "(")) {
     return 0;
   }
-  uint32_t close = matching(e, i + 3, end);
+  uint32_t close = dc__tok_matching(e->toks, i + 3, end);
   if (e->static_init) {
     // A compound literal is no constant for gcc: a program-scope vector
     // gets a plain initialiser list, its one value repeated for a splat.
@@ -174,7 +126,7 @@ static uint32_t emit_vector_literal(emitter_t* e, uint32_t i, uint32_t end) {
 static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
                                    uint32_t end) {
   const dc__token_t* t = &e->toks[i];
-  uint32_t close = matching(e, i + 1, end);
+  uint32_t close = dc__tok_matching(e->toks, i + 1, end);
   char head[128];
   snprintf(head, sizeof(head), "(*DC_IDX(%.*s, (", (int)t->length, t->text);
   emit_text(e, t, head, strlen(head));
@@ -236,7 +188,7 @@ static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
       emit_token(e, t);
       bool no_args = i + 2 < end && dc__tok_is(&e->toks[i + 2], ")");
       puts_out(e, no_args ? "(_wi" : "(_wi,");
-      uint32_t close = matching(e, i + 1, end);
+      uint32_t close = dc__tok_matching(e->toks, i + 1, end);
       emit_range(e, i + 2, close);
       puts_out(e, ")");
       return close + 1;
@@ -272,7 +224,7 @@ static void emit_range(emitter_t* e, uint32_t begin, uint32_t end) {
       // group (parentheses, a cast, braces) starts a new operand.
       bool postfix = after_operand && !dc__tok_is(t, "{");
       size_t group_start = e->out->length;
-      uint32_t close = matching(e, i, end);
+      uint32_t close = dc__tok_matching(e->toks, i, end);
       emit_token(e, t);
       emit_range(e, i + 1, close);
       if (close < end) emit_token(e, &e->toks[close]);

@@ -27,7 +27,7 @@ static void emit_return_type(emitter_t* e, const dc__function_t* fn) {
       continue;
     }
     if (dc__tok_is(t, "__attribute__")) {  // skip its (( ... ))
-      k = matching(e, k + 1, fn->return_type.end);
+      k = dc__tok_matching(e->toks, k + 1, fn->return_type.end);
       continue;
     }
     emit_range(e, k, k + 1);

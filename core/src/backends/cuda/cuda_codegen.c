@@ -193,49 +193,6 @@ static bool starts_type(const emitter_t* e, const dc__token_t* t) {
   return false;
 }
 
-// Index of the token closing the group opened at |i|.
-static uint32_t matching(const emitter_t* e, uint32_t i, uint32_t end) {
-  int depth = 0;
-  for (uint32_t k = i; k < end; ++k) {
-    const dc__token_t* t = &e->toks[k];
-    if (dc__tok_is(t, "(") || dc__tok_is(t, "[") || dc__tok_is(t, "{")) {
-      ++depth;
-    } else if (dc__tok_is(t, ")") || dc__tok_is(t, "]") || dc__tok_is(t, "}")) {
-      if (--depth == 0) return k;
-    }
-  }
-  return end;
-}
-
-// Lane index of a swizzle letter, or -1.
-static int lane_of(char c, bool numeric) {
-  if (numeric) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  const char* p = strchr("xyzw", c);
-  return p && c ? (int)(p - "xyzw") : -1;
-}
-
-// Parses a component selector (x, xy, s01, ...) into lanes. Returns the
-// lane count, 0 if |t| is not a selector, -1 for lo, hi, even and odd.
-static int parse_swizzle(const dc__token_t* t, int lanes[16]) {
-  if (dc__tok_is(t, "lo") || dc__tok_is(t, "hi") || dc__tok_is(t, "even") ||
-      dc__tok_is(t, "odd")) {
-    return -1;
-  }
-  bool numeric = t->length >= 2 && (t->text[0] == 's' || t->text[0] == 'S');
-  int n = 0;
-  for (uint32_t i = numeric ? 1 : 0; i < t->length; ++i) {
-    int lane = lane_of(t->text[i], numeric);
-    if (n == 16 || lane < 0) return 0;
-    lanes[n++] = lane;
-  }
-  return n;
-}
-
 static bool is_assignment(const dc__token_t* t) {
   static const char* const kOps[] = {"=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
                                      "|=", "^=", "<<=", ">>=", "++", "--"};
@@ -252,7 +209,7 @@ static uint32_t emit_swizzle(emitter_t* e, uint32_t i, uint32_t end,
                              size_t operand_start) {
   const dc__token_t* sel = &e->toks[i + 1];
   int lanes[16];
-  int n = parse_swizzle(sel, lanes);
+  int n = dc__tok_swizzle(sel, lanes);
   bool assigned = i + 2 < end && is_assignment(&e->toks[i + 2]);
   if (n == 0) {
     fail(e, sel,
@@ -303,7 +260,7 @@ static uint32_t emit_vector_literal(emitter_t* e, uint32_t i, uint32_t end) {
          "4-component type");
     return i + 1;
   }
-  uint32_t close = matching(e, i + 3, end);
+  uint32_t close = dc__tok_matching(e->toks, i + 3, end);
   emit_token(e, type);
   puts_out(e, "(");
   emit_range(e, i + 4, close);
@@ -315,7 +272,7 @@ static uint32_t emit_vector_literal(emitter_t* e, uint32_t i, uint32_t end) {
 static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
                                    uint32_t end) {
   const dc__token_t* t = &e->toks[i];
-  uint32_t close = matching(e, i + 1, end);
+  uint32_t close = dc__tok_matching(e->toks, i + 1, end);
   char head[160];
   snprintf(head, sizeof(head), "(*dc__idx(%.*s, (", (int)t->length, t->text);
   emit_text(e, t, head, strlen(head));
@@ -351,7 +308,7 @@ static uint32_t emit_call(emitter_t* e, const dc__function_t* f, uint32_t i,
   emit_name(e, t);
   bool no_args = i + 2 < end && dc__tok_is(&e->toks[i + 2], ")");
   puts_out(e, no_args ? "(_wi" : "(_wi,");
-  uint32_t close = matching(e, i + 1, end);
+  uint32_t close = dc__tok_matching(e->toks, i + 1, end);
   emit_range(e, i + 2, close);
   puts_out(e, ")");
   return close + 1;
@@ -452,7 +409,7 @@ static void emit_range(emitter_t* e, uint32_t begin, uint32_t end) {
       // A call or an index extends the operand before it; any other
       // group (parentheses, a cast, braces) starts a new operand.
       bool postfix = after_operand && !dc__tok_is(t, "{");
-      uint32_t close = matching(e, i, end);
+      uint32_t close = dc__tok_matching(e->toks, i, end);
       emit_token(e, t);
       emit_range(e, i + 1, close);
       if (close < end) emit_token(e, &e->toks[close]);
@@ -646,7 +603,7 @@ static void emit_return_type(emitter_t* e, const dc__function_t* fn) {
       continue;
     }
     if (dc__tok_is(t, "__attribute__")) {  // skip its (( ... ))
-      k = matching(e, k + 1, fn->return_type.end);
+      k = dc__tok_matching(e->toks, k + 1, fn->return_type.end);
       continue;
     }
     emit_range(e, k, k + 1);
