@@ -25,6 +25,16 @@ bool dc__tok_is(const dc__token_t* tok, const char* s) {
          tok->length == n && memcmp(tok->text, s, n) == 0;
 }
 
+bool dc__tok_is_assignment(const dc__token_t* tok) {
+  static const char* const kOps[] = {"=",  "+=", "-=", "*=",  "/=", "%=",
+                                     "&=", "|=", "^=", "<<=", ">>=", "++",
+                                     "--"};
+  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i) {
+    if (dc__tok_is(tok, kOps[i])) return true;
+  }
+  return false;
+}
+
 uint32_t dc__tok_matching(const dc__token_t* toks, uint32_t i, uint32_t end) {
   int depth = 0;
   for (uint32_t k = i; k < end; ++k) {

@@ -52,6 +52,9 @@ DC_INTERNAL bool dc__token_list_push(dc__arena_t* arena,
 // True if |tok| is the punctuator or identifier spelled |s|.
 DC_INTERNAL bool dc__tok_is(const dc__token_t* tok, const char* s);
 
+// True if |tok| is an assignment operator ("=", "+=", ..., "++", "--").
+DC_INTERNAL bool dc__tok_is_assignment(const dc__token_t* tok);
+
 // The index of the token that closes the bracket ("(", "[" or "{") opened
 // at |toks|[i], or |end| when none does before it.
 DC_INTERNAL uint32_t dc__tok_matching(const dc__token_t* toks, uint32_t i,

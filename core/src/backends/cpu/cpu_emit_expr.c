@@ -27,16 +27,6 @@ static unsigned vector_width_of(const dc__token_t* t) {
   return 0;
 }
 
-static bool is_assignment(const dc__token_t* t) {
-  static const char* const kOps[] = {"=",  "+=", "-=", "*=",  "/=", "%=",
-                                     "&=", "|=", "^=", "<<=", ">>=", "++",
-                                     "--"};
-  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i) {
-    if (dc__tok_is(t, kOps[i])) return true;
-  }
-  return false;
-}
-
 // Writes .x as [0] and .xy as DC_SWIZZLE(operand, 0, 1), inserting the
 // macro name before the operand that starts at |operand_start|.
 static uint32_t emit_swizzle(emitter_t* e, uint32_t i, uint32_t end,
@@ -44,7 +34,7 @@ static uint32_t emit_swizzle(emitter_t* e, uint32_t i, uint32_t end,
   const dc__token_t* sel = &e->toks[i + 1];
   int lanes[16];
   int n = dc__tok_swizzle(sel, lanes);
-  bool assigned = i + 2 < end && is_assignment(&e->toks[i + 2]);
+  bool assigned = i + 2 < end && dc__tok_is_assignment(&e->toks[i + 2]);
   if (n == 0) {
     fail(e, sel,
          "not a vector component selector (struct members do not exist in "

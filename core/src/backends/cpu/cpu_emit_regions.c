@@ -46,7 +46,7 @@ static bool assigned_in_function(const emitter_t* e, const dc__token_t* name,
     if (dc__tok_is(next, ".") && e->toks[k + 2].kind == DC_TOK_IDENT) {
       next = &e->toks[k + 3];  // v.x = ... assigns to v as well
     }
-    if (is_assignment(next) || (prev && (dc__tok_is(prev, "++") ||
+    if (dc__tok_is_assignment(next) || (prev && (dc__tok_is(prev, "++") ||
                                          dc__tok_is(prev, "--") ||
                                          dc__tok_is(prev, "&")))) {
       return true;

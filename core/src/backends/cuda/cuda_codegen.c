@@ -193,15 +193,6 @@ static bool starts_type(const emitter_t* e, const dc__token_t* t) {
   return false;
 }
 
-static bool is_assignment(const dc__token_t* t) {
-  static const char* const kOps[] = {"=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
-                                     "|=", "^=", "<<=", ">>=", "++", "--"};
-  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i) {
-    if (dc__tok_is(t, kOps[i])) return true;
-  }
-  return false;
-}
-
 // .x becomes dc__lane<0>(operand), .xy dc__swizzle<0, 1>(operand), .lo
 // dc__lo(operand): the call's head is inserted before the operand, which
 // starts at |operand_start| of the output.
@@ -210,7 +201,7 @@ static uint32_t emit_swizzle(emitter_t* e, uint32_t i, uint32_t end,
   const dc__token_t* sel = &e->toks[i + 1];
   int lanes[16];
   int n = dc__tok_swizzle(sel, lanes);
-  bool assigned = i + 2 < end && is_assignment(&e->toks[i + 2]);
+  bool assigned = i + 2 < end && dc__tok_is_assignment(&e->toks[i + 2]);
   if (n == 0) {
     fail(e, sel,
          "not a vector component selector (struct members do not exist in "
