@@ -3,12 +3,15 @@
 // SPDX-License-Identifier: MIT
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef BENCH_BUILD_TYPE
 #define BENCH_BUILD_TYPE "unknown"
@@ -94,6 +97,34 @@ void bench_sleep_ns(uint64_t ns) {
   }
 }
 
+// Whether a thread of this process other than the caller is running or
+// waiting for a CPU (state R in /proc). The process's CPU time alone does
+// not show a spinning thread: the kernel adds another thread's time to it
+// only at scheduler ticks, so a 1 ms window may see none of it.
+static bool other_thread_runnable(void) {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == NULL) return false;
+  const long self = (long)syscall(SYS_gettid);
+  bool runnable = false;
+  struct dirent* entry;
+  while (!runnable && (entry = readdir(dir)) != NULL) {
+    char* end = NULL;
+    long tid = strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || tid == self) continue;
+    char path[64], line[512];
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+    FILE* f = fopen(path, "r");
+    if (f == NULL) continue;  // the thread has exited
+    bool read = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    // "tid (name) S ...": the name may hold spaces and parentheses.
+    const char* close = read ? strrchr(line, ')') : NULL;
+    runnable = close != NULL && close[1] == ' ' && close[2] == 'R';
+  }
+  closedir(dir);
+  return runnable;
+}
+
 bool bench_quiesce(uint64_t max_ns) {
   uint64_t start = bench_now_ns();
   for (;;) {
@@ -102,7 +133,7 @@ bool bench_quiesce(uint64_t max_ns) {
     bench_sleep_ns(1000000);
     uint64_t cpu = bench_process_cpu_ns() - cpu0;
     uint64_t wall1 = bench_now_ns();
-    if (cpu * 10 < wall1 - wall0) return true;
+    if (cpu * 10 < wall1 - wall0 && !other_thread_runnable()) return true;
     if (wall1 - start >= max_ns) return false;
   }
 }

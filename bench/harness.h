@@ -65,8 +65,10 @@ uint64_t bench_process_cpu_ns(void);
 // Sleeps |ns| nanoseconds.
 void bench_sleep_ns(uint64_t ns);
 
-// Waits until the process burns less than a tenth of a core over 1 ms, at
-// most |max_ns|. Returns true if it went idle in time.
+// Waits until the process burns less than a tenth of a core over 1 ms and
+// no thread of it but the caller is running or runnable (a runtime's
+// spinning workers, OpenMP's or dc's), at most |max_ns|. Returns true if it
+// went idle in time.
 bool bench_quiesce(uint64_t max_ns);
 
 // Calibrates, warms up and runs |count| cases interleaved, fills in their
