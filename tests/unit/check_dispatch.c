@@ -423,6 +423,87 @@ START_TEST(test_dispatch_automatic_group_size_divides_the_grid) {
 }
 END_TEST
 
+//===-- core: work-item ids of 1-D launches ------------------------------===//
+
+// A 1-D launch of a barrier-free kernel that never asks for its local or
+// group id runs each chunk of groups as one loop on the CPU; the others
+// keep a loop per group. Ids must come out the same either way, also
+// through helpers, which is where a wrong choice would show.
+static const char kIds[] =
+    "size_t global_of_helper(void) { return get_global_id(0); }\n"
+    "size_t local_of_helper(void) { return get_local_id(0); }\n"
+    "#define RECORD(value)                                     \\\n"
+    "  size_t i = get_global_id(0);                            \\\n"
+    "  out[i - get_global_offset(0)] = (long)(value);          \\\n"
+    "  if (i == get_global_offset(0)) size[0] = get_local_size(0)\n"
+    "__kernel void by_global(__global long* out, __global long* size) {\n"
+    "  RECORD(i);\n"
+    "}\n"
+    "__kernel void by_global_helper(__global long* out,\n"
+    "                               __global long* size) {\n"
+    "  RECORD(global_of_helper());\n"
+    "}\n"
+    "__kernel void by_group(__global long* out, __global long* size) {\n"
+    "  RECORD(get_group_id(0) * 100000 + get_local_id(0));\n"
+    "}\n"
+    "__kernel void by_local_helper(__global long* out, __global long* size) {\n"
+    "  RECORD(local_of_helper());\n"
+    "}\n";
+
+// What |kernel| records for the work-item at |index| of a grid that
+// starts at |offset|, in groups of |local| (which do not count the offset).
+static long expected_id(const char* kernel, size_t index, size_t offset,
+                        size_t local) {
+  if (strcmp(kernel, "by_group") == 0) {
+    return (long)(index / local * 100000 + index % local);
+  }
+  if (strcmp(kernel, "by_local_helper") == 0) return (long)(index % local);
+  return (long)(index + offset);
+}
+
+START_TEST(test_dispatch_one_dimensional_ids_with_and_without_groups) {
+  static const char* const kKernels[] = {"by_global", "by_global_helper",
+                                         "by_group", "by_local_helper"};
+  static const struct {
+    size_t global, local, offset;
+  } kLaunches[] = {
+      {1000, 0, 0},  {1000, 8, 0},   {997, 1, 5},        {4096, 64, 3},
+      {3000, 0, 77}, {65536, 0, 0},  {65536, 256, 1000}, {1, 0, 9},
+  };
+  dc_program_t* p = build_on(dut, "ids.cl", kIds, NULL);
+  for (size_t k = 0; k < sizeof(kKernels) / sizeof(kKernels[0]); ++k) {
+    dc_kernel_t* kernel = kernel_of(p, kKernels[k]);
+    for (size_t l = 0; l < sizeof(kLaunches) / sizeof(kLaunches[0]); ++l) {
+      size_t n = kLaunches[l].global, offset = kLaunches[l].offset;
+      dc_buffer_t* out = new_buffer(dut, DC_DTYPE_I64, n);
+      dc_buffer_t* size = new_buffer(dut, DC_DTYPE_I64, 1);
+      int64_t unset = -1;
+      DC_CK_OK(dc_buffer_fill(out, 0, n, &unset));
+      dc_dispatch_t g = grid1(n, kLaunches[l].local);
+      g.offset[0] = offset;
+      dc_arg_t a[2] = {dc_arg_buffer(out), dc_arg_buffer(size)};
+      DC_CK_OK(dc_kernel_dispatch(kernel, &g, a, 2));
+      const int64_t* got = contents(out);
+      int64_t local = *(const int64_t*)contents(size);
+      ck_assert_msg(local > 0 && n % (size_t)local == 0,
+                    "%s: group size %lld for a grid of %zu", kKernels[k],
+                    (long long)local, n);
+      for (size_t i = 0; i < n; ++i) {
+        long want = expected_id(kKernels[k], i, offset, (size_t)local);
+        ck_assert_msg(got[i] == want,
+                      "%s, grid %zu in groups of %lld from %zu: item %zu "
+                      "recorded %lld, expected %ld",
+                      kKernels[k], n, (long long)local, offset, i,
+                      (long long)got[i], want);
+      }
+      dc_buffer_release(out);
+      dc_buffer_release(size);
+    }
+  }
+  dc_program_release(p);
+}
+END_TEST
+
 //===-- core: bounds checking -------------------------------------------===//
 
 static const char kBounds[] =
@@ -1264,6 +1345,8 @@ static Suite* dispatch_suite(void) {
 
   TCase* core = dc_test_kernel_tcase(s, "core");
   tcase_add_test(core, test_dispatch_automatic_group_size_divides_the_grid);
+  tcase_add_test(core,
+                 test_dispatch_one_dimensional_ids_with_and_without_groups);
   tcase_add_test(core, test_dispatch_bounds_check_build_option);
   tcase_add_test(core, test_dispatch_bounds_check_context_parameter);
   tcase_add_test(core, test_dispatch_bounds_check_environment);

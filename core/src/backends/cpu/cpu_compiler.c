@@ -278,6 +278,11 @@ static dc_status_t compile_object(const char* compiler, const char* source,
   argv[n++] = options->opt_disable ? "-O0" : options->opt_max ? "-O3" : "-O2";
   argv[n++] = "-pipe";
   argv[n++] = "-march=native";
+  // 256-bit vectors even where the CPU has 512-bit ones, as compilers
+  // choose by default for most AVX-512 targets: memory-bound kernels, the
+  // common case, stream faster with them (docs/benchmarks.md has the
+  // figures, and what compute-bound kernels give up).
+  argv[n++] = "-mprefer-vector-width=256";
   argv[n++] = "-fPIC";
   argv[n++] = "-fno-math-errno";
   argv[n++] = "-fopenmp-simd";

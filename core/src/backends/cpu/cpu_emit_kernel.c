@@ -134,6 +134,53 @@ static void emit_storage_typedefs(emitter_t* e, dc__strbuf_t* types) {
   e->line = 0;
 }
 
+// Whether a 1-D launch may run all the work-groups of a chunk as one
+// work-item loop: a barrier-free kernel without __local memory whose
+// work-items never ask where they are in their group or which group it is
+// (get_local_id and get_group_id appear neither in it nor in any helper).
+// The group size then changes nothing such a kernel can observe, and one
+// long loop streams memory without restarting at every group.
+static bool runs_flat(const emitter_t* e, const dc__function_t* fn) {
+  static const dc__token_t kGroupPosition[] = {
+      {.kind = DC_TOK_IDENT, .length = 12, .text = "get_local_id"},
+      {.kind = DC_TOK_IDENT, .length = 12, .text = "get_group_id"},
+  };
+  if (e->mode != DC_EXEC_LOOP || e->localmem_count != 0) return false;
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    if (fn->params[i].type.address_space == DC_ADDRESS_LOCAL) return false;
+  }
+  for (uint32_t i = 0; i < e->ast->function_count; ++i) {
+    const dc__function_t* f = &e->ast->functions[i];
+    if (f->is_kernel && f != fn) continue;
+    for (size_t k = 0; k < sizeof(kGroupPosition) / sizeof(kGroupPosition[0]);
+         ++k) {
+      if (name_used_in(e, &kGroupPosition[k], f->body)) return false;
+    }
+  }
+  return true;
+}
+
+// Opens the run function's loop over the groups [_gbegin, _gend). A loop
+// kernel's work-item loops run from _lx_begin to _lx_end: one group's
+// range, or for a flat kernel in a 1-D launch the whole chunk's, as group
+// 0 of global ids offset by the chunk's first.
+static void emit_group_loop(emitter_t* e, const dc__function_t* fn) {
+  if (e->mode != DC_EXEC_LOOP) {
+    puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend; ++_g) {"
+                "\n  const size_t _grp0 = _g % _ng0,");
+  } else {
+    dc__strbuf_printf(e->out, "\n  const int _flat = %d && _dims == 1;",
+                      runs_flat(e, fn) ? 1 : 0);
+    puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend;"
+                " _g = _flat ? _gend : _g + 1) {"
+                "\n  const size_t _lx_begin = _flat ? _gbegin * _ls0 : 0,"
+                " _lx_end = _flat ? _gend * _ls0 : _ls0;"
+                "\n  const size_t _grp0 = _flat ? 0 : _g % _ng0,");
+  }
+  puts_out(e, " _grp1 = (_g / _ng0) % _ng1, _grp2 = _g / (_ng0 * _ng1);"
+              " (void)_grp0; (void)_grp1; (void)_grp2;");
+}
+
 static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                         dc__exec_mode_t mode) {
   const dc__token_t* name = &e->toks[fn->name];
@@ -204,10 +251,7 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                     " (void)_lx; (void)_ly; (void)_lz; (void)_w;");
   dc__strbuf_append(e->out, header.data ? header.data : "", header.length);
   emit_layout(e, /*pointers=*/true);
-  puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend; ++_g) {"
-              "\n  const size_t _grp0 = _g % _ng0, _grp1 = (_g / _ng0) % _ng1,"
-              " _grp2 = _g / (_ng0 * _ng1);"
-              " (void)_grp0; (void)_grp1; (void)_grp2;");
+  emit_group_loop(e, fn);
   if (e->calls_helpers) {
     puts_out(e, "\n  _wi->group[0] = _grp0; _wi->group[1] = _grp1;"
                 " _wi->group[2] = _grp2;");

@@ -219,10 +219,15 @@ static void open_region(emitter_t* e) {
   puts_out(e,
            "\nfor (int _lz = 0; _lz < (int)_ls2; ++_lz)"
            " for (int _ly = 0; _ly < (int)_ls1; ++_ly)"
-           "\n#pragma omp simd\n"
-           "for (int _lx = 0; _lx < (int)_ls0; ++_lx) {"
-           " const int _w = (_lz * (int)_ls1 + _ly) * (int)_ls0 + _lx;"
-           " (void)_w;");
+           "\n#pragma omp simd\n");
+  if (e->mode == DC_EXEC_LOOP) {
+    // The run function sets the range: one group's, or a flat chunk's.
+    puts_out(e, "for (size_t _lx = _lx_begin; _lx < _lx_end; ++_lx) {");
+  } else {
+    puts_out(e, "for (int _lx = 0; _lx < (int)_ls0; ++_lx) {"
+                " const int _w = (_lz * (int)_ls1 + _ly) * (int)_ls0 + _lx;"
+                " (void)_w;");
+  }
   if (e->calls_helpers) {
     puts_out(e, " _wi->local[0] = _lx; _wi->local[1] = _ly;"
                 " _wi->local[2] = _lz;");
