@@ -32,10 +32,12 @@
    DC_STATUS_BIT(DC_ERR_INTERNAL) | DC_STATUS_BIT(DC_ERR_DATA_LOSS) |    \
    DC_STATUS_BIT(DC_ERR_DEVICE_LOST))
 
+// Atomic because a success on a closed breaker is counted without the lock
+// (record_closed_success); everything else changes buckets under it.
 typedef struct bucket_t {
-  uint64_t index;  // time / bucket_ns of the outcomes it holds
-  uint32_t calls;
-  uint32_t failures;
+  _Atomic uint64_t index;  // time / bucket_ns of the outcomes it holds
+  _Atomic uint32_t calls;
+  _Atomic uint32_t failures;
 } bucket_t;
 
 struct dc_breaker_t {
@@ -48,6 +50,12 @@ struct dc_breaker_t {
   dc__clock_fn_t clock;
   void* clock_user;
 
+  // While the breaker is closed, the permit dc_breaker_acquire() hands
+  // out (epoch << 1, never 0); 0 otherwise. Written under the lock at
+  // every transition, read without it: acquiring from a closed breaker
+  // changes nothing, so it takes neither the lock nor the clock.
+  _Atomic uint64_t closed_permit;
+
   pthread_mutex_t lock;  // guards everything below
   dc_breaker_state_t state;
   uint64_t epoch;  // counts transitions; permits carry it
@@ -57,7 +65,7 @@ struct dc_breaker_t {
   bucket_t buckets[BUCKETS];
   uint32_t probes_in_flight;
   uint32_t probes_succeeded;
-  uint64_t successes;
+  _Atomic uint64_t successes;  // also counted without the lock
   uint64_t failures;
   uint64_t ignored;
   uint64_t rejections;
@@ -247,13 +255,21 @@ static void window_totals(const dc_breaker_t* b, uint64_t now,
   *out_failures = failures;
 }
 
+static void window_clear(dc_breaker_t* b) {
+  for (int i = 0; i < BUCKETS; ++i) {
+    atomic_store(&b->buckets[i].index, UINT64_MAX);  // no time's bucket
+    atomic_store(&b->buckets[i].calls, 0);
+    atomic_store(&b->buckets[i].failures, 0);
+  }
+}
+
 static void window_add(dc_breaker_t* b, uint64_t now, bool failure) {
   uint64_t current = now / b->bucket_ns;
   bucket_t* k = &b->buckets[current % BUCKETS];
-  if (k->index != current) {
-    k->index = current;
+  if (k->index != current) {  // emptied before it is published
     k->calls = 0;
     k->failures = 0;
+    k->index = current;
   }
   k->calls += 1;
   k->failures += failure ? 1 : 0;
@@ -270,6 +286,9 @@ static transition_t* begin_transition(dc_breaker_t* b, transitions_t* t,
   tr->why[0] = '\0';
   b->state = to;
   b->epoch += 1;
+  atomic_store_explicit(&b->closed_permit,
+                        to == DC_BREAKER_CLOSED ? b->epoch << 1 : 0,
+                        memory_order_release);
   b->since_ns = since_ns;
   b->probes_in_flight = 0;
   b->probes_succeeded = 0;
@@ -292,7 +311,7 @@ static transition_t* open_now(dc_breaker_t* b, transitions_t* t,
 static transition_t* close_now(dc_breaker_t* b, transitions_t* t,
                                uint64_t now) {
   transition_t* tr = begin_transition(b, t, DC_BREAKER_CLOSED, now);
-  memset(b->buckets, 0, sizeof(b->buckets));
+  window_clear(b);
   b->closes += 1;
   return tr;
 }
@@ -401,9 +420,11 @@ static dc_status_t breaker_new(dc_context_t* ctx, const char* name,
   dc__strlcpy(b->name, name, sizeof(b->name));
   resolve_params(params, &b->params);
   b->bucket_ns = b->params.window_ns / BUCKETS;
+  window_clear(b);
   pthread_mutex_init(&b->lock, NULL);
   b->state = DC_BREAKER_CLOSED;
   b->epoch = 1;
+  atomic_init(&b->closed_permit, b->epoch << 1);
   b->since_ns = now_of(b);
   if (holds_context) dc__context_ref(ctx);
   *out = b;
@@ -464,6 +485,12 @@ dc_status_t dc_breaker_acquire(dc_breaker_t* b,
   DC_REQUIRE_ARG(out_permit, fn);
   *out_permit = DC_BREAKER_NO_PERMIT;
   REQUIRE_BREAKER(b, fn);
+  uint64_t closed = atomic_load_explicit(&b->closed_permit,
+                                         memory_order_acquire);
+  if (closed != 0) {  // as if acquired under the lock just before a change
+    *out_permit = closed;
+    return DC_OK;
+  }
   transitions_t t = {0};
   char refusal[WHY_SIZE] = "";
   pthread_mutex_lock(&b->lock);
@@ -519,11 +546,34 @@ static outcome_t classify(const dc_breaker_t* b, dc_status_t status) {
              : OUTCOME_IGNORED;
 }
 
+// Counts a success of an ordinary permit on a closed breaker without the
+// lock, when it can: a success changes no state unless a failure ratio is
+// set, so only the counters move. Returns false to take the locked path:
+// the breaker is not closed, or the time has moved to a bucket that must
+// be emptied first. Racing a transition costs at most one success counted
+// in a window about to be emptied, or one moment late.
+static bool record_closed_success(dc_breaker_t* b,
+                                  dc_breaker_permit_t permit) {
+  if ((permit & 1u) != 0 || b->params.failure_ratio > 0.0 ||
+      atomic_load_explicit(&b->closed_permit, memory_order_acquire) == 0) {
+    return false;
+  }
+  uint64_t current = now_of(b) / b->bucket_ns;
+  bucket_t* k = &b->buckets[current % BUCKETS];
+  if (atomic_load_explicit(&k->index, memory_order_acquire) != current) {
+    return false;
+  }
+  atomic_fetch_add_explicit(&k->calls, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&b->successes, 1, memory_order_relaxed);
+  return true;
+}
+
 void dc_breaker_record(dc_breaker_t* b, dc_breaker_permit_t permit,
                        dc_status_t outcome) {
   if (b == NULL) return;
-  transitions_t t = {0};
   outcome_t kind = classify(b, outcome);
+  if (kind == OUTCOME_SUCCESS && record_closed_success(b, permit)) return;
+  transitions_t t = {0};
   pthread_mutex_lock(&b->lock);
   uint64_t now = now_of(b);
   advance(b, &t, now);
@@ -600,7 +650,7 @@ void dc_breaker_reset(dc_breaker_t* b) {
     transition_t* tr = close_now(b, &t, now_of(b));
     snprintf(tr->why, sizeof(tr->why), "closed by dc_breaker_reset");
   } else {
-    memset(b->buckets, 0, sizeof(b->buckets));
+    window_clear(b);
   }
   pthread_mutex_unlock(&b->lock);
   announce(b, &t);

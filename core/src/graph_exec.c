@@ -31,8 +31,7 @@ typedef struct plan_op_t {
   dc_device_t* ran_on;
   bool fell_back;
   char* message;            // allocated on first failure, kept for reuse
-  dc_program_t* fallback_program;  // built on first fallback, kept
-  dc_buffer_t* snapshots[DC_MAX_SNAPSHOTS];  // copies for safe retries
+  dc__op_memo_t memo;       // fallback build, snapshots, breakers
   // Every run.
   uint64_t runs;
   uint64_t total_ns;
@@ -173,8 +172,8 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
   dc_status_t status = reason_to_cancel(p, why, sizeof(why));
   bool ran = status == DC_OK;
   if (ran) {
-    dc__attempt_t attempt = {p->name, p->op, p->args, e->graph,
-                             &p->fallback_program, p->snapshots};
+    dc__attempt_t attempt = {p->name, p->op, p->args, e->graph, &p->memo,
+                             start};
     dc__attempt_result_t result;
     status = dc__op_run(&attempt, &result);
     p->attempts = result.attempts;
@@ -596,9 +595,9 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
     if (p->args)
       dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
     dc_event_release(p->event);
-    dc_program_release(p->fallback_program);
+    dc_program_release(p->memo.fallback_program);
     for (size_t i = 0; i < DC_MAX_SNAPSHOTS; ++i) {
-      dc_buffer_release(p->snapshots[i]);
+      dc_buffer_release(p->memo.snapshots[i]);
     }
     if (p->message) dc_allocator_free(a, p->message, MESSAGE_SIZE);
   }

@@ -11,6 +11,7 @@
 #ifndef DC_GRAPH_INTERNAL_H_
 #define DC_GRAPH_INTERNAL_H_
 
+#include "dc/breaker.h"
 #include "dc/graph.h"
 #include "stream_internal.h"
 
@@ -136,14 +137,27 @@ DC_INTERNAL dc_status_t dc__flat_to_dot(const char* graph_name,
                                         size_t* out_length);
 DC_INTERNAL const char* dc__op_kind_name(dc__op_kind_t kind);
 
+// What an instance keeps for one op from run to run (graph_ops.c fills
+// it; the instance releases the program and buffers).
+typedef struct dc__op_memo_t {
+  dc_program_t* fallback_program;  // built on the first fallback
+  dc_buffer_t* snapshots[DC_MAX_SNAPSHOTS];  // copies for safe retries
+  // The breakers of the op's own device, found on its first run: the
+  // registry's breakers live as long as the context, and looking them up
+  // by name every run cost more than an empty kernel.
+  dc_breaker_t* breakers[2];
+  bool breakers_found;
+} dc__op_memo_t;
+
 // One run of an op, with what it needs beyond the op (graph_ops.c).
 typedef struct dc__attempt_t {
   const char* name;                 // the op's full name
   const dc__op_t* op;
   const dc_arg_t* args;             // the instance's arguments
   dc_graph_t* graph;                // whose defaults apply; owns subflows
-  dc_program_t** fallback_program;  // where the fallback's build is kept
-  dc_buffer_t** snapshots;          // DC_MAX_SNAPSHOTS kept copies
+  dc__op_memo_t* memo;              // written only by the op's own runs
+  uint64_t start_ns;                // when the run began: the retry
+                                    // budget counts from it
 } dc__attempt_t;
 
 typedef struct dc__attempt_result_t {

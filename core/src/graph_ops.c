@@ -39,8 +39,7 @@ static dc_status_t run_indirect(const char* name, const dc__op_t* op,
   dc__prepared_t prepared;
   DC_RETURN_IF_ERROR(dc__kernel_prepare(fn, op->kernel, &grid, args,
                                         op->arg_count, &prepared));
-  uint64_t start, end;
-  return dc__kernel_run(op->kernel, &prepared, args, &start, &end);
+  return dc__kernel_run(op->kernel, &prepared, args);
 }
 
 // Builds a subflow and runs its ops one after another on this thread, in
@@ -108,8 +107,7 @@ static dc_status_t run_work(const char* name, const dc__op_t* op,
         dc__buffer_mark_written(args[i].buffer);
       }
     }
-    uint64_t start, end;
-    return dc__kernel_run(kernel, prepared, args, &start, &end);
+    return dc__kernel_run(kernel, prepared, args);
   }
   return run_op(name, op, args, owner);
 }
@@ -256,18 +254,21 @@ static void policy_of(const dc__op_t* op, const dc_graph_t* graph,
 // The breakers guarding a run of |op| on |device|: the device's (named
 // after it) and, for a dispatch, the kernel's on that device
 // ("<device>/<kernel>"), so that a kernel failing on one device neither
-// blocks it on another nor stops other kernels. Unused slots stay NULL.
-static void breakers_of(const dc__op_t* op, const dc_graph_t* graph,
+// blocks it on another nor stops other kernels. Unused slots stay NULL,
+// as does one the registry could not make (then returns false).
+static bool breakers_of(const dc__op_t* op, const dc_graph_t* graph,
                         dc_device_t* device, dc_breaker_t** out) {
   out[0] = out[1] = NULL;
-  if (graph->no_breakers || device == NULL) return;
-  dc_breaker_for(dc_device_context(device), dc_device_name(device), &out[0]);
+  if (graph->no_breakers || device == NULL) return true;
+  dc_context_t* ctx = dc_device_context(device);
+  bool ok = dc_breaker_for(ctx, dc_device_name(device), &out[0]) == DC_OK;
   if (op->kernel != NULL) {
     char name[96];
     snprintf(name, sizeof(name), "%s/%s", dc_device_name(device),
              dc_kernel_name(op->kernel));
-    dc_breaker_for(dc_device_context(device), name, &out[1]);
+    ok = dc_breaker_for(ctx, name, &out[1]) == DC_OK && ok;
   }
+  return ok;
 }
 
 // One attempt, asking the breakers first and telling them after.
@@ -308,11 +309,20 @@ static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
 static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
                                dc_kernel_t* kernel,
                                const dc__prepared_t* prepared,
-                               const dc_arg_t* args, uint32_t* attempts) {
+                               const dc_arg_t* args, uint64_t start,
+                               uint32_t* attempts) {
   dc_retry_policy_t policy;
   policy_of(a->op, a->graph, device, &policy);
-  dc_breaker_t* breakers[2];
-  breakers_of(a->op, a->graph, device, breakers);
+  dc_breaker_t* fallback_breakers[2];
+  dc_breaker_t** breakers = fallback_breakers;
+  if (device == dc__op_device(a->op)) {
+    breakers = a->memo->breakers;
+    if (!a->memo->breakers_found) {
+      a->memo->breakers_found = breakers_of(a->op, a->graph, device, breakers);
+    }
+  } else {
+    (void)breakers_of(a->op, a->graph, device, breakers);
+  }
   snapshot_t snapshots[DC_MAX_SNAPSHOTS];
   size_t snapshot_count = 0;
   dc_buffer_t* targets[DC_MAX_SNAPSHOTS];
@@ -321,17 +331,17 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
     policy.max_attempts = 1;  // too many to restore: not retried
   }
   if (policy.max_attempts > 1 && !a->op->no_snapshot) {
-    DC_RETURN_IF_ERROR(take_snapshots(a->op, args, a->snapshots, snapshots,
-                                      &snapshot_count));
+    DC_RETURN_IF_ERROR(take_snapshots(a->op, args, a->memo->snapshots,
+                                      snapshots, &snapshot_count));
   }
   dc_retry_state_t state;
   dc_retry_begin(&policy, &state);
-  uint64_t start = dc__now_ns();
   dc_status_t st;
   for (;;) {
     st = guarded(a, device, breakers, kernel, prepared, args);
     ++*attempts;
-    if (st == DC_ERR_CIRCUIT_OPEN) break;  // fail fast, or fall back
+    // A success needs no verdict (and no clock).
+    if (st == DC_OK || st == DC_ERR_CIRCUIT_OPEN) break;
     uint64_t delay = 0;
     if (dc_retry_next(&policy, &state, st, dc__now_ns() - start, &delay) !=
         DC_RETRY_AGAIN) {
@@ -365,12 +375,13 @@ static dc_status_t run_on_fallback(const dc__attempt_t* a,
                                    dc_device_t* fallback,
                                    uint32_t* attempts) {
   const dc__op_t* op = a->op;
-  if (*a->fallback_program == NULL) {
+  dc_program_t** program = &a->memo->fallback_program;
+  if (*program == NULL) {
     DC_RETURN_IF_ERROR(dc_program_build_for(op->kernel->program, fallback,
-                                            a->fallback_program));
+                                            program));
   }
   dc_kernel_t* kernel = NULL;
-  DC_RETURN_IF_ERROR(dc_program_find_kernel(*a->fallback_program,
+  DC_RETURN_IF_ERROR(dc_program_find_kernel(*program,
                                             dc_kernel_name(op->kernel),
                                             &kernel));
   dc_arg_t* args = NULL;
@@ -405,7 +416,8 @@ static dc_status_t run_on_fallback(const dc__attempt_t* a,
                             &prepared);
   }
   if (st == DC_OK) {
-    st = attempts_on(a, fallback, kernel, &prepared, args, attempts);
+    st = attempts_on(a, fallback, kernel, &prepared, args, dc__now_ns(),
+                     attempts);
   }
   for (size_t i = 0; i < moved; ++i) {  // the copies made above
     dc_buffer_t* copy = args[i].buffer;
@@ -432,9 +444,10 @@ dc_status_t dc__op_run(const dc__attempt_t* a, dc__attempt_result_t* out) {
   dc_status_t st;
   if (op->kind == DC_OP_DISPATCH) {
     st = attempts_on(a, device, op->kernel, &op->prepared, a->args,
-                     &out->attempts);
+                     a->start_ns, &out->attempts);
   } else {
-    st = attempts_on(a, device, NULL, NULL, a->args, &out->attempts);
+    st = attempts_on(a, device, NULL, NULL, a->args, a->start_ns,
+                     &out->attempts);
   }
   if (st == DC_OK || op->kind != DC_OP_DISPATCH) return st;
   dc_device_t* fallback = op->fallback ? op->fallback : a->graph->fallback;

@@ -268,11 +268,9 @@ dc_status_t dc__call_host_fn(dc_host_fn_t fn, void* user_data) {
 // Runs a command that does real work, without the lock.
 static dc_status_t execute(dc__cmd_t* cmd) {
   switch (cmd->kind) {
-    case DC_CMD_DISPATCH: {
-      uint64_t start, end;
+    case DC_CMD_DISPATCH:
       return dc__kernel_run(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
-                            cmd->u.dispatch.args, &start, &end);
-    }
+                            cmd->u.dispatch.args);
     case DC_CMD_COPY:
       return dc_buffer_copy(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
                             cmd->u.transfer.src, cmd->u.transfer.src_offset,

@@ -843,6 +843,41 @@ START_TEST(test_breaker_concurrent_calls_keep_the_books) {
 }
 END_TEST
 
+// Successes on a closed breaker are counted without its lock; failures
+// take it. Mixed from several threads, none may be lost.
+static void* succeed_mostly(void* arg) {
+  dc_breaker_t* b = *(dc_breaker_t**)arg;
+  for (int i = 0; i < ITERATIONS; ++i) {
+    dc_breaker_permit_t permit;
+    if (dc_breaker_acquire(b, &permit) != DC_OK) return NULL;
+    dc_breaker_record(b, permit, i % 10 == 0 ? DC_ERR_UNAVAILABLE : DC_OK);
+  }
+  return NULL;
+}
+
+START_TEST(test_breaker_concurrent_successes_are_all_counted) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  // A window far longer than the test, a threshold it never reaches.
+  dc_breaker_params_t p = {.failure_threshold = 1000000,
+                           .window_ns = 3600 * (uint64_t)1000000000u};
+  dc_breaker_t* b = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "busy", &p, &b));
+  dc_breaker_t* args[THREADS];
+  for (int i = 0; i < THREADS; ++i) args[i] = b;
+  dc_test_run_threads(THREADS, succeed_mostly, args, sizeof(args[0]));
+  dc_breaker_stats_t s = stats_of(b);
+  const uint64_t total = (uint64_t)THREADS * ITERATIONS;
+  const uint64_t failures = (uint64_t)THREADS * ((ITERATIONS + 9) / 10);
+  ck_assert_int_eq(s.state, DC_BREAKER_CLOSED);
+  ck_assert_uint_eq(s.failures, failures);
+  ck_assert_uint_eq(s.successes, total - failures);
+  ck_assert_uint_eq(s.window_calls, total);
+  ck_assert_uint_eq(s.window_failures, failures);
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
 typedef struct lookup_t {
   dc_context_t* ctx;
   dc_breaker_t* seen[8];
@@ -912,6 +947,7 @@ static Suite* breaker_suite(void) {
   tc = tcase_create("concurrency");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_breaker_concurrent_calls_keep_the_books);
+  tcase_add_test(tc, test_breaker_concurrent_successes_are_all_counted);
   tcase_add_test(tc, test_breaker_registry_is_thread_safe);
   suite_add_tcase(s, tc);
   return s;

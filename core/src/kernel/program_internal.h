@@ -101,14 +101,12 @@ DC_INTERNAL dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* kernel,
                                            dc__prepared_t* out_prepared);
 
 // Runs a prepared dispatch on the kernel's device and returns when it has
-// finished, with its start and end times (dc__now_ns). |args| must still
-// be the arguments it was prepared with (their buffers alive). Reports
-// nothing to telemetry: the caller does.
+// finished. |args| must still be the arguments it was prepared with (their
+// buffers alive). Reports nothing to telemetry: the caller does, timing
+// the call if it wants a span.
 DC_INTERNAL dc_status_t dc__kernel_run(dc_kernel_t* kernel,
                                        const dc__prepared_t* prepared,
-                                       const dc_arg_t* args,
-                                       uint64_t* out_start_ns,
-                                       uint64_t* out_end_ns);
+                                       const dc_arg_t* args);
 
 // Fills the backend's argument table for a dispatch of |kernel| with
 // |args| (dc/backend.h: one value pointer and one length per argument).
