@@ -21,7 +21,6 @@ typedef struct dc__cpu_device_t {
   dc_status_t kernels_status;    // why kernels cannot be built, if so
   char kernels_message[512];
   char compiler_id[512];         // `cc --version`, `cc -dumpmachine`
-  uint8_t prelude_hash[32];
   dc__kcache_t* kcache;
   dc__cpu_module_t* modules;     // loaded shared objects, by cache key
   dc_program_cache_stats_t stats;

@@ -4,7 +4,8 @@
 // A program's cache key is the SHA-256 of everything that decides the
 // shared object: the engine's kernel ABI, prelude, code generator and
 // compiler driver with its compile and link flags (a fingerprint of their
-// sources, cpu_compiler.c included, taken at build time), the compiler's
+// sources, cpu_compiler.c included, taken at build time, so the embedded
+// prelude text needs no hashing at run time), the compiler's
 // identity, the CPU it targets (-march=native), the build options and the
 // source. Loaded objects are shared by every program with the same key
 // (the module list), so building the same source again in one process
@@ -82,8 +83,6 @@ static dc_status_t prepare_kernels(dc__cpu_device_t* cpu) {
                                    dc__kcache_dir(cpu->kcache),
                                    cpu->compiler_id, sizeof(cpu->compiler_id));
   }
-  dc__sha256(dc__cpu_prelude_text, strlen(dc__cpu_prelude_text),
-             cpu->prelude_hash);
   cpu->kernels_ready = true;
   cpu->kernels_status = st;
   if (st != DC_OK) {
@@ -122,7 +121,6 @@ static void compute_key(const dc__cpu_device_t* cpu,
   }
   uint32_t simd = cpu->base.info.simd_width;
   dc__sha256_update(&h, &simd, sizeof(simd));
-  dc__sha256_update(&h, cpu->prelude_hash, sizeof(cpu->prelude_hash));
   // __FILE__ expands to the program's name, which then shapes the code.
   if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
     dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);

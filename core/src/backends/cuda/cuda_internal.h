@@ -60,7 +60,6 @@ typedef struct dc__cuda_device_t {
   dc_program_cache_stats_t stats;
   int target_arch;       // what programs compile for (cuda_compile.h):
   bool target_ptx;       // sm_<arch>, or compute_<arch> PTX
-  uint8_t prelude_hash[32];
   struct dc__cuda_module_t* modules;  // loaded modules, by cache key
 } dc__cuda_device_t;
 

@@ -3,8 +3,8 @@
 //
 // A program's cache key is the SHA-256 of everything that decides the
 // module: the backend's kernel ABI, the fingerprint of the front end, code
-// generator and prelude sources (taken at build time), the prelude text,
-// NVRTC's version, the architecture (sm_XY, or compute_XY for PTX), the
+// generator and prelude sources (taken at build time, so the embedded
+// prelude text needs no hashing at run time), NVRTC's version, the architecture (sm_XY, or compute_XY for PTX), the
 // NVRTC options, the build options and the source. Entries live in the
 // same on-disk cache as the CPU's shared objects (kcache.h): the image
 // (cubin or PTX) at offset 0, then metadata saying which it is, how long,
@@ -26,7 +26,6 @@
 #include "program_internal.h"
 #include "sha256.h"
 
-extern const char dc__cuda_prelude_text[];
 extern const char dc__cuda_generator_digest[];  // see source_digest.cmake
 
 // Changes whenever the way the engine calls generated kernels changes.
@@ -79,8 +78,6 @@ static dc_status_t prepare_kernels(dc__cuda_device_t* cuda) {
     st = dc__kcache_create(cuda->allocator, params.kernel_cache_dir, kcache_log,
                            ctx, &cuda->kcache);
   }
-  dc__sha256(dc__cuda_prelude_text, strlen(dc__cuda_prelude_text),
-             cuda->prelude_hash);
   cuda->target_arch = target.arch;
   cuda->target_ptx = target.ptx;
   cuda->kernels_ready = true;
@@ -137,7 +134,6 @@ static void compute_key(const dc__cuda_device_t* cuda,
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
-  dc__sha256_update(&h, cuda->prelude_hash, sizeof(cuda->prelude_hash));
   // __FILE__ expands to the program's name, which then shapes the code.
   if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
     dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);
