@@ -553,12 +553,12 @@ static outcome_t classify(const dc_breaker_t* b, dc_status_t status) {
 // be emptied first. Racing a transition costs at most one success counted
 // in a window about to be emptied, or one moment late.
 static bool record_closed_success(dc_breaker_t* b,
-                                  dc_breaker_permit_t permit) {
+                                  dc_breaker_permit_t permit, uint64_t now) {
   if ((permit & 1u) != 0 || b->params.failure_ratio > 0.0 ||
       atomic_load_explicit(&b->closed_permit, memory_order_acquire) == 0) {
     return false;
   }
-  uint64_t current = now_of(b) / b->bucket_ns;
+  uint64_t current = now / b->bucket_ns;
   bucket_t* k = &b->buckets[current % BUCKETS];
   if (atomic_load_explicit(&k->index, memory_order_acquire) != current) {
     return false;
@@ -568,14 +568,16 @@ static bool record_closed_success(dc_breaker_t* b,
   return true;
 }
 
-void dc_breaker_record(dc_breaker_t* b, dc_breaker_permit_t permit,
-                       dc_status_t outcome) {
+void dc__breaker_record_at(dc_breaker_t* b, dc_breaker_permit_t permit,
+                           dc_status_t outcome, uint64_t now) {
   if (b == NULL) return;
+  if (b->clock != NULL) now = now_of(b);
   outcome_t kind = classify(b, outcome);
-  if (kind == OUTCOME_SUCCESS && record_closed_success(b, permit)) return;
+  if (kind == OUTCOME_SUCCESS && record_closed_success(b, permit, now)) {
+    return;
+  }
   transitions_t t = {0};
   pthread_mutex_lock(&b->lock);
-  uint64_t now = now_of(b);
   advance(b, &t, now);
   switch (kind) {
     case OUTCOME_SUCCESS: b->successes += 1; break;
@@ -607,6 +609,11 @@ void dc_breaker_record(dc_breaker_t* b, dc_breaker_permit_t permit,
   }
   pthread_mutex_unlock(&b->lock);
   announce(b, &t);
+}
+
+void dc_breaker_record(dc_breaker_t* b, dc_breaker_permit_t permit,
+                       dc_status_t outcome) {
+  if (b != NULL) dc__breaker_record_at(b, permit, outcome, dc__now_ns());
 }
 
 dc_status_t dc_breaker_call(dc_breaker_t* b, dc_status_t (*fn)(void*),

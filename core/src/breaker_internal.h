@@ -30,6 +30,13 @@ DC_INTERNAL void dc__breaker_set_clock(dc_breaker_t* breaker,
                                        dc__clock_fn_t now_ns,
                                        void* user_data);
 
+// dc_breaker_record() at |now_ns|, a time the caller has just read from
+// dc__now_ns(), so that several breakers and the caller's own timing share
+// one clock read. A breaker whose clock was replaced reads its own.
+DC_INTERNAL void dc__breaker_record_at(dc_breaker_t* breaker,
+                                       dc_breaker_permit_t permit,
+                                       dc_status_t outcome, uint64_t now_ns);
+
 // Writes |ns| as "10 s", "1.5 s", "50 ms", "100 us" or "7 ns" into |buf|
 // and returns |buf| (retry.c).
 DC_INTERNAL const char* dc__format_duration(uint64_t ns, char* buf,

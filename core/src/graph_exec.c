@@ -171,6 +171,7 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
   char why[MESSAGE_SIZE];
   dc_status_t status = reason_to_cancel(p, why, sizeof(why));
   bool ran = status == DC_OK;
+  uint64_t end = 0;  // the last attempt's, which the breakers were told
   if (ran) {
     dc__attempt_t attempt = {p->name, p->op, p->args, e->graph, &p->memo,
                              start};
@@ -179,8 +180,9 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
     p->attempts = result.attempts;
     p->ran_on = result.device;
     p->fell_back = result.fell_back;
+    end = result.end_ns;
   }
-  uint64_t end = dc__now_ns();
+  if (end == 0) end = dc__now_ns();
   if (ran && status != DC_OK) {
     dc__telemetry_error(e->ctx, status, dc_last_error());
     DC_LOG(e->ctx, DC_LOG_ERROR, "graph", "graph '%s': op '%s' failed: %s",

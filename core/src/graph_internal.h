@@ -162,6 +162,7 @@ typedef struct dc__attempt_t {
 
 typedef struct dc__attempt_result_t {
   uint32_t attempts;     // in all, on every device
+  uint64_t end_ns;       // when the last attempt's work ended; 0 if none ran
   dc_device_t* device;   // where it ran last (NULL for host ops)
   bool fell_back;
 } dc__attempt_result_t;

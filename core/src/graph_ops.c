@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "buffer_internal.h"
+#include "breaker_internal.h"
 #include "dc/breaker.h"
 #include "graph_internal.h"
 
@@ -271,11 +272,13 @@ static bool breakers_of(const dc__op_t* op, const dc_graph_t* graph,
   return ok;
 }
 
-// One attempt, asking the breakers first and telling them after.
+// One attempt, asking the breakers first and telling them after; sets
+// |end_ns| when the work ran (one clock read for the breakers and the
+// op's span).
 static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
                            dc_breaker_t** breakers, dc_kernel_t* kernel,
                            const dc__prepared_t* prepared,
-                           const dc_arg_t* args) {
+                           const dc_arg_t* args, uint64_t* end_ns) {
   dc_breaker_permit_t permits[2] = {DC_BREAKER_NO_PERMIT,
                                     DC_BREAKER_NO_PERMIT};
   for (int i = 0; i < 2; ++i) {
@@ -295,8 +298,9 @@ static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
   }
   dc_status_t st =
       run_work(a->name, a->op, args, a->graph, kernel, prepared);
+  *end_ns = dc__now_ns();
   for (int i = 0; i < 2; ++i) {
-    if (breakers[i] != NULL) dc_breaker_record(breakers[i], permits[i], st);
+    dc__breaker_record_at(breakers[i], permits[i], st, *end_ns);
   }
   if (st != DC_OK && device != NULL) {
     dc__device_failed(device, st, dc_last_error());
@@ -310,7 +314,7 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
                                dc_kernel_t* kernel,
                                const dc__prepared_t* prepared,
                                const dc_arg_t* args, uint64_t start,
-                               uint32_t* attempts) {
+                               dc__attempt_result_t* out) {
   dc_retry_policy_t policy;
   policy_of(a->op, a->graph, device, &policy);
   dc_breaker_t* fallback_breakers[2];
@@ -338,8 +342,8 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
   dc_retry_begin(&policy, &state);
   dc_status_t st;
   for (;;) {
-    st = guarded(a, device, breakers, kernel, prepared, args);
-    ++*attempts;
+    st = guarded(a, device, breakers, kernel, prepared, args, &out->end_ns);
+    ++out->attempts;
     // A success needs no verdict (and no clock).
     if (st == DC_OK || st == DC_ERR_CIRCUIT_OPEN) break;
     uint64_t delay = 0;
@@ -373,7 +377,7 @@ static bool device_failure(dc_status_t st) {
 // copied over, the buffers it may write copied back.
 static dc_status_t run_on_fallback(const dc__attempt_t* a,
                                    dc_device_t* fallback,
-                                   uint32_t* attempts) {
+                                   dc__attempt_result_t* out) {
   const dc__op_t* op = a->op;
   dc_program_t** program = &a->memo->fallback_program;
   if (*program == NULL) {
@@ -416,8 +420,7 @@ static dc_status_t run_on_fallback(const dc__attempt_t* a,
                             &prepared);
   }
   if (st == DC_OK) {
-    st = attempts_on(a, fallback, kernel, &prepared, args, dc__now_ns(),
-                     attempts);
+    st = attempts_on(a, fallback, kernel, &prepared, args, dc__now_ns(), out);
   }
   for (size_t i = 0; i < moved; ++i) {  // the copies made above
     dc_buffer_t* copy = args[i].buffer;
@@ -439,15 +442,15 @@ dc_status_t dc__op_run(const dc__attempt_t* a, dc__attempt_result_t* out) {
   const dc__op_t* op = a->op;
   dc_device_t* device = dc__op_device(op);
   out->attempts = 0;
+  out->end_ns = 0;
   out->device = device;
   out->fell_back = false;
   dc_status_t st;
   if (op->kind == DC_OP_DISPATCH) {
     st = attempts_on(a, device, op->kernel, &op->prepared, a->args,
-                     a->start_ns, &out->attempts);
+                     a->start_ns, out);
   } else {
-    st = attempts_on(a, device, NULL, NULL, a->args, a->start_ns,
-                     &out->attempts);
+    st = attempts_on(a, device, NULL, NULL, a->args, a->start_ns, out);
   }
   if (st == DC_OK || op->kind != DC_OP_DISPATCH) return st;
   dc_device_t* fallback = op->fallback ? op->fallback : a->graph->fallback;
@@ -467,7 +470,7 @@ dc_status_t dc__op_run(const dc__attempt_t* a, dc__attempt_result_t* out) {
          dc_device_name(fallback));
   out->fell_back = true;
   out->device = fallback;
-  dc_status_t again = run_on_fallback(a, fallback, &out->attempts);
+  dc_status_t again = run_on_fallback(a, fallback, out);
   if (again != DC_OK) {
     dc__saved_error_t second;
     dc__error_save(&second);
