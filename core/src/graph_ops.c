@@ -344,10 +344,9 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
   for (;;) {
     st = guarded(a, device, breakers, kernel, prepared, args, &out->end_ns);
     ++out->attempts;
-    // A success needs no verdict (and no clock).
     if (st == DC_OK || st == DC_ERR_CIRCUIT_OPEN) break;
     uint64_t delay = 0;
-    if (dc_retry_next(&policy, &state, st, dc__now_ns() - start, &delay) !=
+    if (dc_retry_next(&policy, &state, st, out->end_ns - start, &delay) !=
         DC_RETRY_AGAIN) {
       break;
     }
