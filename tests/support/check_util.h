@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +99,38 @@ static inline void dc_test_clear_env(void) {
   };
   for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
     unsetenv(kVars[i]);
+  }
+}
+
+//===-- Temporary directories -------------------------------------------===//
+
+// Makes a fresh directory $TMPDIR/|prefix|-XXXXXX (/tmp without TMPDIR)
+// and writes its path into |out|; aborts if it cannot.
+static inline void dc_test_make_temp_dir(char* out, size_t size,
+                                         const char* prefix) {
+  const char* tmp = getenv("TMPDIR");
+  snprintf(out, size, "%s/%s-XXXXXX", tmp != NULL && *tmp != '\0' ? tmp
+                                                                   : "/tmp",
+           prefix);
+  if (mkdtemp(out) == NULL) {
+    perror(out);
+    abort();
+  }
+}
+
+static inline int dc_test_remove_entry(const char* path,
+                                       const struct stat* st, int flag,
+                                       struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+// Removes |dir| and everything under it; does nothing if |dir| is "".
+static inline void dc_test_remove_tree(const char* dir) {
+  if (dir[0] != '\0') {
+    nftw(dir, dc_test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   }
 }
 

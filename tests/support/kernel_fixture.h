@@ -21,9 +21,7 @@
 #ifndef DC_KERNEL_FIXTURE_H_
 #define DC_KERNEL_FIXTURE_H_
 
-#include <ftw.h>
 #include <stddef.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_util.h"
@@ -38,22 +36,6 @@ static inline void dc_test_clear_kernel_env(void) {
                                       "DC_KERNEL_DUMP"};
   for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
     unsetenv(kVars[i]);
-  }
-}
-
-static inline int dc_test_remove_entry(const char* path,
-                                       const struct stat* st, int flag,
-                                       struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-// Removes |dir| and everything under it; does nothing if |dir| is "".
-static inline void dc_test_remove_tree(const char* dir) {
-  if (dir[0] != '\0') {
-    nftw(dir, dc_test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   }
 }
 
@@ -91,14 +73,8 @@ static const char* dc_test_kernel_root_prefix = "dc-check-kernel";
 static char dc_test_kernel_root[400];
 
 static inline void dc_test_kernel_make_root(void) {
-  const char* tmp = getenv("TMPDIR");
-  snprintf(dc_test_kernel_root, sizeof(dc_test_kernel_root), "%s/%s-XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp",
-           dc_test_kernel_root_prefix);
-  if (mkdtemp(dc_test_kernel_root) == NULL) {
-    perror(dc_test_kernel_root);
-    abort();
-  }
+  dc_test_make_temp_dir(dc_test_kernel_root, sizeof(dc_test_kernel_root),
+                        dc_test_kernel_root_prefix);
 }
 
 static inline void dc_test_kernel_remove_root(void) {

@@ -305,4 +305,30 @@ static inline void dc_manifest_free(dc_manifest_t* m) {
   m->count = 0;
 }
 
+#ifdef DC_KERNEL_CORPUS_DIR  // the tests/kernels directory
+// Reads the corpus's manifest.txt, as dc_manifest_read().
+static inline bool dc_corpus_read_manifest(dc_manifest_t* m) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
+  return dc_manifest_read(path, m);
+}
+
+// Reads the corpus file |file| whole: a malloc'd NUL-terminated string, or
+// NULL if it cannot be read.
+static inline char* dc_corpus_read_file(const char* file) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  size_t got = text != NULL ? fread(text, 1, (size_t)n, f) : 0;
+  fclose(f);
+  if (text != NULL) text[got] = '\0';
+  return text;
+}
+#endif
+
 #endif  // DC_KERNEL_MANIFEST_H_

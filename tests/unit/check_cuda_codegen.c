@@ -266,29 +266,13 @@ static dc_status_t compile(const char* name, const char* source,
   return st;
 }
 
-static char* read_corpus_file(const char* file) {
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
-  FILE* f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(text);
-  text[fread(text, 1, (size_t)n, f)] = '\0';
-  fclose(f);
-  return text;
-}
 
 // Every program of the corpus, with the options its runs use, compiles
 // for sm_90 (the H100), with and without bounds checking.
 START_TEST(test_corpus_compiles_for_sm_90) {
   if (nvrtc == NULL) return;
   dc_manifest_t m;
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
-  ck_assert_msg(dc_manifest_read(path, &m), "%s", m.error);
+  ck_assert_msg(dc_corpus_read_manifest(&m), "%s", m.error);
   static char log[1 << 16];
   size_t compiled = 0;
   for (size_t i = 0; i < m.count; ++i) {
@@ -299,7 +283,8 @@ START_TEST(test_corpus_compiles_for_sm_90) {
              strcmp(m.runs[k].options, r->options) == 0;
     }
     if (seen) continue;
-    char* source = read_corpus_file(r->file);
+    char* source = dc_corpus_read_file(r->file);
+    ck_assert_msg(source != NULL, "cannot read %s", r->file);
     for (int bounds = 0; bounds < 2; ++bounds) {
       dc_status_t st = compile(r->file, source, r->options, "sm_90",
                                bounds == 1, log, sizeof(log));

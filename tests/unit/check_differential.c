@@ -55,21 +55,6 @@ static bool index_programs(void) {
   return true;
 }
 
-static char* read_source(const char* file) {
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
-  FILE* f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(text);
-  size_t got = fread(text, 1, (size_t)n, f);
-  fclose(f);
-  text[got] = '\0';
-  return text;
-}
 
 //===-- Flavours ------------------------------------------------------===//
 
@@ -84,7 +69,8 @@ typedef struct flavour_t {
 // Builds |first|'s program as |f| says; reports and returns false when it
 // does not build.
 static bool build_flavour(const dc_manifest_run_t* first, flavour_t* f) {
-  char* source = read_source(first->file);
+  char* source = dc_corpus_read_file(first->file);
+  ck_assert_msg(source != NULL, "cannot read %s", first->file);
   const char* name = strrchr(first->file, '/');
   dc_program_params_t params = {.source = source,
                                 .name = name ? name + 1 : first->file,
@@ -237,9 +223,7 @@ static Suite* differential_suite(void) {
   Suite* s = dc_test_kernel_suite("differential", "dc-check-differential");
   TCase* tc = dc_test_kernel_tcase(s, "corpus");
   tcase_set_timeout(tc, 300);
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
-  if (!dc_manifest_read(path, &corpus) || !index_programs()) {
+  if (!dc_corpus_read_manifest(&corpus) || !index_programs()) {
     tcase_add_test(tc, test_differential_reads_the_manifest);
     return s;
   }

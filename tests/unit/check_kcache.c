@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,24 +57,12 @@ static dc__kcache_t* cache_new(const char* dir) {
   return c;
 }
 
-static int remove_one(const char* path, const struct stat* st, int flag,
-                      struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
 
-static void remove_tree(const char* path) {
-  nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void setup(void) {
   unsetenv("DC_CACHE_DIR");
   log_reset();
-  snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/dc-kcache-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+  dc_test_make_temp_dir(tmp_dir, sizeof(tmp_dir), "dc-kcache");
   snprintf(cache_dir, sizeof(cache_dir), "%s/cache", tmp_dir);
   cache = cache_new(cache_dir);
 }
@@ -83,7 +70,7 @@ static void setup(void) {
 static void teardown(void) {
   dc__kcache_destroy(cache);
   cache = NULL;
-  remove_tree(tmp_dir);
+  dc_test_remove_tree(tmp_dir);
 }
 
 //===-- Helpers ---------------------------------------------------------===//
@@ -914,7 +901,7 @@ START_TEST(test_kcache_dir_recreated_after_removal) {
   key_of(13, key);
   char path[DC_KCACHE_PATH_SIZE];
   store_fake(key, 100, 13, "one", path);
-  remove_tree(cache_dir);  // someone clears the cache
+  dc_test_remove_tree(cache_dir);  // someone clears the cache
   expect_miss(cache, key);
   store_fake(key, 100, 13, "two", path);
   expect_hit(cache, key, "two", 3, path);

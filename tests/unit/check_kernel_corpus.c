@@ -6,7 +6,6 @@
 // the manifest allows. Without a GPU it checks the corpus itself: every
 // program builds and every run gives its expected values on the CPU.
 // SPDX-License-Identifier: MIT
-#include <ftw.h>
 
 #include "check_util.h"
 #include "kernel_manifest.h"
@@ -38,20 +37,6 @@ typedef struct built_t {
 static built_t built[256];
 static size_t built_count;
 
-static char* read_source(const char* file) {
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* text = malloc((size_t)n + 1);
-  size_t got = text ? fread(text, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (text) text[got] = '\0';
-  return text;
-}
 
 // The program of |run| on |device|, built once.
 static dc_program_t* program_of(dc_device_t* device,
@@ -67,7 +52,7 @@ static dc_program_t* program_of(dc_device_t* device,
   *b = (built_t){.device = device};
   snprintf(b->file, sizeof(b->file), "%s", run->file);
   snprintf(b->options, sizeof(b->options), "%s", run->options);
-  char* source = read_source(run->file);
+  char* source = dc_corpus_read_file(run->file);
   if (source == NULL) {
     REPORT("%s: cannot read it", run->file);
     return NULL;
@@ -234,24 +219,12 @@ static void run_everywhere(dc_context_t* ctx, const dc_manifest_run_t* run) {
 
 //===-- The test --------------------------------------------------------===//
 
-static int remove_entry(const char* path, const struct stat* st, int flag,
-                        struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 START_TEST(test_corpus_runs_alike_on_every_device) {
   dc_manifest_t m;
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
-  ck_assert_msg(dc_manifest_read(path, &m), "%s", m.error);
+  ck_assert_msg(dc_corpus_read_manifest(&m), "%s", m.error);
   char cache[512];
-  const char* tmp = getenv("TMPDIR");
-  snprintf(cache, sizeof(cache), "%s/dc-check-corpus-XXXXXX",
-           tmp && *tmp ? tmp : "/tmp");
-  ck_assert_ptr_nonnull(mkdtemp(cache));
+  dc_test_make_temp_dir(cache, sizeof(cache), "dc-check-corpus");
   dc_context_params_t params = dc_test_quiet_params();
   params.kernel_cache_dir = cache;
   dc_context_t* ctx = dc_test_context_new(&params);
@@ -264,7 +237,7 @@ START_TEST(test_corpus_runs_alike_on_every_device) {
   for (size_t i = 0; i < m.count; ++i) run_everywhere(ctx, &m.runs[i]);
   release_programs();
   dc_context_release(ctx);
-  nftw(cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  dc_test_remove_tree(cache);
   dc_manifest_free(&m);
   ck_assert_msg(failures == 0, "%d difference(s) or failure(s); see above",
                 failures);
