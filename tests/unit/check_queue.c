@@ -384,6 +384,13 @@ static void add_one(fixture_t* f, size_t offset, size_t count) {
   DC_CK_OK(dc_stream_dispatch(f->stream, kernel(f, "add_one"), &d, &arg, 1));
 }
 
+// The stream's counters, asserting they could be read.
+static dc_stream_stats_t stats_of(dc_stream_t* stream) {
+  dc_stream_stats_t stats;
+  DC_CK_OK(dc_stream_stats(stream, &stats));
+  return stats;
+}
+
 static void read_all(fixture_t* f, int* out, size_t length) {
   DC_CK_OK(dc_stream_read(f->stream, f->a, 0, out, length));
   DC_CK_OK(dc_stream_sync(f->stream, DC_TIMEOUT_INFINITE));
@@ -412,8 +419,7 @@ START_TEST(test_stream_order_holds_across_queued_dispatches) {
   ck_assert_int_eq(atomic_load(&seen.launches), 101);
   ck_assert_int_ge(atomic_load(&seen.finishes), 1);
   ck_assert_int_eq(atomic_load(&seen.created), 1);  // one queue per stream
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  dc_stream_stats_t stats = stats_of(f.stream);
   ck_assert_uint_eq(stats.completed, 102);
   ck_assert_uint_eq(stats.failed, 0);
   fixture_close(&f);
@@ -464,8 +470,7 @@ START_TEST(test_refused_launch_fails_its_command_only) {
   add_one(&f, 0, 4);  // skipped: the stream failed before it
   DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE),
              DC_ERR_INVALID_ARGUMENT, "launch of 'refuse' was refused");
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  dc_stream_stats_t stats = stats_of(f.stream);
   ck_assert_uint_eq(stats.completed, 3);
   ck_assert_uint_eq(stats.failed, 1);
   ck_assert_uint_eq(stats.skipped, 1);
@@ -491,8 +496,7 @@ START_TEST(test_failure_found_at_the_wait_fails_the_stream) {
   DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE), DC_ERR_INTERNAL,
              "kernel 'fault' faulted");
   // The three were one run; the failure is charged to its last command.
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  dc_stream_stats_t stats = stats_of(f.stream);
   ck_assert_uint_eq(stats.completed, 3);  // the host callback and two
   ck_assert_uint_eq(stats.failed, 1);
   fixture_close(&f);
@@ -540,8 +544,7 @@ START_TEST(test_idle_stream_launches_on_the_calling_thread) {
   int out[4];
   read_all(&f, out, 4);
   for (int i = 0; i < 4; ++i) ck_assert_int_eq(out[i], 13);
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(f.stream, &stats));
+  dc_stream_stats_t stats = stats_of(f.stream);
   ck_assert_uint_eq(stats.cancelled, 0);
   fixture_close(&f);
 }
@@ -645,8 +648,7 @@ START_TEST(test_wait_for_a_record_of_the_device_stays_on_the_device) {
   DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
   expect_all(&f, 400);  // (0 + 200) * 2: doubled after the increments
   ck_assert_int_eq(atomic_load(&seen.device_waits), 1);
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(p.other, &stats));
+  dc_stream_stats_t stats = stats_of(p.other);
   ck_assert_uint_eq(stats.completed, 4);  // host fn, add, wait, twice
   pair_close(&p);
   fixture_close(&f);
@@ -677,8 +679,7 @@ START_TEST(test_failed_record_fails_the_stream_that_waited_on_the_device) {
   ck_assert_int_eq(atomic_load(&seen.device_waits), 1);
   // The wait and the dispatch after it count as skipped: the failure was
   // known only once the device had run them.
-  dc_stream_stats_t stats;
-  DC_CK_OK(dc_stream_stats(p.other, &stats));
+  dc_stream_stats_t stats = stats_of(p.other);
   ck_assert_uint_eq(stats.skipped, 2);
   DC_CK_FAIL(dc_event_query(p.event), DC_ERR_INTERNAL, "faulted");
   pair_close(&p);
