@@ -89,43 +89,6 @@ static void fail(const char* format, ...) {
   abort();
 }
 
-static dc_buffer_t* new_buffer(dc_device_t* dev, dc_dtype_t dtype, size_t n,
-                               const char* label) {
-  dc_buffer_params_t params = {.dtype = dtype, .length = n, .label = label};
-  dc_buffer_t* b = NULL;
-  DC_CHECK(dc_buffer_create(dev, &params, &b));
-  return b;
-}
-
-// Runs the cases of a row: one untimed call of each, then bench_reps()
-// rounds, each timing body(arg, |calls|) of every case in turn after a
-// wait for an idle process. A sample is that time divided by |calls| and
-// by |units|[k] (kernels per call, nodes per replay, GiB per operation).
-static void run_sampled(const char* name, bench_case_t* cases, int count,
-                        uint64_t calls, const double* units) {
-  int reps = bench_reps();
-  double* samples =
-      bench_xmalloc(sizeof(double) * (size_t)reps * (size_t)count);
-  bool warned = false;
-  for (int k = 0; k < count; ++k) cases[k].body(cases[k].arg, 1);
-  for (int r = 0; r < reps; ++r) {
-    for (int k = 0; k < count; ++k) {
-      bench_settle(name, &warned);
-      uint64_t t0 = bench_now_ns();
-      cases[k].body(cases[k].arg, calls);
-      double t = (double)(bench_now_ns() - t0);
-      samples[(size_t)k * (size_t)reps + (size_t)r] =
-          t / (double)calls / units[k];
-    }
-  }
-  for (int k = 0; k < count; ++k) {
-    cases[k].iters = calls;
-    bench_report_samples(name, &cases[k], &samples[(size_t)k * (size_t)reps],
-                         reps);
-  }
-  free(samples);
-}
-
 //===-- 1. 10,000 empty kernels on a stream -----------------------------===//
 
 static void launch_dc_stream(void* arg, uint64_t calls) {
@@ -187,7 +150,7 @@ static void bench_launch(bench_t* B) {
        .arg = B},
   };
   const double units[3] = {LAUNCH_KERNELS, LAUNCH_KERNELS, LAUNCH_KERNELS};
-  run_sampled(name, cases, 3, 1, units);
+  bench_run_sampled(name, cases, 3, bench_reps(), 1, units);
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.2");
   bench_print_ratio(name, &cases[2], &cases[1], "-");
 }
@@ -332,9 +295,9 @@ static void read_raw_dst(vadd_t* v, size_t at, float* out) {
 // pattern_b.
 static void vadd_setup(vadd_t* v) {
   bench_cu_t* cu = &v->B->cu;
-  v->a = new_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd a");
-  v->b = new_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd b");
-  v->c = new_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd c");
+  v->a = bench_dc_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd a", NULL);
+  v->b = bench_dc_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd b", NULL);
+  v->c = bench_dc_buffer(v->B->dev, DC_DTYPE_F32, VADD_N, "vadd c", NULL);
   BENCH_CU(cu, cu->d.mem_alloc(&v->src, VADD_N * 4));
   BENCH_CU(cu, cu->d.mem_alloc(&v->dst, VADD_N * 4));
   float* host = bench_xmalloc(VADD_N * 4);
@@ -395,7 +358,7 @@ static void bench_vadd(bench_t* B) {
   };
   const double gib = (double)(VADD_N * 4) / GIB;  // per buffer
   const double units[4] = {3.0 * gib, 2.0 * gib, 2.0 * gib, 3.0 * gib};
-  run_sampled(name, cases, 4, VADD_CALLS, units);
+  bench_run_sampled(name, cases, 4, bench_reps(), VADD_CALLS, units);
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.11");
   bench_print_ratio(name, &cases[2], &cases[1], "-");
   bench_print_ratio(name, &cases[3], &cases[1], "-");
@@ -456,9 +419,9 @@ static void matmul_setup(matmul_t* m) {
   m->ha = bench_xmalloc(count * 4);
   m->hb = bench_xmalloc(count * 4);
   matmul_fill(m->ha, m->hb, count);
-  m->a = new_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul a");
-  m->b = new_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul b");
-  m->c = new_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul c");
+  m->a = bench_dc_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul a", NULL);
+  m->b = bench_dc_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul b", NULL);
+  m->c = bench_dc_buffer(m->B->dev, DC_DTYPE_F32, count, "matmul c", NULL);
   DC_CHECK(dc_buffer_write(m->a, 0, m->ha, count));
   DC_CHECK(dc_buffer_write(m->b, 0, m->hb, count));
   BENCH_CU(cu, cu->d.mem_alloc(&m->ra, count * 4));
@@ -651,7 +614,7 @@ static void bench_graph(bench_t* B) {
        .arg = &g},
   };
   const double units[2] = {GRAPH_NODES, GRAPH_NODES};
-  run_sampled(name, cases, 2, GRAPH_CALLS, units);
+  bench_run_sampled(name, cases, 2, bench_reps(), GRAPH_CALLS, units);
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.3");
   BENCH_CU(&B->cu, B->cu.d.graph_exec_destroy(g.raw_exec));
   BENCH_CU(&B->cu, B->cu.d.graph_destroy(g.raw_graph));

@@ -167,32 +167,15 @@ static bool same_floats(const char* name, const char* variant,
   return true;
 }
 
-// Runs the cases of a slow group: one untimed run of each, then
-// g_slow_reps rounds, each timing one call of every case in turn
-// (body(arg, 1)) after a wait for an idle process. A sample is the call's
-// time divided by |ops_per_call|.
+// Runs the cases of a slow group (bench_run_sampled): g_slow_reps rounds
+// of one call of every case; a sample is the call's time divided by
+// |ops_per_call|.
 static void run_slow_group(const char* name, bench_case_t* cases, int count,
                            double ops_per_call) {
-  int reps = g_slow_reps;
-  double* samples =
-      bench_xmalloc(sizeof(double) * (size_t)reps * (size_t)count);
-  bool warned = false;
-  for (int k = 0; k < count; ++k) cases[k].body(cases[k].arg, 1);
-  for (int r = 0; r < reps; ++r) {
-    for (int k = 0; k < count; ++k) {
-      bench_settle(name, &warned);
-      uint64_t t0 = bench_now_ns();
-      cases[k].body(cases[k].arg, 1);
-      uint64_t t = bench_now_ns() - t0;
-      samples[(size_t)k * (size_t)reps + (size_t)r] = (double)t / ops_per_call;
-    }
-  }
-  for (int k = 0; k < count; ++k) {
-    cases[k].iters = 1;
-    bench_report_samples(name, &cases[k], &samples[(size_t)k * (size_t)reps],
-                         reps);
-  }
-  free(samples);
+  double units[8];
+  if (count > (int)(sizeof(units) / sizeof(units[0]))) abort();
+  for (int k = 0; k < count; ++k) units[k] = ops_per_call;
+  bench_run_sampled(name, cases, count, g_slow_reps, 1, units);
 }
 
 //===-- dc ---------------------------------------------------------------===//

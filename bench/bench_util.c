@@ -122,6 +122,30 @@ dc_buffer_t* bench_dc_buffer(dc_device_t* dev, dc_dtype_t dtype, size_t n,
   dc_buffer_params_t params = {.dtype = dtype, .length = n, .label = label};
   dc_buffer_t* b = NULL;
   DC_CHECK(dc_buffer_create(dev, &params, &b));
-  DC_CHECK(dc_buffer_host_pointer(b, host));
+  if (host != NULL) DC_CHECK(dc_buffer_host_pointer(b, host));
   return b;
+}
+
+void bench_run_sampled(const char* name, bench_case_t* cases, int count,
+                       int reps, uint64_t calls, const double* units) {
+  double* samples =
+      bench_xmalloc(sizeof(double) * (size_t)reps * (size_t)count);
+  bool warned = false;
+  for (int k = 0; k < count; ++k) cases[k].body(cases[k].arg, 1);
+  for (int r = 0; r < reps; ++r) {
+    for (int k = 0; k < count; ++k) {
+      bench_settle(name, &warned);
+      uint64_t t0 = bench_now_ns();
+      cases[k].body(cases[k].arg, calls);
+      double t = (double)(bench_now_ns() - t0);
+      samples[(size_t)k * (size_t)reps + (size_t)r] =
+          t / (double)calls / units[k];
+    }
+  }
+  for (int k = 0; k < count; ++k) {
+    cases[k].iters = calls;
+    bench_report_samples(name, &cases[k], &samples[(size_t)k * (size_t)reps],
+                         reps);
+  }
+  free(samples);
 }

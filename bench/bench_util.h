@@ -11,8 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dc/dc.h"
+#include "harness.h"
 
 // |bytes| of memory aligned to 64 bytes (a cache line, so that host
 // buffers start where a vector load does), or abort.
@@ -59,8 +61,18 @@ dc_program_t* bench_dc_build(dc_device_t* dev, const char* source,
 // The kernel |name| of |p|, or abort.
 dc_kernel_t* bench_dc_find(dc_program_t* p, const char* name);
 
-// A buffer of |n| elements of |dtype| and, in |*host|, its host pointer.
+// A buffer of |n| elements of |dtype| and, in |*host| unless |host| is
+// NULL, its host pointer.
 dc_buffer_t* bench_dc_buffer(dc_device_t* dev, dc_dtype_t dtype, size_t n,
                              const char* label, void** host);
+
+// Runs the cases of a row whose operations are too slow for calibrated
+// batches: one untimed call of each, then |reps| rounds, each timing
+// body(arg, |calls|) of every case in turn after a wait for an idle
+// process (bench_settle). A sample is that time divided by |calls| and by
+// |units|[k] (kernels per call, nodes per replay, ...). Fills in the
+// cases' results and prints their rows, as bench_run_group() does.
+void bench_run_sampled(const char* name, bench_case_t* cases, int count,
+                       int reps, uint64_t calls, const double* units);
 
 #endif  // DC_BENCH_UTIL_H_
