@@ -782,10 +782,12 @@ static inline dc_device_info_t dc_test_fake_info(const char* name) {
   return info;
 }
 
-// Makes a fake device for |ctx| (not yet added). Returns NULL when out of
-// memory, with dc_last_error() set.
-static inline dc_test_fake_device_t* dc_test_fake_device_new(
-    dc_context_t* ctx, const char* name) {
+// Makes a fake device for |ctx| (not yet added) with |vtable| (the fake
+// one, or a copy with more hooks) and |info|. Returns NULL on failure,
+// with dc_last_error() set.
+static inline dc_test_fake_device_t* dc_test_fake_device_make(
+    dc_context_t* ctx, const dc_device_vtable_t* vtable,
+    const dc_device_info_t* info) {
   dc_allocator_t allocator = dc_context_allocator(ctx);
   dc_test_fake_device_t* fake =
       dc_allocator_calloc(allocator, 1, sizeof(*fake));
@@ -794,13 +796,18 @@ static inline dc_test_fake_device_t* dc_test_fake_device_new(
     return NULL;
   }
   fake->allocator = allocator;
-  dc_device_info_t info = dc_test_fake_info(name);
-  if (dc_device_initialize(&fake->base, &dc_test_fake_vtable, ctx, &info) !=
-      DC_OK) {
+  if (dc_device_initialize(&fake->base, vtable, ctx, info) != DC_OK) {
     dc_allocator_free(allocator, fake, sizeof(*fake));
     return NULL;
   }
   return fake;
+}
+
+// A fake device named |name| for |ctx| (not yet added), or NULL.
+static inline dc_test_fake_device_t* dc_test_fake_device_new(
+    dc_context_t* ctx, const char* name) {
+  dc_device_info_t info = dc_test_fake_info(name);
+  return dc_test_fake_device_make(ctx, &dc_test_fake_vtable, &info);
 }
 
 static inline dc_status_t dc_test_fake_enumerate(dc_context_t* ctx,

@@ -240,36 +240,23 @@ static bool twin_peer_direct(dc_device_t* from, dc_device_t* to) {
          strcmp(to->info.name, "twin:1") == 0;
 }
 
-static const dc_device_vtable_t kTwinVtable = {
-    .destroy = dc_test_fake_destroy,
-    .allocate = dc_test_fake_allocate,
-    .deallocate = dc_test_fake_deallocate,
-    .host_pointer = dc_test_fake_host_pointer,
-    .write = dc_test_fake_write,
-    .read = dc_test_fake_read,
-    .fill = dc_test_fake_fill,
-    .copy = dc_test_fake_copy,
-    .copy_peer = twin_copy_peer,
-    .peer_direct = twin_peer_direct,
-};
+// The fake device's hooks, with copy_peer and peer_direct (set by
+// twin_register()).
+static dc_device_vtable_t twin_vtable;
 
 static dc_status_t twin_enumerate(dc_context_t* ctx, void* user_data) {
   (void)user_data;
-  dc_allocator_t allocator = dc_context_allocator(ctx);
   for (int i = 0; i < 2; ++i) {
-    dc_test_fake_device_t* twin =
-        dc_allocator_calloc(allocator, 1, sizeof(*twin));
-    if (twin == NULL) return DC_ERR_OUT_OF_MEMORY;
-    twin->allocator = allocator;
     char name[16];
     snprintf(name, sizeof(name), "twin:%d", i);
     dc_device_info_t info = dc_test_fake_info(name);
     info.memory_size = (size_t)1 << 30;
-    dc_status_t st = dc_device_initialize(&twin->base, &kTwinVtable, ctx,
-                                          &info);
-    if (st == DC_OK) st = dc_context_add_device(ctx, &twin->base);
+    dc_test_fake_device_t* twin =
+        dc_test_fake_device_make(ctx, &twin_vtable, &info);
+    if (twin == NULL) return DC_ERR_OUT_OF_MEMORY;
+    dc_status_t st = dc_context_add_device(ctx, &twin->base);
     if (st != DC_OK) {
-      dc_allocator_free(allocator, twin, sizeof(*twin));
+      dc_test_fake_destroy(&twin->base);  // the caller still owns it
       return st;
     }
   }
@@ -279,6 +266,9 @@ static dc_status_t twin_enumerate(dc_context_t* ctx, void* user_data) {
 // Registers "twin" for the process (from the suite function, before the
 // runner forks).
 static void twin_register(void) {
+  twin_vtable = dc_test_fake_vtable;
+  twin_vtable.copy_peer = twin_copy_peer;
+  twin_vtable.peer_direct = twin_peer_direct;
   dc_backend_t backend = {"twin", twin_enumerate, NULL};
   if (dc_backend_register(&backend) != DC_OK) {
     fprintf(stderr, "cannot register the twin backend: %s\n",
