@@ -1341,6 +1341,64 @@ TEST_FN test_atomics(void) {
   CHECK(sum == n * (n + 1) / 2);
 }
 
+//===-- Async copies ----------------------------------------------------------===//
+
+// A 3 x 2 work-group, run one work-item after another as the CPU device
+// runs it; each copy is the group's work-items' shares together.
+#define ASYNC_GROUP(stmt)                                                   \
+  for (size_t ly = 0; ly < 2; ly++)                                         \
+    for (size_t lx = 0; lx < 3; lx++) {                                     \
+      wi.local[0] = lx;                                                     \
+      wi.local[1] = ly;                                                     \
+      stmt;                                                                 \
+    }
+
+TEST_FN test_async(void) {
+  dc__launch_t launch = {.work_dim = 2,
+                         .global_size = {3, 2, 1},
+                         .local_size = {3, 2, 1},
+                         .num_groups = {1, 1, 1}};
+  dc__wi_t wi = {.launch = &launch};
+  dc__wi_t* _wi = &wi;
+  int g[40], l[40];
+  float4 gv[16], lv[16];
+  for (int i = 0; i < 40; i++) g[i] = 3 * i + 1, l[i] = -1;
+  for (int i = 0; i < 16; i++) gv[i] = (float4){i, -i, 0.5f * i, 7}, lv[i] = (float4){0};
+  event_t none = 0, ev = 0;
+  TYPE_IS(async_work_group_copy(l, (const int*)g, 1, none), event_t);
+  // Contiguous, more elements than work-items and not a multiple of them.
+  ASYNC_GROUP(ev = async_work_group_copy(l, (const int*)g + 2, 17, none))
+  int ok = ev != 0;
+  for (int i = 0; i < 40; i++) ok &= l[i] == (i < 17 ? g[i + 2] : -1);
+  CHECK_AT(ok, __LINE__, "async_work_group_copy of int");
+  ASYNC_GROUP(ev = async_work_group_copy(lv + 1, (const float4*)gv, 13, ev))
+  ok = lv[0][0] == 0 && lv[14][3] == 0;
+  for (int i = 0; i < 13; i++) ok &= !any(lv[i + 1] != gv[i]);
+  CHECK_AT(ok, __LINE__, "async_work_group_copy of float4");
+  // Strided: to __local gathers, to __global scatters.
+  for (int i = 0; i < 40; i++) l[i] = -1;
+  ASYNC_GROUP(ev = dc_async_strided_copy_g2l(l, (const int*)g + 1, 13, 3, ev))
+  ok = l[13] == -1;
+  for (int i = 0; i < 13; i++) ok &= l[i] == g[1 + 3 * i];
+  CHECK_AT(ok, __LINE__, "async_work_group_strided_copy to __local");
+  int out[40];
+  for (int i = 0; i < 40; i++) out[i] = 0;
+  ASYNC_GROUP(ev = dc_async_strided_copy_l2g(out + 2, (const int*)l, 12, 3, ev))
+  ok = 1;
+  for (int i = 0; i < 40; i++) {
+    int k = i - 2;
+    ok &= out[i] == (k >= 0 && k % 3 == 0 && k / 3 < 12 ? l[k / 3] : 0);
+  }
+  CHECK_AT(ok, __LINE__, "async_work_group_strided_copy to __global");
+  // Arguments are evaluated once; prefetch and wait_group_events do nothing.
+  size_t n = 4;
+  int* dst = l;
+  ev = async_work_group_copy(dst++, (const int*)g, n++, ev);
+  CHECK(dst == l + 1 && n == 5);
+  prefetch(g, 40);
+  wait_group_events(1, &ev);
+}
+
 //===-- Driver ----------------------------------------------------------------===//
 
 void prelude_test_part1(void) {
@@ -1355,6 +1413,7 @@ void prelude_test_part1(void) {
   test_convert_values();
   test_vload();
   test_atomics();
+  test_async();
 }
 
 int main(void) {

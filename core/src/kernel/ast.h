@@ -1,9 +1,10 @@
 // ast.h: the parsed form of a kernel program.
 //
-// The parser understands declarations and statements fully, and keeps
-// expressions as ranges of tokens: every back end rewrites expressions
-// token by token (names of hoisted variables, vector swizzles, calls to
-// helper functions), so a tree of them would only be flattened again.
+// Statements form a tree; declarations and expressions are typed
+// (tree.h: every name resolved, every expression typed, implicit
+// conversions explicit). Each statement also keeps the token ranges it was
+// read from, which the code generators still rewrite token by token; the
+// typed tree is what the semantic analysis proved valid.
 // SPDX-License-Identifier: MIT
 #ifndef DC_KERNEL_AST_H_
 #define DC_KERNEL_AST_H_
@@ -69,13 +70,20 @@ typedef enum dc__stmt_kind_e {
 
 // One declarator of a declaration: `float a[4] = {...}` has the name `a`,
 // the declarator tokens `a[4]` and the initializer `{...}`.
+typedef struct dc__decl_t dc__decl_t;
+typedef struct dc__expr_t dc__expr_t;
+
 typedef struct dc__declarator_t {
   uint32_t name;              // token index of the name
+  dc__decl_t* decl;           // what it declares (tree.h)
   dc__range_t declarator;     // pointer stars, name, array suffixes
   dc__range_t initializer;    // empty if none
 } dc__declarator_t;
 
 typedef struct dc__stmt_t dc__stmt_t;
+
+// #pragma unroll without a count, and #pragma nounroll.
+enum { DC_UNROLL_FULL = -1, DC_UNROLL_NEVER = -2 };
 struct dc__stmt_t {
   dc__stmt_kind_t kind;
   uint32_t token;             // first token, for messages and #line
@@ -90,6 +98,11 @@ struct dc__stmt_t {
   // condition; FOR: the condition; GOTO, LABEL: the label name.
   dc__range_t expr;
   dc__range_t step;           // FOR
+  dc__expr_t* value;          // |expr| typed (NULL where |expr| is empty;
+                              // a condition is converted to a scalar test)
+  dc__expr_t* step_value;     // |step| typed
+  int32_t unroll;             // FOR, WHILE, DO: what #pragma unroll asked:
+                              // 0 nothing, a count, or one of DC_UNROLL_*
   dc__stmt_t* init;           // FOR: DECL, EXPR or NULL
   dc__stmt_t* body;           // FOR, WHILE, DO, SWITCH, IF (then), LABEL
   dc__stmt_t* else_body;      // IF
@@ -101,10 +114,12 @@ typedef struct dc__param_t {
   uint32_t name;              // token index
   dc__range_t tokens;         // the whole parameter
   dc__type_t type;
+  dc__decl_t* decl;
 } dc__param_t;
 
 typedef struct dc__function_t {
   uint32_t name;              // token index
+  dc__decl_t* decl;
   bool is_kernel;
   dc__range_t head;           // return type up to the closing ')'
   dc__range_t return_type;
@@ -122,7 +137,8 @@ typedef struct dc__function_t {
 // a typedef; emitted as written.
 typedef struct dc__global_t {
   dc__range_t tokens;
-  bool is_typedef;
+  bool is_typedef;            // a typedef, struct, union or enum
+  dc__stmt_t* decl;           // its declarators
 } dc__global_t;
 
 typedef struct dc__program_ast_t {
@@ -136,9 +152,19 @@ typedef struct dc__program_ast_t {
   // globals, so back ends emit them in the order they were written.
   int32_t* order;
   uint32_t order_count;
+  // The declaration each identifier token names, or NULL (indexed by
+  // token): what the code generators emit a name from.
+  dc__decl_t* const* token_decls;
+  // What each token names (tree.h's dc__name_kind_t): the code generators
+  // spell every name the program chose in a namespace of its own.
+  const uint8_t* token_names;
+  // The overload each call of a built-in resolved to, at its name token
+  // (builtin_table.h), or NULL.
+  const struct dc__builtin_t* const* token_builtins;
 } dc__program_ast_t;
 
-// Parses the preprocessed |tokens| (ending with EOF). Errors go to |diag|.
+// Parses and checks the preprocessed |tokens| (ending with EOF). Errors
+// go to |diag|.
 DC_INTERNAL dc_status_t dc__parse(dc__arena_t* arena,
                                   const dc__token_list_t* tokens,
                                   dc__diag_t* diag, dc__program_ast_t* out);

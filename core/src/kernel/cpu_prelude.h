@@ -12,6 +12,7 @@
 // @section DC_NEED_CONVERT: convert_char convert_char_rte convert_char_rtz convert_char_rtp convert_char_rtn convert_char_sat convert_char_sat_rte convert_char_sat_rtz convert_char_sat_rtp convert_char_sat_rtn convert_char2 convert_char2_rte convert_char2_rtz convert_char2_rtp convert_char2_rtn convert_char2_sat convert_char2_sat_rte convert_char2_sat_rtz convert_char2_sat_rtp convert_char2_sat_rtn convert_char4 convert_char4_rte convert_char4_rtz convert_char4_rtp convert_char4_rtn convert_char4_sat convert_char4_sat_rte convert_char4_sat_rtz convert_char4_sat_rtp convert_char4_sat_rtn convert_char8 convert_char8_rte convert_char8_rtz convert_char8_rtp convert_char8_rtn convert_char8_sat convert_char8_sat_rte convert_char8_sat_rtz convert_char8_sat_rtp convert_char8_sat_rtn convert_char16 convert_char16_rte convert_char16_rtz convert_char16_rtp convert_char16_rtn convert_char16_sat convert_char16_sat_rte convert_char16_sat_rtz convert_char16_sat_rtp convert_char16_sat_rtn convert_uchar convert_uchar_rte convert_uchar_rtz convert_uchar_rtp convert_uchar_rtn convert_uchar_sat convert_uchar_sat_rte convert_uchar_sat_rtz convert_uchar_sat_rtp convert_uchar_sat_rtn convert_uchar2 convert_uchar2_rte convert_uchar2_rtz convert_uchar2_rtp convert_uchar2_rtn convert_uchar2_sat convert_uchar2_sat_rte convert_uchar2_sat_rtz convert_uchar2_sat_rtp convert_uchar2_sat_rtn convert_uchar4 convert_uchar4_rte convert_uchar4_rtz convert_uchar4_rtp convert_uchar4_rtn convert_uchar4_sat convert_uchar4_sat_rte convert_uchar4_sat_rtz convert_uchar4_sat_rtp convert_uchar4_sat_rtn convert_uchar8 convert_uchar8_rte convert_uchar8_rtz convert_uchar8_rtp convert_uchar8_rtn convert_uchar8_sat convert_uchar8_sat_rte convert_uchar8_sat_rtz convert_uchar8_sat_rtp convert_uchar8_sat_rtn convert_uchar16 convert_uchar16_rte convert_uchar16_rtz convert_uchar16_rtp convert_uchar16_rtn convert_uchar16_sat convert_uchar16_sat_rte convert_uchar16_sat_rtz convert_uchar16_sat_rtp convert_uchar16_sat_rtn convert_short convert_short_rte convert_short_rtz convert_short_rtp convert_short_rtn convert_short_sat convert_short_sat_rte convert_short_sat_rtz convert_short_sat_rtp convert_short_sat_rtn convert_short2 convert_short2_rte convert_short2_rtz convert_short2_rtp convert_short2_rtn convert_short2_sat convert_short2_sat_rte convert_short2_sat_rtz convert_short2_sat_rtp convert_short2_sat_rtn convert_short4 convert_short4_rte convert_short4_rtz convert_short4_rtp convert_short4_rtn convert_short4_sat convert_short4_sat_rte convert_short4_sat_rtz convert_short4_sat_rtp convert_short4_sat_rtn convert_short8 convert_short8_rte convert_short8_rtz convert_short8_rtp convert_short8_rtn convert_short8_sat convert_short8_sat_rte convert_short8_sat_rtz convert_short8_sat_rtp convert_short8_sat_rtn convert_short16 convert_short16_rte convert_short16_rtz convert_short16_rtp convert_short16_rtn convert_short16_sat convert_short16_sat_rte convert_short16_sat_rtz convert_short16_sat_rtp convert_short16_sat_rtn convert_ushort convert_ushort_rte convert_ushort_rtz convert_ushort_rtp convert_ushort_rtn convert_ushort_sat convert_ushort_sat_rte convert_ushort_sat_rtz convert_ushort_sat_rtp convert_ushort_sat_rtn convert_ushort2 convert_ushort2_rte convert_ushort2_rtz convert_ushort2_rtp convert_ushort2_rtn convert_ushort2_sat convert_ushort2_sat_rte convert_ushort2_sat_rtz convert_ushort2_sat_rtp convert_ushort2_sat_rtn convert_ushort4 convert_ushort4_rte convert_ushort4_rtz convert_ushort4_rtp convert_ushort4_rtn convert_ushort4_sat convert_ushort4_sat_rte convert_ushort4_sat_rtz convert_ushort4_sat_rtp convert_ushort4_sat_rtn convert_ushort8 convert_ushort8_rte convert_ushort8_rtz convert_ushort8_rtp convert_ushort8_rtn convert_ushort8_sat convert_ushort8_sat_rte convert_ushort8_sat_rtz convert_ushort8_sat_rtp convert_ushort8_sat_rtn convert_ushort16 convert_ushort16_rte convert_ushort16_rtz convert_ushort16_rtp convert_ushort16_rtn convert_ushort16_sat convert_ushort16_sat_rte convert_ushort16_sat_rtz convert_ushort16_sat_rtp convert_ushort16_sat_rtn convert_int convert_int_rte convert_int_rtz convert_int_rtp convert_int_rtn convert_int_sat convert_int_sat_rte convert_int_sat_rtz convert_int_sat_rtp convert_int_sat_rtn convert_int2 convert_int2_rte convert_int2_rtz convert_int2_rtp convert_int2_rtn convert_int2_sat convert_int2_sat_rte convert_int2_sat_rtz convert_int2_sat_rtp convert_int2_sat_rtn convert_int4 convert_int4_rte convert_int4_rtz convert_int4_rtp convert_int4_rtn convert_int4_sat convert_int4_sat_rte convert_int4_sat_rtz convert_int4_sat_rtp convert_int4_sat_rtn convert_int8 convert_int8_rte convert_int8_rtz convert_int8_rtp convert_int8_rtn convert_int8_sat convert_int8_sat_rte convert_int8_sat_rtz convert_int8_sat_rtp convert_int8_sat_rtn convert_int16 convert_int16_rte convert_int16_rtz convert_int16_rtp convert_int16_rtn convert_int16_sat convert_int16_sat_rte convert_int16_sat_rtz convert_int16_sat_rtp convert_int16_sat_rtn convert_uint convert_uint_rte convert_uint_rtz convert_uint_rtp convert_uint_rtn convert_uint_sat convert_uint_sat_rte convert_uint_sat_rtz convert_uint_sat_rtp convert_uint_sat_rtn convert_uint2 convert_uint2_rte convert_uint2_rtz convert_uint2_rtp convert_uint2_rtn convert_uint2_sat convert_uint2_sat_rte convert_uint2_sat_rtz convert_uint2_sat_rtp convert_uint2_sat_rtn convert_uint4 convert_uint4_rte convert_uint4_rtz convert_uint4_rtp convert_uint4_rtn convert_uint4_sat convert_uint4_sat_rte convert_uint4_sat_rtz convert_uint4_sat_rtp convert_uint4_sat_rtn convert_uint8 convert_uint8_rte convert_uint8_rtz convert_uint8_rtp convert_uint8_rtn convert_uint8_sat convert_uint8_sat_rte convert_uint8_sat_rtz convert_uint8_sat_rtp convert_uint8_sat_rtn convert_uint16 convert_uint16_rte convert_uint16_rtz convert_uint16_rtp convert_uint16_rtn convert_uint16_sat convert_uint16_sat_rte convert_uint16_sat_rtz convert_uint16_sat_rtp convert_uint16_sat_rtn convert_long convert_long_rte convert_long_rtz convert_long_rtp convert_long_rtn convert_long_sat convert_long_sat_rte convert_long_sat_rtz convert_long_sat_rtp convert_long_sat_rtn convert_long2 convert_long2_rte convert_long2_rtz convert_long2_rtp convert_long2_rtn convert_long2_sat convert_long2_sat_rte convert_long2_sat_rtz convert_long2_sat_rtp convert_long2_sat_rtn convert_long4 convert_long4_rte convert_long4_rtz convert_long4_rtp convert_long4_rtn convert_long4_sat convert_long4_sat_rte convert_long4_sat_rtz convert_long4_sat_rtp convert_long4_sat_rtn convert_long8 convert_long8_rte convert_long8_rtz convert_long8_rtp convert_long8_rtn convert_long8_sat convert_long8_sat_rte convert_long8_sat_rtz convert_long8_sat_rtp convert_long8_sat_rtn convert_long16 convert_long16_rte convert_long16_rtz convert_long16_rtp convert_long16_rtn convert_long16_sat convert_long16_sat_rte convert_long16_sat_rtz convert_long16_sat_rtp convert_long16_sat_rtn convert_ulong convert_ulong_rte convert_ulong_rtz convert_ulong_rtp convert_ulong_rtn convert_ulong_sat convert_ulong_sat_rte convert_ulong_sat_rtz convert_ulong_sat_rtp convert_ulong_sat_rtn convert_ulong2 convert_ulong2_rte convert_ulong2_rtz convert_ulong2_rtp convert_ulong2_rtn convert_ulong2_sat convert_ulong2_sat_rte convert_ulong2_sat_rtz convert_ulong2_sat_rtp convert_ulong2_sat_rtn convert_ulong4 convert_ulong4_rte convert_ulong4_rtz convert_ulong4_rtp convert_ulong4_rtn convert_ulong4_sat convert_ulong4_sat_rte convert_ulong4_sat_rtz convert_ulong4_sat_rtp convert_ulong4_sat_rtn convert_ulong8 convert_ulong8_rte convert_ulong8_rtz convert_ulong8_rtp convert_ulong8_rtn convert_ulong8_sat convert_ulong8_sat_rte convert_ulong8_sat_rtz convert_ulong8_sat_rtp convert_ulong8_sat_rtn convert_ulong16 convert_ulong16_rte convert_ulong16_rtz convert_ulong16_rtp convert_ulong16_rtn convert_ulong16_sat convert_ulong16_sat_rte convert_ulong16_sat_rtz convert_ulong16_sat_rtp convert_ulong16_sat_rtn convert_float convert_float_rte convert_float_rtz convert_float_rtp convert_float_rtn convert_float2 convert_float2_rte convert_float2_rtz convert_float2_rtp convert_float2_rtn convert_float4 convert_float4_rte convert_float4_rtz convert_float4_rtp convert_float4_rtn convert_float8 convert_float8_rte convert_float8_rtz convert_float8_rtp convert_float8_rtn convert_float16 convert_float16_rte convert_float16_rtz convert_float16_rtp convert_float16_rtn convert_double convert_double_rte convert_double_rtz convert_double_rtp convert_double_rtn convert_double2 convert_double2_rte convert_double2_rtz convert_double2_rtp convert_double2_rtn convert_double4 convert_double4_rte convert_double4_rtz convert_double4_rtp convert_double4_rtn convert_double8 convert_double8_rte convert_double8_rtz convert_double8_rtp convert_double8_rtn convert_double16 convert_double16_rte convert_double16_rtz convert_double16_rtp convert_double16_rtn as_char as_char2 as_char4 as_char8 as_char16 as_uchar as_uchar2 as_uchar4 as_uchar8 as_uchar16 as_short as_short2 as_short4 as_short8 as_short16 as_ushort as_ushort2 as_ushort4 as_ushort8 as_ushort16 as_int as_int2 as_int4 as_int8 as_int16 as_uint as_uint2 as_uint4 as_uint8 as_uint16 as_long as_long2 as_long4 as_long8 as_long16 as_ulong as_ulong2 as_ulong4 as_ulong8 as_ulong16 as_float as_float2 as_float4 as_float8 as_float16 as_double as_double2 as_double4 as_double8 as_double16
 // @section DC_NEED_VLOAD: vload2 vload4 vload8 vload16 vstore2 vstore4 vstore8 vstore16
 // @section DC_NEED_ATOMIC: atomic_add atomic_sub atomic_inc atomic_dec atomic_and atomic_or atomic_xor atomic_xchg atomic_cmpxchg atomic_min atomic_max atom_add atom_sub atom_xchg atom_inc atom_dec atom_cmpxchg atom_min atom_max atom_and atom_or atom_xor
+// @section DC_NEED_ASYNC: async_work_group_copy async_work_group_strided_copy wait_group_events prefetch
 //
 // How it is built, and why. Every kernel compile includes this file, so it
 // must cost the C compiler almost nothing. A function costs gcc 8 to 30 us
@@ -57,6 +58,7 @@
 #define DC_NEED_CONVERT 1
 #define DC_NEED_VLOAD 1
 #define DC_NEED_ATOMIC 1
+#define DC_NEED_ASYNC 1
 #endif
 
 _Static_assert(sizeof(long) == 8 && sizeof(void*) == 8 && sizeof(int) == 4,
@@ -71,6 +73,12 @@ typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long ulong;
+
+// The handle of an async copy (DC_NEED_ASYNC). Copies complete at the
+// wait_group_events that the code generator turns into a barrier, so an
+// event carries nothing; it is a 64-bit integer, as large as the front
+// end takes event_t to be.
+typedef long event_t;
 
 // Vector types: gcc/clang vector extensions, so arithmetic, comparisons
 // (lanes of -1/0) and subscripts work as in OpenCL. No 3-component types.
@@ -1979,5 +1987,84 @@ DC__CVT_FP_FN(double, ulong, 0x8000000000000000ul)
 #define atom_xor(p, v) atomic_xor(p, v)
 
 #endif  // DC_NEED_ATOMIC
+
+//===-- Async copies and events (DC_NEED_ASYNC) -----------------------------------===//
+
+// async_work_group_copy and async_work_group_strided_copy are cooperative
+// copies: the work-item with linear local id l (get_local_id(0) +
+// get_local_size(0) * (get_local_id(1) + get_local_size(1) *
+// get_local_id(2))) copies elements l, l + W, l + 2W, ... (W the group's
+// size), so the group's work-items together copy every element once. The
+// front end makes `wait_group_events(n, events);` a barrier statement, so
+// the code generator splits the region there (or switches fibers) and
+// never emits the call: after it, every element is in place for every
+// work-item. There is no data race: a work-group runs on one thread, in
+// every execution mode (its work-items are iterations of the region loops
+// or fibers switched only at barriers), so the work-items' shares of a
+// copy are written one after another and all of them before any
+// work-item passes the barrier. A copy that no wait_group_events follows
+// is complete only for its own share, which OpenCL does not promise more
+// of anyway.
+//
+// The work-item functions are those in scope where the macro expands: the
+// module's (loop variables of the region) in generated code. The element
+// is copied with memcpy of its size (any scalar or vector type); the
+// helper is always inlined, so the size is a constant there. The stride
+// applies to the __global side, so the strided copy's two directions
+// differ; a CPU pointer does not carry its address space, so the code
+// generator writes the built-in table's spelling of each direction:
+// dc_async_strided_copy_g2l (to __local: dst[i] = src[i * stride]) and
+// dc_async_strided_copy_l2g (to __global: dst[i * stride] = src[i]). The
+// event returned is 1 (events carry nothing); the one passed is evaluated
+// and otherwise ignored. prefetch is a hint: it evaluates its arguments
+// and does nothing.
+#ifdef DC_NEED_ASYNC
+
+static inline __attribute__((always_inline)) void dc__async_copy(
+    void* dst, const void* src, size_t size, size_t n, size_t dst_stride,
+    size_t src_stride, size_t first, size_t step) {
+  for (size_t i = first; i < n; i += step) {
+    __builtin_memcpy((char*)dst + i * dst_stride * size,
+                     (const char*)src + i * src_stride * size, size);
+  }
+}
+#define DC__ASYNC_LID                                                        \
+  (get_local_id(0) +                                                         \
+   get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)))
+#define DC__ASYNC_WG (get_local_size(0) * get_local_size(1) * get_local_size(2))
+// DST_STRIDE and SRC_STRIDE may name dc__st, the stride argument.
+#define DC__ASYNC(dst, src, n, st, DST_STRIDE, SRC_STRIDE, ev)               \
+  ({                                                                         \
+    __auto_type dc__ad = (dst);                                              \
+    __auto_type dc__as = (src);                                              \
+    size_t dc__an = (n), dc__st = (st);                                      \
+    (void)dc__st;                                                            \
+    _Static_assert(sizeof(*dc__ad) == sizeof(*dc__as),                       \
+                   "dclua: an async copy's pointers differ in element type"); \
+    (void)(ev);                                                              \
+    dc__async_copy(dc__ad, dc__as, sizeof(*dc__ad), dc__an, DST_STRIDE,      \
+                   SRC_STRIDE, DC__ASYNC_LID, DC__ASYNC_WG);                 \
+    (event_t)1;                                                              \
+  })
+// Either direction: a contiguous copy is the same both ways.
+#define async_work_group_copy(dst, src, n, ev) DC__ASYNC(dst, src, n, 1, 1, 1, ev)
+#define dc_async_strided_copy_g2l DC__ASYNC_G2L
+#define dc_async_strided_copy_l2g DC__ASYNC_L2G
+#define DC__ASYNC_G2L(dst, src, n, stride, ev) DC__ASYNC(dst, src, n, stride, 1, dc__st, ev)
+#define DC__ASYNC_L2G(dst, src, n, stride, ev) DC__ASYNC(dst, src, n, stride, dc__st, 1, ev)
+// Never emitted (the code generator writes the direction's spelling); for
+// a source that reaches the C compiler some other way, it fails to
+// compile rather than guess the direction.
+#define async_work_group_strided_copy(dst, src, n, stride, ev)              \
+  ({                                                                         \
+    _Static_assert(0, "dclua: async_work_group_strided_copy needs the "      \
+                      "direction the code generator spells");                \
+    (event_t)0;                                                              \
+  })
+// A barrier statement in generated code (see above); never evaluated.
+#define wait_group_events(num_events, event_list) ((void)0)
+#define prefetch(p, n) ((void)(p), (void)(n))
+
+#endif  // DC_NEED_ASYNC
 
 #endif  // DC_CPU_PRELUDE_H_

@@ -10,7 +10,16 @@ void dc__diag_init(dc__diag_t* diag, dc_allocator_t allocator,
                    const char* file) {
   memset(diag, 0, sizeof(*diag));
   diag->allocator = allocator;
-  diag->file = file ? file : "<source>";
+  const char* name = file && *file ? file : "source";
+  size_t n = 0;
+  for (; name[n] != '\0' && n + 1 < sizeof(diag->file_safe); ++n) {
+    char c = name[n];
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || strchr("._-+/", c) != NULL;
+    diag->file_safe[n] = plain ? c : '_';
+  }
+  diag->file_safe[n] = '\0';
+  diag->file = diag->file_safe;
 }
 
 void dc__diag_free(dc__diag_t* diag) {

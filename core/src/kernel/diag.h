@@ -10,9 +10,14 @@
 
 // Collects "file:line:col: error: message" lines (the build log). The
 // first error is also what dc_last_error() reports when a build fails.
+// Program names reach messages and the #line directives of generated code,
+// so they are kept to these characters (others become '_') and length.
+#define DC_DIAG_FILE_SIZE 128
+
 typedef struct dc__diag_t {
   dc_allocator_t allocator;
-  const char* file;   // the program's name, as the user gave it
+  const char* file;   // the program's name, made safe (points at file_safe)
+  char file_safe[DC_DIAG_FILE_SIZE];
   char* log;          // NUL-terminated, grows
   size_t length;
   size_t capacity;
@@ -21,6 +26,10 @@ typedef struct dc__diag_t {
   char first_error[512];
 } dc__diag_t;
 
+// Keeps the program's name |file| as letters, digits and "._-+/" (any
+// other byte becomes '_'), at most DC_DIAG_FILE_SIZE - 1 of them: a name
+// can then never carry a quote, a newline or a directive into a #line of
+// generated code, nor odd bytes into a message.
 DC_INTERNAL void dc__diag_init(dc__diag_t* diag, dc_allocator_t allocator,
                                 const char* file);
 DC_INTERNAL void dc__diag_free(dc__diag_t* diag);

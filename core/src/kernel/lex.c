@@ -3,17 +3,36 @@
 #include "lex.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "kernel_limits.h"
+
+size_t dc__token_list_grown_capacity(const dc__token_list_t* list) {
+  if (list->count < list->capacity) return list->capacity;
+  // Small lists start small: the preprocessor makes one per macro
+  // argument and replacement, and charges their memory to its limits.
+  return list->capacity ? list->capacity * 2 : 8;
+}
+
+bool dc__token_list_reserve(dc__arena_t* arena, dc__token_list_t* list,
+                            size_t capacity) {
+  if (capacity <= list->capacity) return true;
+  if (capacity > SIZE_MAX / sizeof(dc__token_t)) return false;
+  dc__token_t* items = dc__arena_alloc(arena, capacity * sizeof(*items));
+  if (items == NULL) return false;
+  if (list->count) memcpy(items, list->items, list->count * sizeof(*items));
+  list->items = items;
+  list->capacity = capacity;
+  return true;
+}
 
 bool dc__token_list_push(dc__arena_t* arena, dc__token_list_t* list,
                          dc__token_t tok) {
-  if (list->count == list->capacity) {
-    size_t capacity = list->capacity ? list->capacity * 2 : 64;
-    dc__token_t* items = dc__arena_alloc(arena, capacity * sizeof(*items));
-    if (items == NULL) return false;
-    if (list->count) memcpy(items, list->items, list->count * sizeof(*items));
-    list->items = items;
-    list->capacity = capacity;
+  if (list->count == list->capacity &&
+      !dc__token_list_reserve(arena, list,
+                              dc__token_list_grown_capacity(list))) {
+    return false;
   }
   list->items[list->count++] = tok;
   return true;
@@ -120,6 +139,8 @@ static bool skip_space(lexer_t* lx, bool* saw_space) {
       advance(lx, 1);
     } else if (c == '\\' && peek(lx, 1) == '\n') {
       advance(lx, 2);
+    } else if (c == '\\' && peek(lx, 1) == '\r' && peek(lx, 2) == '\n') {
+      advance(lx, 3);
     } else if (c == '/' && peek(lx, 1) == '/') {
       while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') advance(lx, 1);
     } else if (c == '/' && peek(lx, 1) == '*') {
@@ -153,17 +174,41 @@ static size_t scan_number(const lexer_t* lx) {
   }
 }
 
+// A byte a literal may not hold as it is. C compilers take a lone '\r'
+// as a line end, so a string holding one would reach the generated C as
+// two lines, the second free to be a directive; other control bytes have
+// escapes too.
+static bool is_control(int c) {
+  return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+// The length of the string or character literal at the current position,
+// or 0 after reporting what is wrong with it.
 static size_t scan_quoted(lexer_t* lx, int quote) {
+  const char* what = quote == '"' ? "string" : "character";
   size_t n = 1;
   for (;;) {
     int c = peek(lx, n);
-    if (c == -1 || c == '\n') return 0;
-    if (c == '\\') {
+    if (c == '\\' && peek(lx, n + 1) == '\n') {  // a continued line
       n += 2;
       continue;
     }
+    bool escaped = c == '\\';
+    if (escaped) c = peek(lx, ++n);
+    if (c == -1 || c == '\n') {
+      dc__diag_error(lx->diag, lx->line, lx->col, "unterminated %s literal",
+                     what);
+      return 0;
+    }
+    if (is_control(c)) {
+      dc__diag_error(lx->diag, lx->line, lx->col,
+                     "%s literal holds the control byte 0x%02x; write it as "
+                     "the escape \\x%02x",
+                     what, (unsigned)c, (unsigned)c);
+      return 0;
+    }
     ++n;
-    if (c == quote) return n;
+    if (c == quote && !escaped) return n;
   }
 }
 
@@ -194,11 +239,7 @@ static bool scan_token(lexer_t* lx, dc__token_t* tok) {
   } else if (c == '"' || c == '\'') {
     tok->kind = c == '"' ? DC_TOK_STRING : DC_TOK_CHAR;
     n = scan_quoted(lx, c);
-    if (n == 0) {
-      dc__diag_error(lx->diag, lx->line, lx->col, "unterminated %s literal",
-                     c == '"' ? "string" : "character");
-      return false;
-    }
+    if (n == 0) return false;
   } else {
     tok->kind = DC_TOK_PUNCT;
     n = scan_punct(lx);
@@ -221,15 +262,33 @@ static bool scan_token(lexer_t* lx, dc__token_t* tok) {
   return true;
 }
 
+// After a bad token: skips the rest of a broken literal's line, or the one
+// bad byte, so that one mistake gives one error.
+static void skip_bad_token(lexer_t* lx) {
+  int c = peek(lx, 0);
+  if (c == '"' || c == '\'') {
+    while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') advance(lx, 1);
+  } else {
+    advance(lx, 1);
+  }
+}
+
 dc_status_t dc__lex(dc__arena_t* arena, const char* source, size_t length,
                     dc__diag_t* diag, dc__token_list_t* out) {
   lexer_t lx = {.src = source, .length = length, .line = 1, .col = 1,
                 .diag = diag};
   bool line_start = true;
+  size_t tokens = 0;  // newlines aside
   for (;;) {
     bool space = false;
     if (!skip_space(&lx, &space)) return DC_ERR_COMPILE;
     dc__token_t tok = {0};
+    if (diag->errors >= DC_LIMIT_ERRORS) {
+      dc__diag_error(diag, lx.line, lx.col,
+                     "stopping after %u errors (the error limit)",
+                     DC_LIMIT_ERRORS);
+      return DC_ERR_COMPILE;
+    }
     if (lx.pos >= lx.length) {
       tok = (dc__token_t){.kind = DC_TOK_EOF, .text = "", .line = lx.line,
                           .col = lx.col};
@@ -237,12 +296,21 @@ dc_status_t dc__lex(dc__arena_t* arena, const char* source, size_t length,
       return diag->errors ? DC_ERR_COMPILE : DC_OK;
     }
     if (!scan_token(&lx, &tok)) {
-      advance(&lx, 1);  // skip the bad character and go on reporting
+      skip_bad_token(&lx);
       continue;
     }
     tok.flags = (space ? DC_TOKF_SPACE : 0) |
                 (line_start ? DC_TOKF_LINE_START : 0);
+    // One newline token ends a line as well as many: blank lines cost no
+    // memory.
+    if (tok.kind == DC_TOK_NEWLINE && line_start && out->count > 0) continue;
     line_start = tok.kind == DC_TOK_NEWLINE;
+    if (tok.kind != DC_TOK_NEWLINE && ++tokens > DC_LIMIT_TOKENS) {
+      dc__diag_error(diag, tok.line, tok.col,
+                     "the source has more than %u tokens (the token limit)",
+                     DC_LIMIT_TOKENS);
+      return DC_ERR_COMPILE;
+    }
     if (!dc__token_list_push(arena, out, tok)) return DC_ERR_OUT_OF_MEMORY;
   }
 }

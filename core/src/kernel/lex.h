@@ -18,6 +18,10 @@ typedef enum dc__tok_kind_e {
   DC_TOK_CHAR,
   DC_TOK_PUNCT,
   DC_TOK_NEWLINE,  // only inside the preprocessor, ends a directive
+  // A #pragma the parser attaches to what follows (a loop): its text is
+  // the pragma without "#pragma", normalised ("unroll", "unroll 4",
+  // "nounroll"); its place is the '#'.
+  DC_TOK_PRAGMA,
 } dc__tok_kind_t;
 
 enum {
@@ -49,6 +53,16 @@ typedef struct dc__token_list_t {
 DC_INTERNAL bool dc__token_list_push(dc__arena_t* arena,
                                      dc__token_list_t* list, dc__token_t tok);
 
+// The capacity |list| has after one more push: what that push allocates,
+// if it differs from the present one.
+DC_INTERNAL size_t dc__token_list_grown_capacity(const dc__token_list_t* list);
+
+// Makes room for at least |capacity| tokens in |list| at once (no growth
+// by doubling). False when out of memory.
+DC_INTERNAL bool dc__token_list_reserve(dc__arena_t* arena,
+                                        dc__token_list_t* list,
+                                        size_t capacity);
+
 // True if |tok| is the punctuator or identifier spelled |s|.
 DC_INTERNAL bool dc__tok_is(const dc__token_t* tok, const char* s);
 
@@ -65,10 +79,12 @@ DC_INTERNAL uint32_t dc__tok_matching(const dc__token_t* toks, uint32_t i,
 // for "lo", "hi", "even" and "odd", whose lanes depend on the width.
 DC_INTERNAL int dc__tok_swizzle(const dc__token_t* tok, int lanes[16]);
 
-// Splits |source| into tokens, newlines included (DC_TOK_NEWLINE), ending
-// with DC_TOK_EOF. Comments become whitespace; backslash-newline joins
-// lines. Reports malformed input (an unterminated comment or string, a
-// stray character) to |diag| and returns DC_ERR_COMPILE.
+// Splits |source| into tokens, newlines included (DC_TOK_NEWLINE, one for
+// a run of line ends), ending with DC_TOK_EOF. Comments become whitespace;
+// backslash-newline joins lines. Reports malformed input (an unterminated
+// comment or string, a stray character, a control character inside a
+// literal, more than DC_LIMIT_TOKENS tokens) to |diag| and returns
+// DC_ERR_COMPILE; it stops after DC_LIMIT_ERRORS errors.
 DC_INTERNAL dc_status_t dc__lex(dc__arena_t* arena, const char* source,
                                 size_t length, dc__diag_t* diag,
                                 dc__token_list_t* out);

@@ -1,770 +1,809 @@
-// parse.c: the parser of the kernel language.
+// parse.c: the parser of the kernel language: statements, functions, the
+// program, and the scopes its names live in.
 //
-// Recursive descent over the preprocessed tokens. Declarations and
-// statements become dc__stmt_t trees; expressions stay token ranges (see
-// ast.h). Types are understood as far as kernels need: element types,
-// vector types, one level of pointer, address spaces and qualifiers, and
-// typedef names. What the language subset leaves out (structs, unions,
-// enums, images, half) is rejected here with a message that says so.
+// Recursive descent over the preprocessed tokens, in one pass with the
+// semantic analysis: declarations are typed as they are read
+// (parse_types.c), and every expression is parsed and typed by
+// sema_expr.c, so each name is resolved to its declaration in the scope
+// where it is used. Statements become dc__stmt_t trees that keep, beside
+// the typed expressions, the token ranges they came from (ast.h).
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
-#include "const_expr.h"
+#include "parse_internal.h"
 
-#define MAX_TYPEDEFS 256
-#define MAX_DEPTH 200
+// Errors after this many are not reported: the first ones say enough.
+#define MAX_REPORTED_ERRORS 20
 
-typedef struct typedef_t {
-  const dc__token_t* name;
-  dc__type_t type;
-} typedef_t;
+//===-- Tokens ------------------------------------------------------------===//
 
-typedef struct parser_t {
-  dc__arena_t* arena;
-  dc__diag_t* diag;
-  const dc__token_t* toks;
-  uint32_t count;
-  uint32_t pos;
-  typedef_t typedefs[MAX_TYPEDEFS];
-  uint32_t typedef_count;
-  int depth;
-  bool failed;
-} parser_t;
-
-//===-- Tokens ----------------------------------------------------------===//
-
-static const dc__token_t* cur(const parser_t* p) { return &p->toks[p->pos]; }
-
-static bool at(const parser_t* p, const char* s) {
-  return dc__tok_is(cur(p), s);
+const dc__token_t* dc__sema_cur(const dc__sema_t* s) {
+  return &s->toks[s->pos];
 }
 
-static bool at_eof(const parser_t* p) { return cur(p)->kind == DC_TOK_EOF; }
-
-static void error_tok(parser_t* p, const dc__token_t* t, const char* fmt,
-                      ...) DC_PRINTF_LIKE(3, 4);
-static void error_tok(parser_t* p, const dc__token_t* t, const char* fmt,
-                      ...) {
-  if (!p->failed || p->diag->errors < 20) {
-    char message[300];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof(message), fmt, args);
-    va_end(args);
-    dc__diag_error(p->diag, t->line, t->col, "%s", message);
-  }
-  p->failed = true;
+const dc__token_t* dc__sema_peek(const dc__sema_t* s, uint32_t k) {
+  uint32_t at = s->pos + k;
+  return &s->toks[at < s->count ? at : s->count - 1];
 }
 
-static const char* spell(parser_t* p, const dc__token_t* t) {
+bool dc__sema_at(const dc__sema_t* s, const char* text) {
+  return dc__tok_is(dc__sema_cur(s), text);
+}
+
+bool dc__sema_accept(dc__sema_t* s, const char* text) {
+  if (!dc__sema_at(s, text)) return false;
+  ++s->pos;
+  return true;
+}
+
+const char* dc__sema_spell(dc__sema_t* s, const dc__token_t* t) {
   if (t->kind == DC_TOK_EOF) return "end of input";
-  return dc__arena_strndup(p->arena, t->text, t->length);
+  const char* text = dc__arena_strndup(s->arena, t->text, t->length);
+  return text ? text : "";
 }
 
-static bool accept(parser_t* p, const char* s) {
-  if (!at(p, s)) return false;
-  ++p->pos;
-  return true;
-}
-
-static bool expect(parser_t* p, const char* s) {
-  if (accept(p, s)) return true;
-  error_tok(p, cur(p), "expected '%s' before '%s'", s, spell(p, cur(p)));
+bool dc__sema_expect(dc__sema_t* s, const char* text) {
+  if (dc__sema_accept(s, text)) return true;
+  dc__sema_error(s, dc__sema_cur(s), "expected '%s' before '%s'", text,
+                 dc__sema_spell(s, dc__sema_cur(s)));
   return false;
 }
 
-// Skips to just past the matching closer of the opener at the cursor.
-static bool skip_balanced(parser_t* p) {
-  const dc__token_t* open = cur(p);
-  int depth = 0;
-  do {
-    if (at_eof(p)) {
-      error_tok(p, open, "unbalanced '%s'", spell(p, open));
-      return false;
+static void report(dc__sema_t* s, bool error, const dc__token_t* t,
+                   const char* format, va_list args) {
+  char message[400];
+  vsnprintf(message, sizeof(message), format, args);
+  if (error) dc__diag_error(s->diag, t->line, t->col, "%s", message);
+  else dc__diag_warning(s->diag, t->line, t->col, "%s", message);
+}
+
+void dc__sema_error(dc__sema_t* s, const dc__token_t* t, const char* format,
+                    ...) {
+  if (s->diag->errors < MAX_REPORTED_ERRORS) {
+    va_list args;
+    va_start(args, format);
+    report(s, true, t, format, args);
+    va_end(args);
+  }
+  s->failed = true;
+}
+
+void dc__sema_warning(dc__sema_t* s, const dc__token_t* t, const char* format,
+                      ...) {
+  va_list args;
+  va_start(args, format);
+  report(s, false, t, format, args);
+  va_end(args);
+}
+
+bool dc__sema_enter(dc__sema_t* s, const dc__token_t* where) {
+  if (s->depth >= DC_MAX_NESTING) {
+    if (!s->failed) {
+      dc__sema_error(s, where, "nesting limit (%d levels of statements, "
+                     "blocks and parentheses) exceeded", DC_MAX_NESTING);
     }
-    if (at(p, "(") || at(p, "[") || at(p, "{")) ++depth;
-    if (at(p, ")") || at(p, "]") || at(p, "}")) --depth;
-    ++p->pos;
-  } while (depth > 0);
+    s->failed = true;
+    return false;
+  }
+  ++s->depth;
   return true;
 }
 
-// Reads an expression up to (not including) one of |stops| at depth 0.
-static dc__range_t read_expr(parser_t* p, const char* stop1,
-                             const char* stop2) {
-  dc__range_t r = {p->pos, p->pos};
-  while (!at_eof(p) && !at(p, stop1) && !(stop2 && at(p, stop2))) {
-    if (at(p, "(") || at(p, "[") || at(p, "{")) {
-      if (!skip_balanced(p)) break;
-      continue;
-    }
-    if (at(p, ")") || at(p, "]") || at(p, "}") || at(p, ";")) break;
-    ++p->pos;
-  }
-  r.end = p->pos;
-  return r;
+void dc__sema_leave(dc__sema_t* s) { --s->depth; }
+
+//===-- Scopes ------------------------------------------------------------===//
+
+void dc__sema_push_scope(dc__sema_t* s) {
+  s->scopes[++s->scope_depth] = s->binding_count;
+  s->tag_scopes[s->scope_depth] = s->tag_count;
 }
 
-//===-- Types -----------------------------------------------------------===//
-
-static const struct {
-  const char* name;
-  dc__scalar_t scalar;
-} kScalars[] = {
-    {"void", DC_SCALAR_VOID},     {"bool", DC_SCALAR_BOOL},
-    {"char", DC_SCALAR_CHAR},     {"uchar", DC_SCALAR_UCHAR},
-    {"short", DC_SCALAR_SHORT},   {"ushort", DC_SCALAR_USHORT},
-    {"int", DC_SCALAR_INT},       {"uint", DC_SCALAR_UINT},
-    {"long", DC_SCALAR_LONG},     {"ulong", DC_SCALAR_ULONG},
-    {"float", DC_SCALAR_FLOAT},   {"double", DC_SCALAR_DOUBLE},
-    {"size_t", DC_SCALAR_SIZE_T}, {"ptrdiff_t", DC_SCALAR_PTRDIFF_T},
-    {"intptr_t", DC_SCALAR_PTRDIFF_T}, {"uintptr_t", DC_SCALAR_SIZE_T},
-};
-
-// Names the language reserves that the subset leaves out, with the reason
-// given to users.
-static const struct {
-  const char* name;
-  const char* why;
-} kRejected[] = {
-    {"struct", "struct types are not supported by the kernel language"},
-    {"union", "union types are not supported by the kernel language"},
-    {"enum", "enum types are not supported; use #define or const int"},
-    {"half", "the half type is not supported; use float"},
-    {"image1d_t", "images are not supported; use buffers"},
-    {"image2d_t", "images are not supported; use buffers"},
-    {"image3d_t", "images are not supported; use buffers"},
-    {"sampler_t", "samplers are not supported; use buffers"},
-    {"event_t", "events and async copies are not supported"},
-    {"__read_only", "images are not supported; use buffers"},
-    {"__write_only", "images are not supported; use buffers"},
-    {"read_only", "images are not supported; use buffers"},
-    {"write_only", "images are not supported; use buffers"},
-};
-
-// Parses "float4", "uint16" etc. into a scalar and a width.
-static bool vector_type(const dc__token_t* t, dc__scalar_t* scalar,
-                        uint8_t* width) {
-  static const uint8_t kWidths[] = {2, 3, 4, 8, 16};
-  for (size_t i = 0; i < sizeof(kScalars) / sizeof(kScalars[0]); ++i) {
-    size_t n = strlen(kScalars[i].name);
-    if (kScalars[i].scalar < DC_SCALAR_CHAR ||
-        kScalars[i].scalar > DC_SCALAR_DOUBLE || t->length <= n ||
-        memcmp(t->text, kScalars[i].name, n) != 0) {
-      continue;
-    }
-    for (size_t w = 0; w < sizeof(kWidths); ++w) {
-      char digits[4];
-      int d = snprintf(digits, sizeof(digits), "%u", kWidths[w]);
-      if (t->length == n + (size_t)d && memcmp(t->text + n, digits, d) == 0) {
-        *scalar = kScalars[i].scalar;
-        *width = kWidths[w];
-        return true;
-      }
-    }
-  }
-  return false;
+void dc__sema_pop_scope(dc__sema_t* s) {
+  s->binding_count = s->scopes[s->scope_depth];
+  s->tag_count = s->tag_scopes[s->scope_depth];
+  --s->scope_depth;
 }
 
-static const typedef_t* find_typedef(const parser_t* p, const dc__token_t* t) {
-  for (uint32_t i = 0; i < p->typedef_count; ++i) {
-    const dc__token_t* n = p->typedefs[i].name;
-    if (n->length == t->length && memcmp(n->text, t->text, t->length) == 0) {
-      return &p->typedefs[i];
+static bool same_name(const char* name, uint32_t length, const dc__token_t* t) {
+  return length == t->length && memcmp(name, t->text, length) == 0;
+}
+
+dc__decl_t* dc__sema_lookup(const dc__sema_t* s, const dc__token_t* t) {
+  if (t->kind != DC_TOK_IDENT) return NULL;
+  for (uint32_t i = s->binding_count; i-- > 0;) {
+    const dc__binding_t* b = &s->bindings[i];
+    if (same_name(b->name, b->length, t)) return b->decl;
+  }
+  return NULL;
+}
+
+void dc__sema_note_name(dc__sema_t* s, const dc__token_t* t,
+                        dc__name_kind_t kind) {
+  ptrdiff_t at = t - s->toks;
+  if (at >= 0 && (uint32_t)at < s->count) s->token_names[at] = (uint8_t)kind;
+}
+
+void dc__sema_note_use(dc__sema_t* s, const dc__token_t* t, dc__decl_t* decl) {
+  ptrdiff_t at = t - s->toks;
+  if (at >= 0 && (uint32_t)at < s->count) s->token_decls[at] = decl;
+  dc__sema_note_name(s, t, DC_NAME_DECL);
+  if (decl->token != t) decl->is_used = true;
+}
+
+// Makes room in an arena array of |count| items for one more.
+static bool grow(dc__sema_t* s, void** items, uint32_t* capacity,
+                 uint32_t count, size_t size) {
+  if (count < *capacity) return true;
+  uint32_t n = *capacity ? *capacity * 2 : 64;
+  void* grown = dc__arena_alloc(s->arena, n * size);
+  if (grown == NULL) return false;
+  if (count) memcpy(grown, *items, count * size);
+  *items = grown;
+  *capacity = n;
+  return true;
+}
+
+// Declares |name| in scope |level| (0 is the program's; usually the
+// innermost): a function is declared in the program's scope while its
+// parameters' scope is open.
+static dc__decl_t* declare_at(dc__sema_t* s, uint32_t level,
+                              dc__decl_kind_t kind, const dc__token_t* name,
+                              const dc__ty_t* type) {
+  uint32_t begin = s->scopes[level];
+  uint32_t end = level == s->scope_depth ? s->binding_count
+                                         : s->scopes[level + 1];
+  for (uint32_t i = begin; i < end; ++i) {
+    const dc__binding_t* b = &s->bindings[i];
+    if (same_name(b->name, b->length, name)) {
+      dc__sema_error(s, name, "redefinition of '%s' (first declared at line "
+                     "%u)", dc__sema_spell(s, name), b->decl->token->line);
+      return NULL;
+    }
+  }
+  dc__decl_t* d = dc__arena_zalloc(s->arena, 1, sizeof(*d));
+  if (d == NULL || !grow(s, (void**)&s->bindings, &s->binding_capacity,
+                         s->binding_count, sizeof(dc__binding_t))) {
+    return NULL;
+  }
+  d->kind = kind;
+  d->id = ++s->next_id;
+  d->name = dc__sema_spell(s, name);
+  d->token = name;
+  d->type = type;
+  memmove(&s->bindings[end + 1], &s->bindings[end],
+          (s->binding_count - end) * sizeof(dc__binding_t));
+  s->bindings[end] = (dc__binding_t){name->text, name->length, d};
+  ++s->binding_count;
+  for (uint32_t k = level + 1; k <= s->scope_depth; ++k) ++s->scopes[k];
+  dc__sema_note_use(s, name, d);
+  return d;
+}
+
+dc__decl_t* dc__sema_declare(dc__sema_t* s, dc__decl_kind_t kind,
+                             const dc__token_t* name, const dc__ty_t* type) {
+  return declare_at(s, s->scope_depth, kind, name, type);
+}
+
+const dc__ty_t* dc__sema_find_tag(const dc__sema_t* s, const dc__token_t* name,
+                                  bool innermost) {
+  uint32_t low = innermost ? s->tag_scopes[s->scope_depth] : 0;
+  for (uint32_t i = s->tag_count; i-- > low;) {
+    if (same_name(s->tags[i].name, s->tags[i].length, name)) {
+      return s->tags[i].type;
     }
   }
   return NULL;
 }
 
-static bool is_type_name(const parser_t* p, const dc__token_t* t) {
-  if (t->kind != DC_TOK_IDENT) return false;
-  for (size_t i = 0; i < sizeof(kScalars) / sizeof(kScalars[0]); ++i) {
-    if (dc__tok_is(t, kScalars[i].name)) return true;
-  }
-  dc__scalar_t s;
-  uint8_t w;
-  return vector_type(t, &s, &w) || find_typedef(p, t) != NULL ||
-         dc__tok_is(t, "unsigned") || dc__tok_is(t, "signed");
-}
-
-static bool is_qualifier(const dc__token_t* t) {
-  static const char* const kQualifiers[] = {
-      "const",    "volatile",   "restrict",  "__global", "global",
-      "__local",  "local",      "__constant", "constant", "__private",
-      "private",  "static",     "inline",    "extern",   "__kernel",
-      "kernel",   "__attribute__", "__inline", "__restrict", "typedef",
-  };
-  for (size_t i = 0; i < sizeof(kQualifiers) / sizeof(kQualifiers[0]); ++i) {
-    if (dc__tok_is(t, kQualifiers[i])) return true;
-  }
-  return false;
-}
-
-// True when the cursor starts a declaration (rather than an expression).
-static bool starts_declaration(const parser_t* p) {
-  const dc__token_t* t = cur(p);
-  if (is_qualifier(t) || is_type_name(p, t)) return true;
-  for (size_t i = 0; i < sizeof(kRejected) / sizeof(kRejected[0]); ++i) {
-    if (dc__tok_is(t, kRejected[i].name)) return true;
-  }
-  return false;
-}
-
-typedef struct specifiers_t {
-  dc__type_t type;
-  bool is_kernel;
-  bool is_typedef;
-  bool has_type;
-  bool is_unsigned;
-  bool is_signed;
-  uint32_t reqd_group_size[3];
-} specifiers_t;
-
-static dc__scalar_t make_unsigned(dc__scalar_t s) {
-  switch (s) {
-    case DC_SCALAR_CHAR: return DC_SCALAR_UCHAR;
-    case DC_SCALAR_SHORT: return DC_SCALAR_USHORT;
-    case DC_SCALAR_INT: return DC_SCALAR_UINT;
-    case DC_SCALAR_LONG: return DC_SCALAR_ULONG;
-    default: return s;
-  }
-}
-
-// Reads reqd_work_group_size's three arguments, integer constant
-// expressions, from the '(' at the parser's position.
-static void parse_required_size(parser_t* p, specifiers_t* spec) {
-  const dc__token_t* open = cur(p);
-  ++p->pos;
-  for (int d = 0; d < 3; ++d) {
-    dc__range_t r = read_expr(p, ",", ")");
-    long long v = 0;
-    if (!dc__eval_const_expr(&p->toks[r.begin], r.end - r.begin, false,
-                             "reqd_work_group_size", open, p->diag, &v)) {
-      p->failed = true;
-      return;
-    }
-    if (v < 1 || v > 65536) {
-      error_tok(p, &p->toks[r.begin],
-                "reqd_work_group_size: dimension %d is %lld (must be 1 to "
-                "65536)", d, v);
-      return;
-    }
-    spec->reqd_group_size[d] = (uint32_t)v;
-    if (!accept(p, d < 2 ? "," : ")")) {
-      error_tok(p, cur(p), "reqd_work_group_size takes three sizes (x, y, "
-                "z), found '%s'", spell(p, cur(p)));
-      return;
-    }
-  }
-}
-
-// Reads __attribute__((...)); remembers reqd_work_group_size(x, y, z).
-static void parse_attribute(parser_t* p, specifiers_t* spec) {
-  ++p->pos;
-  uint32_t start = p->pos;
-  if (!at(p, "(") || !skip_balanced(p)) {
-    error_tok(p, cur(p), "expected '((' after __attribute__");
+void dc__sema_add_tag(dc__sema_t* s, const dc__token_t* name,
+                      const dc__ty_t* type) {
+  if (!grow(s, (void**)&s->tags, &s->tag_capacity, s->tag_count,
+            sizeof(dc__tag_t))) {
     return;
   }
-  uint32_t end = p->pos;
-  for (uint32_t i = start; i + 1 < end; ++i) {
-    if (!dc__tok_is(&p->toks[i], "reqd_work_group_size") ||
-        !dc__tok_is(&p->toks[i + 1], "(")) {
-      continue;
-    }
-    p->pos = i + 1;
-    parse_required_size(p, spec);
-    break;
-  }
-  p->pos = end;
+  s->tags[s->tag_count++] = (dc__tag_t){name->text, name->length, type};
 }
 
-static void apply_address_space(parser_t* p, specifiers_t* spec,
-                                dc_address_space_t space) {
-  if (spec->type.address_space != DC_ADDRESS_PRIVATE &&
-      spec->type.address_space != space) {
-    error_tok(p, cur(p), "conflicting address spaces");
-  }
-  spec->type.address_space = space;
+//===-- Declarations ------------------------------------------------------===//
+
+static bool is_record_or_enum(const dc__ty_t* t) {
+  return t->kind == DC_TY_RECORD || t->kind == DC_TY_ENUM;
 }
 
-// Reads declaration specifiers: qualifiers, address spaces and one type.
-static bool parse_specifiers(parser_t* p, specifiers_t* spec) {
-  memset(spec, 0, sizeof(*spec));
-  spec->type.vector_width = 1;
-  for (;;) {
-    const dc__token_t* t = cur(p);
-    for (size_t i = 0; i < sizeof(kRejected) / sizeof(kRejected[0]); ++i) {
-      if (dc__tok_is(t, kRejected[i].name)) {
-        error_tok(p, t, "%s", kRejected[i].why);
-        return false;
-      }
-    }
-    dc__scalar_t scalar;
-    uint8_t width = 1;
-    const typedef_t* td = NULL;
-    if (dc__tok_is(t, "__global") || dc__tok_is(t, "global")) {
-      apply_address_space(p, spec, DC_ADDRESS_GLOBAL);
-    } else if (dc__tok_is(t, "__local") || dc__tok_is(t, "local")) {
-      apply_address_space(p, spec, DC_ADDRESS_LOCAL);
-    } else if (dc__tok_is(t, "__constant") || dc__tok_is(t, "constant")) {
-      apply_address_space(p, spec, DC_ADDRESS_CONSTANT);
-    } else if (dc__tok_is(t, "__private") || dc__tok_is(t, "private")) {
-      apply_address_space(p, spec, DC_ADDRESS_PRIVATE);
-    } else if (dc__tok_is(t, "const")) {
-      spec->type.is_const = true;
-    } else if (dc__tok_is(t, "volatile")) {
-      spec->type.is_volatile = true;
-    } else if (dc__tok_is(t, "restrict") || dc__tok_is(t, "__restrict")) {
-      spec->type.is_restrict = true;
-    } else if (dc__tok_is(t, "__kernel") || dc__tok_is(t, "kernel")) {
-      spec->is_kernel = true;
-    } else if (dc__tok_is(t, "typedef")) {
-      spec->is_typedef = true;
-    } else if (dc__tok_is(t, "static") || dc__tok_is(t, "inline") ||
-               dc__tok_is(t, "__inline") || dc__tok_is(t, "extern")) {
-      // storage and inlining hints: the back ends decide
-    } else if (dc__tok_is(t, "__attribute__")) {
-      parse_attribute(p, spec);
-      continue;
-    } else if (dc__tok_is(t, "unsigned") || dc__tok_is(t, "signed")) {
-      if (dc__tok_is(t, "unsigned")) spec->is_unsigned = true;
-      else spec->is_signed = true;
-      if (!spec->has_type) {
-        spec->type.scalar = DC_SCALAR_INT;
-        spec->has_type = true;
-      }
-    } else if (t->kind == DC_TOK_IDENT && !spec->has_type &&
-               (vector_type(t, &scalar, &width) ||
-                (td = find_typedef(p, t)) != NULL ||
-                is_type_name(p, t))) {
-      if (td != NULL) {
-        dc_address_space_t space = spec->type.address_space;
-        bool is_const = spec->type.is_const;
-        spec->type = td->type;
-        if (space != DC_ADDRESS_PRIVATE) spec->type.address_space = space;
-        spec->type.is_const |= is_const;
-      } else if (width > 1) {
-        spec->type.scalar = scalar;
-        spec->type.vector_width = width;
-      } else {
-        for (size_t i = 0; i < sizeof(kScalars) / sizeof(kScalars[0]); ++i) {
-          if (dc__tok_is(t, kScalars[i].name)) {
-            spec->type.scalar = kScalars[i].scalar;
-          }
-        }
-      }
-      spec->has_type = true;
-    } else if (t->kind == DC_TOK_IDENT && spec->has_type &&
-               spec->type.scalar == DC_SCALAR_INT &&
-               (spec->is_unsigned || spec->is_signed) &&
-               (dc__tok_is(t, "char") || dc__tok_is(t, "short") ||
-                dc__tok_is(t, "int") || dc__tok_is(t, "long"))) {
-      // "unsigned char", "signed int", ...
-      for (size_t i = 0; i < sizeof(kScalars) / sizeof(kScalars[0]); ++i) {
-        if (dc__tok_is(t, kScalars[i].name)) {
-          spec->type.scalar = kScalars[i].scalar;
-        }
-      }
-    } else {
-      break;
-    }
-    ++p->pos;
+// Checks a variable's type where it is declared (in a function when
+// |in_function|).
+static bool check_variable(dc__sema_t* s, const dc__token_t* name,
+                           const dc__ty_t* type, bool in_function) {
+  const dc__ty_t* element = type;
+  while (element->kind == DC_TY_ARRAY) element = element->base;
+  if (element->kind == DC_TY_VOID) {
+    dc__sema_error(s, name, "variable '%s' has type void",
+                   dc__sema_spell(s, name));
+    return false;
   }
-  if (spec->is_unsigned) spec->type.scalar = make_unsigned(spec->type.scalar);
-  if (!spec->has_type) {
-    error_tok(p, cur(p), "expected a type before '%s'", spell(p, cur(p)));
+  if (element->kind == DC_TY_RECORD && !element->record->is_complete) {
+    dc__sema_error(s, name, "variable '%s' has incomplete type %s",
+                   dc__sema_spell(s, name), dc__ty_name(s->arena, element));
+    return false;
+  }
+  if (in_function && type->space == DC_ADDRESS_GLOBAL) {
+    dc__sema_error(s, name, "variable '%s' cannot be declared __global: "
+                   "global memory is reached through kernel arguments",
+                   dc__sema_spell(s, name));
+    return false;
+  }
+  if (!in_function && type->space != DC_ADDRESS_CONSTANT) {
+    dc__sema_error(s, name, "a variable outside functions must be "
+                   "__constant");
     return false;
   }
   return true;
 }
 
-//===-- Declarations ----------------------------------------------------===//
-
-// Reads one declarator: pointer stars (with their qualifiers), the name,
-// array suffixes. Updates |type|'s pointer depth.
-static bool parse_declarator(parser_t* p, dc__type_t* type,
-                             dc__declarator_t* d) {
-  d->declarator.begin = p->pos;
-  while (accept(p, "*")) {
-    ++type->pointer_depth;
-    while (at(p, "const") || at(p, "restrict") || at(p, "volatile") ||
-           at(p, "__restrict")) {
-      if (at(p, "restrict") || at(p, "__restrict")) type->is_restrict = true;
-      ++p->pos;
-    }
+// Reads one declarator of a declaration and its initialiser.
+static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
+                                  dc__declarator_t* d, bool in_function) {
+  d->declarator.begin = s->pos;
+  const dc__ty_t* type = NULL;
+  if (!dc__parse_declarator(s, specs, false, &d->name, &type)) return false;
+  dc__specs_t after = *specs;
+  dc__parse_attributes(s, &after);
+  d->declarator.end = s->pos;
+  d->initializer = (dc__range_t){s->pos, s->pos};
+  const dc__token_t* name = &s->toks[d->name];
+  if (specs->is_typedef) {
+    d->decl = dc__sema_declare(s, DC_DECL_TYPEDEF, name, type);
+    return d->decl != NULL;
   }
-  if (cur(p)->kind != DC_TOK_IDENT) {
-    error_tok(p, cur(p), "expected a name before '%s'", spell(p, cur(p)));
+  if (!check_variable(s, name, type, in_function)) return false;
+  d->decl = dc__sema_declare(s, in_function ? DC_DECL_VAR : DC_DECL_GLOBAL,
+                             name, type);
+  if (d->decl == NULL) return false;
+  if (dc__sema_accept(s, "=")) {
+    d->initializer.begin = s->pos;
+    if (type->space == DC_ADDRESS_LOCAL) {
+      dc__sema_error(s, name, "a __local variable cannot be initialised "
+                     "('%s')", dc__sema_spell(s, name));
+      return false;
+    }
+    d->decl->init = dc__sema_initializer(s, type);
+    d->initializer.end = s->pos;
+    if (d->decl->init == NULL) return false;
+    d->decl->type = d->decl->init->type->kind == DC_TY_ARRAY
+                        ? d->decl->init->type
+                        : type;
+  } else if (!in_function) {
+    dc__sema_error(s, name, "__constant variable '%s' must be initialised",
+                   dc__sema_spell(s, name));
     return false;
   }
-  d->name = p->pos++;
-  while (at(p, "[")) {
-    if (!skip_balanced(p)) return false;
+  if (d->decl->type->kind == DC_TY_ARRAY && d->decl->type->length == 0) {
+    dc__sema_error(s, name, "array '%s' needs a size or an initialiser",
+                   dc__sema_spell(s, name));
+    return false;
   }
-  d->declarator.end = p->pos;
-  d->initializer = (dc__range_t){p->pos, p->pos};
   return true;
 }
 
-static void check_no_barrier(parser_t* p, dc__range_t r);
+static void check_no_barrier(dc__sema_t* s, dc__range_t r);
 
 // Reads the declarators of a declaration after its specifiers, through
 // the closing ';'.
-static dc__stmt_t* parse_declaration_rest(parser_t* p, uint32_t first,
-                                          const specifiers_t* spec) {
-  dc__stmt_t* s = dc__arena_alloc(p->arena, sizeof(*s));
+static dc__stmt_t* parse_declaration_rest(dc__sema_t* s, uint32_t first,
+                                          const dc__specs_t* specs,
+                                          bool in_function) {
+  dc__stmt_t* st = dc__arena_zalloc(s->arena, 1, sizeof(*st));
   dc__declarator_t list[64];
   uint32_t n = 0;
-  if (s == NULL) return NULL;
-  memset(s, 0, sizeof(*s));
-  s->kind = DC_STMT_DECL;
-  s->token = first;
-  s->specifiers = (dc__range_t){first, p->pos};
-  s->address_space = spec->type.address_space;
-  do {
-    dc__type_t type = spec->type;
-    if (n == 64) {
-      error_tok(p, cur(p), "too many declarators in one declaration");
-      return NULL;
-    }
-    if (!parse_declarator(p, &type, &list[n])) return NULL;
-    if (accept(p, "=")) {
-      list[n].initializer = read_expr(p, ",", ";");
-      if (list[n].initializer.begin == list[n].initializer.end) {
-        error_tok(p, cur(p), "expected an initializer before '%s'",
-                  spell(p, cur(p)));
-        return NULL;
-      }
-      check_no_barrier(p, list[n].initializer);
-    }
-    ++n;
-  } while (accept(p, ","));
-  if (!expect(p, ";")) return NULL;
-  s->declarators = dc__arena_alloc(p->arena, n * sizeof(*list));
-  if (s->declarators == NULL) return NULL;
-  memcpy(s->declarators, list, n * sizeof(*list));
-  s->declarator_count = n;
-  return s;
-}
-
-static void add_typedefs(parser_t* p, const dc__stmt_t* decl,
-                         const specifiers_t* spec) {
-  for (uint32_t i = 0; i < decl->declarator_count; ++i) {
-    if (p->typedef_count == MAX_TYPEDEFS) {
-      error_tok(p, &p->toks[decl->token], "too many typedefs");
-      return;
-    }
-    dc__type_t type = spec->type;
-    for (uint32_t k = decl->declarators[i].declarator.begin;
-         k < decl->declarators[i].name; ++k) {
-      if (dc__tok_is(&p->toks[k], "*")) ++type.pointer_depth;
-    }
-    p->typedefs[p->typedef_count++] =
-        (typedef_t){&p->toks[decl->declarators[i].name], type};
-  }
-}
-
-//===-- Statements ------------------------------------------------------===//
-
-static dc__stmt_t* parse_statement(parser_t* p);
-
-static dc__stmt_t* new_stmt(parser_t* p, dc__stmt_kind_t kind) {
-  dc__stmt_t* s = dc__arena_alloc(p->arena, sizeof(*s));
-  if (s == NULL) return NULL;
-  memset(s, 0, sizeof(*s));
-  s->kind = kind;
-  s->token = p->pos;
-  return s;
-}
-
-static dc__stmt_t* parse_block(parser_t* p) {
-  dc__stmt_t* s = new_stmt(p, DC_STMT_BLOCK);
-  if (s == NULL || !expect(p, "{")) return NULL;
-  dc__stmt_t* items[1024];
-  uint32_t n = 0;
-  dc__stmt_t** chunks = NULL;  // overflow beyond the local array
-  uint32_t chunk_count = 0;
-  while (!at(p, "}") && !at_eof(p)) {
-    dc__stmt_t* child = parse_statement(p);
-    if (child == NULL) return NULL;
-    if (n == 1024) {  // rare: spill into the arena and keep going
-      dc__stmt_t** all =
-          dc__arena_alloc(p->arena, (chunk_count + n + 1) * sizeof(*all));
-      if (all == NULL) return NULL;
-      if (chunk_count) memcpy(all, chunks, chunk_count * sizeof(*all));
-      memcpy(all + chunk_count, items, n * sizeof(*all));
-      chunks = all;
-      chunk_count += n;
-      n = 0;
-    }
-    items[n++] = child;
-  }
-  if (!expect(p, "}")) return NULL;
-  s->child_count = chunk_count + n;
-  s->children = dc__arena_alloc(p->arena, (s->child_count + 1) * sizeof(*items));
-  if (s->children == NULL) return NULL;
-  if (chunk_count) memcpy(s->children, chunks, chunk_count * sizeof(*items));
-  memcpy(s->children + chunk_count, items, n * sizeof(*items));
-  return s;
-}
-
-// Reads "( expr )" and returns the range inside the parentheses.
-static bool parse_condition(parser_t* p, dc__range_t* out) {
-  if (!expect(p, "(")) return false;
-  *out = read_expr(p, ")", NULL);
-  if (out->begin == out->end) {
-    error_tok(p, cur(p), "expected an expression before '%s'",
-              spell(p, cur(p)));
-    return false;
-  }
-  return expect(p, ")");
-}
-
-// True if |t| names a synchronisation that must be a statement of its own.
-static bool is_sync_name(const dc__token_t* t) {
-  return t->kind == DC_TOK_IDENT &&
-         (dc__tok_is(t, "barrier") || dc__tok_is(t, "work_group_barrier") ||
-          dc__tok_is(t, "dc_grid_sync"));
-}
-
-// True if the range is a call of barrier(), work_group_barrier() or
-// dc_grid_sync().
-static bool is_barrier_call(const parser_t* p, dc__range_t r) {
-  if (r.end - r.begin < 3) return false;
-  return is_sync_name(&p->toks[r.begin]) &&
-         dc__tok_is(&p->toks[r.begin + 1], "(") &&
-         dc__tok_is(&p->toks[r.end - 1], ")");
-}
-
-// A barrier used inside a larger expression cannot be scheduled.
-static void check_no_barrier(parser_t* p, dc__range_t r) {
-  for (uint32_t i = r.begin; i < r.end; ++i) {
-    const dc__token_t* t = &p->toks[i];
-    if (is_sync_name(t)) {
-      bool grid = dc__tok_is(t, "dc_grid_sync");
-      error_tok(p, t, "%s must be called as a statement of its own: '%s'",
-                spell(p, t),
-                grid ? "dc_grid_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);");
-    }
-  }
-}
-
-static dc__stmt_t* parse_expression_statement(parser_t* p) {
-  dc__stmt_t* s = new_stmt(p, DC_STMT_EXPR);
-  if (s == NULL) return NULL;
-  s->expr = read_expr(p, ";", NULL);
-  if (s->expr.begin == s->expr.end) {
-    error_tok(p, cur(p), "expected a statement before '%s'", spell(p, cur(p)));
+  if (st == NULL) return NULL;
+  st->kind = DC_STMT_DECL;
+  st->token = first;
+  st->specifiers = (dc__range_t){first, s->pos};
+  st->address_space = specs->type->space;
+  if (specs->is_static && in_function) {
+    dc__sema_error(s, &s->toks[first], "'static' variables in functions are "
+                   "not supported (OpenCL C 6.8)");
     return NULL;
   }
-  if (!expect(p, ";")) return NULL;
-  if (is_barrier_call(p, s->expr)) {
-    bool grid = dc__tok_is(&p->toks[s->expr.begin], "dc_grid_sync");
-    s->kind = grid ? DC_STMT_GRID_SYNC : DC_STMT_BARRIER;
-    s->has_barrier = true;
-    if (grid && s->expr.end - s->expr.begin != 3) {
-      error_tok(p, &p->toks[s->expr.begin + 2],
-                "dc_grid_sync takes no arguments: 'dc_grid_sync();'");
-    }
-  } else {
-    check_no_barrier(p, s->expr);
+  if (dc__sema_at(s, ";") && is_record_or_enum(specs->type)) {
+    ++s->pos;  // "struct pair { ... };" declares only the type
+    return st;
   }
-  return s;
-}
-
-static dc__stmt_t* parse_for(parser_t* p) {
-  dc__stmt_t* s = new_stmt(p, DC_STMT_FOR);
-  ++p->pos;
-  if (s == NULL || !expect(p, "(")) return NULL;
-  if (starts_declaration(p)) {
-    uint32_t first = p->pos;
-    specifiers_t spec;
-    if (!parse_specifiers(p, &spec)) return NULL;
-    s->init = parse_declaration_rest(p, first, &spec);
-    if (s->init == NULL) return NULL;
-  } else if (!accept(p, ";")) {
-    s->init = parse_expression_statement(p);
-    if (s->init == NULL) return NULL;
-  }
-  s->expr = read_expr(p, ";", NULL);
-  if (!expect(p, ";")) return NULL;
-  s->step = read_expr(p, ")", NULL);
-  if (!expect(p, ")")) return NULL;
-  check_no_barrier(p, s->expr);
-  check_no_barrier(p, s->step);
-  s->body = parse_statement(p);
-  return s->body ? s : NULL;
-}
-
-static dc__stmt_t* parse_keyword_statement(parser_t* p) {
-  dc__stmt_t* s = NULL;
-  if (at(p, "if") || at(p, "while") || at(p, "switch")) {
-    s = new_stmt(p, at(p, "if") ? DC_STMT_IF
-                    : at(p, "while") ? DC_STMT_WHILE : DC_STMT_SWITCH);
-    ++p->pos;
-    if (s == NULL || !parse_condition(p, &s->expr)) return NULL;
-    check_no_barrier(p, s->expr);
-    if ((s->body = parse_statement(p)) == NULL) return NULL;
-    if (s->kind == DC_STMT_IF && accept(p, "else")) {
-      if ((s->else_body = parse_statement(p)) == NULL) return NULL;
-    }
-    return s;
-  }
-  if (at(p, "do")) {
-    s = new_stmt(p, DC_STMT_DO);
-    ++p->pos;
-    if (s == NULL || (s->body = parse_statement(p)) == NULL) return NULL;
-    if (!expect(p, "while") || !parse_condition(p, &s->expr)) return NULL;
-    check_no_barrier(p, s->expr);
-    return expect(p, ";") ? s : NULL;
-  }
-  if (at(p, "for")) return parse_for(p);
-  if (at(p, "return")) {
-    s = new_stmt(p, DC_STMT_RETURN);
-    ++p->pos;
-    if (s == NULL) return NULL;
-    s->expr = read_expr(p, ";", NULL);
-    check_no_barrier(p, s->expr);
-    return expect(p, ";") ? s : NULL;
-  }
-  if (at(p, "break") || at(p, "continue")) {
-    s = new_stmt(p, at(p, "break") ? DC_STMT_BREAK : DC_STMT_CONTINUE);
-    ++p->pos;
-    return s && expect(p, ";") ? s : NULL;
-  }
-  if (at(p, "goto")) {
-    s = new_stmt(p, DC_STMT_GOTO);
-    ++p->pos;
-    if (s == NULL || cur(p)->kind != DC_TOK_IDENT) {
-      error_tok(p, cur(p), "expected a label after goto");
+  do {
+    if (n == 64) {
+      dc__sema_error(s, dc__sema_cur(s),
+                     "too many declarators in one declaration");
       return NULL;
     }
-    s->expr = (dc__range_t){p->pos, p->pos + 1};
-    ++p->pos;
-    return expect(p, ";") ? s : NULL;
-  }
-  // case X: / default:
-  s = new_stmt(p, DC_STMT_CASE);
-  if (s == NULL) return NULL;
-  if (accept(p, "default")) {
-    s->expr = (dc__range_t){p->pos, p->pos};
-  } else {
-    ++p->pos;
-    s->expr = read_expr(p, ":", NULL);
-  }
-  return expect(p, ":") ? s : NULL;
+    memset(&list[n], 0, sizeof(list[n]));
+    if (!parse_init_declarator(s, specs, &list[n], in_function)) return NULL;
+    check_no_barrier(s, list[n].initializer);
+    ++n;
+  } while (dc__sema_accept(s, ","));
+  if (!dc__sema_expect(s, ";")) return NULL;
+  st->declarators = dc__arena_alloc(s->arena, n * sizeof(*list));
+  if (st->declarators == NULL) return NULL;
+  memcpy(st->declarators, list, n * sizeof(*list));
+  st->declarator_count = n;
+  return st;
 }
 
-static bool is_keyword_statement(const parser_t* p) {
+//===-- Statements --------------------------------------------------------===//
+
+static dc__stmt_t* parse_statement(dc__sema_t* s);
+
+// True if |t| starts a statement with a keyword (if, for, return, ...).
+static bool is_keyword_start(const dc__token_t* t) {
   static const char* const kKeywords[] = {
       "if", "while", "switch", "do", "for", "return", "break", "continue",
       "goto", "case", "default",
   };
   for (size_t i = 0; i < sizeof(kKeywords) / sizeof(kKeywords[0]); ++i) {
-    if (at(p, kKeywords[i])) return true;
+    if (dc__tok_is(t, kKeywords[i])) return true;
   }
   return false;
 }
 
-static dc__stmt_t* parse_statement_inner(parser_t* p) {
-  if (at(p, "{")) return parse_block(p);
-  if (at(p, ";")) {
-    dc__stmt_t* s = new_stmt(p, DC_STMT_EMPTY);
-    ++p->pos;
-    return s;
+static dc__stmt_t* new_stmt(dc__sema_t* s, dc__stmt_kind_t kind) {
+  dc__stmt_t* st = dc__arena_zalloc(s->arena, 1, sizeof(*st));
+  if (st == NULL) return NULL;
+  st->kind = kind;
+  st->token = s->pos;
+  return st;
+}
+
+// After an error in the statement that starts at token |first|: skips
+// past its ';' (or its closing '}' when it is a compound statement), or
+// up to the '}' that closes the enclosing block, so that the rest of the
+// block is still checked and its errors reported too.
+static void skip_statement(dc__sema_t* s, uint32_t first) {
+  bool compound = is_keyword_start(&s->toks[first]) ||
+                  dc__tok_is(&s->toks[first], "{");
+  int depth = 0;
+  for (s->pos = first; s->toks[s->pos].kind != DC_TOK_EOF; ++s->pos) {
+    const dc__token_t* t = &s->toks[s->pos];
+    if (dc__tok_is(t, "(") || dc__tok_is(t, "[") || dc__tok_is(t, "{")) {
+      ++depth;
+    } else if (dc__tok_is(t, ")") || dc__tok_is(t, "]")) {
+      --depth;
+    } else if (dc__tok_is(t, "}")) {
+      if (depth <= 0) return;  // the enclosing block ends here
+      if (--depth == 0 && compound) {
+        ++s->pos;
+        return;
+      }
+    } else if (dc__tok_is(t, ";") && depth <= 0) {
+      ++s->pos;
+      return;
+    }
   }
-  if (is_keyword_statement(p)) return parse_keyword_statement(p);
-  if (cur(p)->kind == DC_TOK_IDENT && dc__tok_is(&p->toks[p->pos + 1], ":")) {
-    dc__stmt_t* s = new_stmt(p, DC_STMT_LABEL);
-    if (s == NULL) return NULL;
-    s->expr = (dc__range_t){p->pos, p->pos + 1};
-    p->pos += 2;
-    s->body = parse_statement(p);
-    return s->body ? s : NULL;
+}
+
+static dc__stmt_t* parse_block(dc__sema_t* s) {
+  dc__stmt_t* st = new_stmt(s, DC_STMT_BLOCK);
+  if (st == NULL || !dc__sema_expect(s, "{")) return NULL;
+  dc__stmt_t** items = NULL;
+  uint32_t n = 0, capacity = 0;
+  dc__sema_push_scope(s);
+  while (!dc__sema_at(s, "}") && dc__sema_cur(s)->kind != DC_TOK_EOF) {
+    uint32_t first = s->pos, errors = s->diag->errors;
+    dc__stmt_t* child = parse_statement(s);
+    if (child == NULL && s->diag->errors > errors && !s->arena->failed) {
+      skip_statement(s, first);  // reported: go on to find more errors
+      s->failed = false;
+      continue;
+    }
+    if (child == NULL || !grow(s, (void**)&items, &capacity, n,
+                               sizeof(*items))) {
+      dc__sema_pop_scope(s);
+      return NULL;
+    }
+    items[n++] = child;
   }
-  if (starts_declaration(p)) {
-    uint32_t first = p->pos;
-    specifiers_t spec;
-    if (!parse_specifiers(p, &spec)) return NULL;
-    dc__stmt_t* s = parse_declaration_rest(p, first, &spec);
-    if (s && spec.is_typedef) add_typedefs(p, s, &spec);
-    return s;
+  dc__sema_pop_scope(s);
+  if (!dc__sema_expect(s, "}")) return NULL;
+  st->child_count = n;
+  st->children = items;
+  return st;
+}
+
+// Reads an expression into |range| and |value|.
+static bool parse_expr_into(dc__sema_t* s, dc__range_t* range,
+                            dc__expr_t** value) {
+  range->begin = s->pos;
+  *value = dc__sema_expression(s);
+  range->end = s->pos;
+  return *value != NULL;
+}
+
+// Reads "( expr )" as the condition of a statement.
+static bool parse_condition(dc__sema_t* s, dc__stmt_t* st) {
+  if (!dc__sema_expect(s, "(")) return false;
+  if (dc__sema_at(s, ")")) {
+    dc__sema_error(s, dc__sema_cur(s), "expected an expression before ')'");
+    return false;
   }
-  return parse_expression_statement(p);
+  if (!parse_expr_into(s, &st->expr, &st->value)) return false;
+  if (st->kind == DC_STMT_SWITCH) {
+    if (!dc__ty_is_integer(st->value->type)) {
+      dc__sema_error(s, st->value->token, "the value of a switch must be an "
+                     "integer, not %s", dc__ty_name(s->arena,
+                                                    st->value->type));
+      return false;
+    }
+  } else {
+    st->value = dc__sema_condition(s, st->value);
+    if (st->value == NULL) return false;
+  }
+  return dc__sema_expect(s, ")");
+}
+
+// True if |t| names a synchronisation that must be a statement of its own.
+// wait_group_events is one: it waits for the group's async copies, which
+// every work-item shares, so it synchronises the group as a barrier does.
+static bool is_sync_name(const dc__token_t* t) {
+  return t->kind == DC_TOK_IDENT &&
+         (dc__tok_is(t, "barrier") || dc__tok_is(t, "work_group_barrier") ||
+          dc__tok_is(t, "wait_group_events") ||
+          dc__tok_is(t, "dc_grid_sync"));
+}
+
+// True if the range is a call of barrier(), work_group_barrier() or
+// dc_grid_sync().
+static bool is_barrier_call(const dc__sema_t* s, dc__range_t r) {
+  if (r.end - r.begin < 3) return false;
+  return is_sync_name(&s->toks[r.begin]) &&
+         dc__tok_is(&s->toks[r.begin + 1], "(") &&
+         dc__tok_is(&s->toks[r.end - 1], ")");
+}
+
+// A barrier used inside a larger expression cannot be scheduled.
+static void check_no_barrier(dc__sema_t* s, dc__range_t r) {
+  for (uint32_t i = r.begin; i < r.end; ++i) {
+    const dc__token_t* t = &s->toks[i];
+    if (is_sync_name(t) && s->token_decls[i] == NULL) {
+      bool grid = dc__tok_is(t, "dc_grid_sync");
+      dc__sema_error(s, t, "%s must be called as a statement of its own: "
+                     "'%s'", dc__sema_spell(s, t),
+                     grid ? "dc_grid_sync();" : "barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+  }
+}
+
+static dc__stmt_t* parse_expression_statement(dc__sema_t* s) {
+  dc__stmt_t* st = new_stmt(s, DC_STMT_EXPR);
+  if (st == NULL || !parse_expr_into(s, &st->expr, &st->value)) return NULL;
+  if (!dc__sema_expect(s, ";")) return NULL;
+  if (is_barrier_call(s, st->expr) && st->value->kind == DC_EXPR_BUILTIN) {
+    bool grid = dc__tok_is(&s->toks[st->expr.begin], "dc_grid_sync");
+    st->kind = grid ? DC_STMT_GRID_SYNC : DC_STMT_BARRIER;
+    st->has_barrier = true;
+  } else {
+    check_no_barrier(s, st->expr);
+  }
+  return st;
+}
+
+static bool parse_for_head(dc__sema_t* s, dc__stmt_t* st) {
+  if (!dc__sema_expect(s, "(")) return false;
+  if (dc__sema_starts_type(s)) {
+    uint32_t first = s->pos;
+    dc__specs_t specs;
+    if (!dc__parse_specifiers(s, &specs)) return false;
+    st->init = parse_declaration_rest(s, first, &specs, true);
+    if (st->init == NULL) return false;
+  } else if (!dc__sema_accept(s, ";")) {
+    st->init = parse_expression_statement(s);
+    if (st->init == NULL) return false;
+  }
+  st->expr = (dc__range_t){s->pos, s->pos};
+  if (!dc__sema_at(s, ";")) {
+    if (!parse_expr_into(s, &st->expr, &st->value)) return false;
+    if ((st->value = dc__sema_condition(s, st->value)) == NULL) return false;
+  }
+  if (!dc__sema_expect(s, ";")) return false;
+  st->step = (dc__range_t){s->pos, s->pos};
+  if (!dc__sema_at(s, ")") &&
+      !parse_expr_into(s, &st->step, &st->step_value)) {
+    return false;
+  }
+  if (!dc__sema_expect(s, ")")) return false;
+  check_no_barrier(s, st->expr);
+  check_no_barrier(s, st->step);
+  return true;
+}
+
+static dc__stmt_t* parse_for(dc__sema_t* s) {
+  dc__stmt_t* st = new_stmt(s, DC_STMT_FOR);
+  ++s->pos;
+  if (st == NULL) return NULL;
+  dc__sema_push_scope(s);
+  bool ok = parse_for_head(s, st) && (st->body = parse_statement(s)) != NULL;
+  dc__sema_pop_scope(s);
+  return ok ? st : NULL;
+}
+
+static dc__stmt_t* parse_return(dc__sema_t* s) {
+  dc__stmt_t* st = new_stmt(s, DC_STMT_RETURN);
+  const dc__token_t* keyword = dc__sema_cur(s);
+  ++s->pos;
+  if (st == NULL) return NULL;
+  const dc__ty_t* want = s->function->type;
+  st->expr = (dc__range_t){s->pos, s->pos};
+  if (dc__sema_at(s, ";")) {
+    if (want->kind != DC_TY_VOID) {
+      dc__sema_error(s, keyword, "'%s' must return a value of type %s",
+                     s->function->name, dc__ty_name(s->arena, want));
+      return NULL;
+    }
+  } else {
+    if (!parse_expr_into(s, &st->expr, &st->value)) return NULL;
+    if (want->kind == DC_TY_VOID) {
+      dc__sema_error(s, keyword, "'%s' returns void and cannot return a "
+                     "value", s->function->name);
+      return NULL;
+    }
+    st->value = dc__sema_convert(s, st->value, want, "return");
+    if (st->value == NULL) return NULL;
+    check_no_barrier(s, st->expr);
+  }
+  return dc__sema_expect(s, ";") ? st : NULL;
+}
+
+static dc__expr_t* int_constant(dc__sema_t* s, const dc__token_t* at,
+                                int64_t value) {
+  dc__expr_t* e = dc__arena_zalloc(s->arena, 1, sizeof(*e));
+  if (e == NULL) return NULL;
+  e->kind = DC_EXPR_INT;
+  e->type = dc__ty_scalar(s->types, DC_SCALAR_INT);
+  e->token = at;
+  e->is_constant = true;
+  e->value.i = value;
+  return e;
+}
+
+// case X: / default:
+static dc__stmt_t* parse_case(dc__sema_t* s) {
+  dc__stmt_t* st = new_stmt(s, DC_STMT_CASE);
+  if (st == NULL) return NULL;
+  if (dc__sema_accept(s, "default")) {
+    st->expr = (dc__range_t){s->pos, s->pos};
+  } else {
+    ++s->pos;
+    const dc__token_t* at = dc__sema_cur(s);
+    int64_t v = 0;
+    st->expr.begin = s->pos;
+    if (!dc__sema_constant(s, "a case label", &v)) return NULL;
+    st->expr.end = s->pos;
+    st->value = int_constant(s, at, v);
+  }
+  return dc__sema_expect(s, ":") ? st : NULL;
+}
+
+static dc__stmt_t* parse_loop_or_branch(dc__sema_t* s) {
+  dc__stmt_kind_t kind = dc__sema_at(s, "if")      ? DC_STMT_IF
+                         : dc__sema_at(s, "while") ? DC_STMT_WHILE
+                                                   : DC_STMT_SWITCH;
+  dc__stmt_t* st = new_stmt(s, kind);
+  ++s->pos;
+  if (st == NULL || !parse_condition(s, st)) return NULL;
+  check_no_barrier(s, st->expr);
+  if ((st->body = parse_statement(s)) == NULL) return NULL;
+  if (kind == DC_STMT_IF && dc__sema_accept(s, "else")) {
+    if ((st->else_body = parse_statement(s)) == NULL) return NULL;
+  }
+  return st;
+}
+
+static dc__stmt_t* parse_keyword_statement(dc__sema_t* s) {
+  dc__stmt_t* st = NULL;
+  if (dc__sema_at(s, "if") || dc__sema_at(s, "while") ||
+      dc__sema_at(s, "switch")) {
+    return parse_loop_or_branch(s);
+  }
+  if (dc__sema_at(s, "do")) {
+    st = new_stmt(s, DC_STMT_DO);
+    ++s->pos;
+    if (st == NULL || (st->body = parse_statement(s)) == NULL) return NULL;
+    if (!dc__sema_expect(s, "while") || !parse_condition(s, st)) return NULL;
+    check_no_barrier(s, st->expr);
+    return dc__sema_expect(s, ";") ? st : NULL;
+  }
+  if (dc__sema_at(s, "for")) return parse_for(s);
+  if (dc__sema_at(s, "return")) return parse_return(s);
+  if (dc__sema_at(s, "break") || dc__sema_at(s, "continue")) {
+    st = new_stmt(s, dc__sema_at(s, "break") ? DC_STMT_BREAK
+                                             : DC_STMT_CONTINUE);
+    ++s->pos;
+    return st && dc__sema_expect(s, ";") ? st : NULL;
+  }
+  if (dc__sema_at(s, "goto")) {
+    st = new_stmt(s, DC_STMT_GOTO);
+    ++s->pos;
+    if (st == NULL || dc__sema_cur(s)->kind != DC_TOK_IDENT) {
+      dc__sema_error(s, dc__sema_cur(s), "expected a label after goto");
+      return NULL;
+    }
+    st->expr = (dc__range_t){s->pos, s->pos + 1};
+    dc__sema_note_name(s, dc__sema_cur(s), DC_NAME_LABEL);
+    ++s->pos;
+    return dc__sema_expect(s, ";") ? st : NULL;
+  }
+  return parse_case(s);
+}
+
+static bool is_keyword_statement(const dc__sema_t* s) {
+  return is_keyword_start(dc__sema_cur(s));
+}
+
+// #pragma unroll [N] / nounroll (a DC_TOK_PRAGMA token from the
+// preprocessor) and the loop it applies to.
+static dc__stmt_t* parse_unrolled(dc__sema_t* s) {
+  const dc__token_t* pragma = dc__sema_cur(s);
+  ++s->pos;
+  dc__stmt_t* st = parse_statement(s);
+  if (st == NULL) return NULL;
+  if (st->kind != DC_STMT_FOR && st->kind != DC_STMT_WHILE &&
+      st->kind != DC_STMT_DO) {
+    dc__sema_warning(s, pragma, "#pragma %s applies to a loop; ignored",
+                     dc__sema_spell(s, pragma));
+  } else if (pragma->length == 8 &&
+             memcmp(pragma->text, "nounroll", 8) == 0) {
+    st->unroll = DC_UNROLL_NEVER;
+  } else if (pragma->length > 7) {  // "unroll N", N checked by the pp
+    st->unroll = (int32_t)strtol(pragma->text + 7, NULL, 10);
+  } else {
+    st->unroll = DC_UNROLL_FULL;
+  }
+  return st;
+}
+
+static dc__stmt_t* parse_statement_inner(dc__sema_t* s) {
+  if (dc__sema_cur(s)->kind == DC_TOK_PRAGMA) return parse_unrolled(s);
+  if (dc__sema_at(s, "{")) return parse_block(s);
+  if (dc__sema_at(s, ";")) {
+    dc__stmt_t* st = new_stmt(s, DC_STMT_EMPTY);
+    ++s->pos;
+    return st;
+  }
+  if (is_keyword_statement(s)) return parse_keyword_statement(s);
+  if (dc__sema_cur(s)->kind == DC_TOK_IDENT &&
+      dc__tok_is(dc__sema_peek(s, 1), ":")) {
+    dc__stmt_t* st = new_stmt(s, DC_STMT_LABEL);
+    if (st == NULL) return NULL;
+    st->expr = (dc__range_t){s->pos, s->pos + 1};
+    dc__sema_note_name(s, dc__sema_cur(s), DC_NAME_LABEL);
+    s->pos += 2;
+    st->body = parse_statement(s);
+    return st->body ? st : NULL;
+  }
+  if (dc__sema_starts_type(s)) {
+    uint32_t first = s->pos;
+    dc__specs_t specs;
+    if (!dc__parse_specifiers(s, &specs)) return NULL;
+    return parse_declaration_rest(s, first, &specs, true);
+  }
+  return parse_expression_statement(s);
 }
 
 // Marks which statements reach a barrier (or a grid sync), bottom up.
-static bool mark_barriers(dc__stmt_t* s) {
-  if (s == NULL) return false;
-  bool found = s->kind == DC_STMT_BARRIER || s->kind == DC_STMT_GRID_SYNC;
-  for (uint32_t i = 0; i < s->child_count; ++i) {
-    found |= mark_barriers(s->children[i]);
+static bool mark_barriers(dc__stmt_t* st) {
+  if (st == NULL) return false;
+  bool found = st->kind == DC_STMT_BARRIER || st->kind == DC_STMT_GRID_SYNC;
+  for (uint32_t i = 0; i < st->child_count; ++i) {
+    found |= mark_barriers(st->children[i]);
   }
-  found |= mark_barriers(s->init);
-  found |= mark_barriers(s->body);
-  found |= mark_barriers(s->else_body);
-  s->has_barrier = found;
+  found |= mark_barriers(st->init);
+  found |= mark_barriers(st->body);
+  found |= mark_barriers(st->else_body);
+  st->has_barrier = found;
   return found;
 }
 
-// True if |s| holds a dc_grid_sync() statement.
-static bool has_grid_sync(const dc__stmt_t* s) {
-  if (s == NULL || !s->has_barrier) return false;
-  if (s->kind == DC_STMT_GRID_SYNC) return true;
-  for (uint32_t i = 0; i < s->child_count; ++i) {
-    if (has_grid_sync(s->children[i])) return true;
+// True if |st| holds a dc_grid_sync() statement.
+static bool has_grid_sync(const dc__stmt_t* st) {
+  if (st == NULL || !st->has_barrier) return false;
+  if (st->kind == DC_STMT_GRID_SYNC) return true;
+  for (uint32_t i = 0; i < st->child_count; ++i) {
+    if (has_grid_sync(st->children[i])) return true;
   }
-  return has_grid_sync(s->init) || has_grid_sync(s->body) ||
-         has_grid_sync(s->else_body);
+  return has_grid_sync(st->init) || has_grid_sync(st->body) ||
+         has_grid_sync(st->else_body);
 }
 
-static dc__stmt_t* parse_statement(parser_t* p) {
-  if (++p->depth > MAX_DEPTH) {
-    error_tok(p, cur(p), "statements nested too deeply");
-    return NULL;
-  }
-  dc__stmt_t* s = parse_statement_inner(p);
-  --p->depth;
-  return s;
+static dc__stmt_t* parse_statement(dc__sema_t* s) {
+  if (!dc__sema_enter(s, dc__sema_cur(s))) return NULL;
+  dc__stmt_t* st = parse_statement_inner(s);
+  dc__sema_leave(s);
+  return st;
 }
 
-//===-- Functions and the program ---------------------------------------===//
+//===-- Functions and the program -----------------------------------------===//
+
+#define MAX_ITEMS 512
+#define MAX_PARAMS 128  // DC_MAX_KERNEL_ARGS
 
 typedef struct items_t {
-  dc__function_t functions[512];
+  dc__function_t functions[MAX_ITEMS];
   uint32_t function_count;
-  dc__global_t globals[512];
+  dc__global_t globals[MAX_ITEMS];
   uint32_t global_count;
-  int32_t order[1024];
+  int32_t order[2 * MAX_ITEMS];  // functions and globals
   uint32_t order_count;
 } items_t;
 
-static bool parse_params(parser_t* p, dc__function_t* fn) {
-  dc__param_t params[128];
+// True if the declarator at the cursor has no name ("const char*" in a
+// prototype).
+static bool abstract_declarator(const dc__sema_t* s) {
+  uint32_t at = s->pos;
+  while (dc__tok_is(&s->toks[at], "*") || dc__is_qualifier(&s->toks[at])) {
+    ++at;
+  }
+  return s->toks[at].kind != DC_TOK_IDENT;
+}
+
+// Reads one parameter into |param| (declared in the open scope; a
+// prototype's parameters may be unnamed).
+static bool parse_param(dc__sema_t* s, dc__param_t* param, uint32_t index) {
+  uint32_t first = s->pos;
+  dc__specs_t specs;
+  if (!dc__parse_specifiers(s, &specs)) return false;
+  if (specs.is_kernel || specs.is_typedef || specs.is_static) {
+    dc__sema_error(s, &s->toks[first], "a parameter cannot be 'kernel', "
+                   "'typedef' or 'static'");
+    return false;
+  }
+  const dc__ty_t* type = NULL;
+  bool unnamed = abstract_declarator(s);
+  uint32_t name = first;
+  if (!dc__parse_declarator(s, &specs, unnamed, &name, &type)) return false;
+  if (type->kind == DC_TY_ARRAY) {  // "float a[]" is "float* a"
+    type = dc__ty_pointer(s->types, type->base);
+    if (type == NULL) return false;
+  }
+  if (type->kind == DC_TY_VOID) {
+    dc__sema_error(s, &s->toks[name], "parameter %u has type void",
+                   index + 1);
+    return false;
+  }
+  param->name = name;
+  param->tokens = (dc__range_t){first, s->pos};
+  param->type = dc__legacy_type(type);
+  if (unnamed) {  // typed, but not in scope
+    param->decl = dc__arena_zalloc(s->arena, 1, sizeof(*param->decl));
+    if (param->decl == NULL) return false;
+    *param->decl = (dc__decl_t){.kind = DC_DECL_PARAM, .name = "",
+                                .token = &s->toks[first], .type = type};
+  } else {
+    param->decl = dc__sema_declare(s, DC_DECL_PARAM, &s->toks[name], type);
+    if (param->decl == NULL) return false;
+  }
+  param->decl->param_index = index;
+  return true;
+}
+
+static bool parse_params(dc__sema_t* s, dc__function_t* fn) {
+  dc__param_t params[MAX_PARAMS];
   uint32_t n = 0;
-  if (!expect(p, "(")) return false;
-  if (at(p, "void") && dc__tok_is(&p->toks[p->pos + 1], ")")) ++p->pos;
-  while (!at(p, ")") && !p->failed) {
-    if (n == 128) {
-      error_tok(p, cur(p), "too many parameters");
+  if (!dc__sema_expect(s, "(")) return false;
+  if (dc__sema_at(s, "void") && dc__tok_is(dc__sema_peek(s, 1), ")")) {
+    ++s->pos;
+  }
+  while (!dc__sema_at(s, ")") && !s->failed) {
+    if (n == MAX_PARAMS) {
+      dc__sema_error(s, dc__sema_cur(s), "too many parameters (at most %d)",
+                     MAX_PARAMS);
       return false;
     }
-    uint32_t first = p->pos;
-    specifiers_t spec;
-    dc__declarator_t d;
-    if (!parse_specifiers(p, &spec)) return false;
-    dc__type_t type = spec.type;
-    if (!parse_declarator(p, &type, &d)) return false;
-    params[n++] = (dc__param_t){d.name, {first, p->pos}, type};
-    if (!at(p, ")") && !expect(p, ",")) return false;
+    if (!parse_param(s, &params[n], n)) return false;
+    ++n;
+    if (!dc__sema_at(s, ")") && !dc__sema_expect(s, ",")) return false;
   }
-  if (!expect(p, ")")) return false;
-  fn->params = dc__arena_alloc(p->arena, (n + 1) * sizeof(*params));
+  if (!dc__sema_expect(s, ")")) return false;
+  fn->params = dc__arena_alloc(s->arena, (n + 1) * sizeof(*params));
   if (fn->params == NULL) return false;
   memcpy(fn->params, params, n * sizeof(*params));
   fn->param_count = n;
@@ -773,174 +812,277 @@ static bool parse_params(parser_t* p, dc__function_t* fn) {
 
 // Enforces OpenCL C's rules for kernel signatures, so that every argument
 // can be bound from the host.
-static void check_kernel_signature(parser_t* p, const dc__function_t* fn,
-                                   const specifiers_t* spec) {
-  if (spec->type.scalar != DC_SCALAR_VOID || spec->type.pointer_depth) {
-    error_tok(p, &p->toks[fn->name], "kernel '%s' must return void",
-              spell(p, &p->toks[fn->name]));
+static void check_kernel_signature(dc__sema_t* s, const dc__function_t* fn,
+                                   const dc__ty_t* result) {
+  if (result->kind != DC_TY_VOID) {
+    dc__sema_error(s, &s->toks[fn->name], "kernel '%s' must return void",
+                   dc__sema_spell(s, &s->toks[fn->name]));
   }
   for (uint32_t i = 0; i < fn->param_count; ++i) {
-    const dc__param_t* a = &fn->params[i];
-    const dc__token_t* at_name = &p->toks[a->name];
-    const char* name = spell(p, at_name);
-    if (a->type.pointer_depth > 1) {
-      error_tok(p, at_name,
-                "kernel parameter '%s' is a pointer to a pointer, which a "
-                "kernel cannot receive",
-                name);
-    } else if (a->type.pointer_depth == 1 &&
-               a->type.address_space == DC_ADDRESS_PRIVATE) {
-      error_tok(p, at_name,
-                "kernel pointer parameter '%s' must be __global, __constant "
-                "or __local",
-                name);
-    } else if (a->type.pointer_depth == 0 &&
-               a->type.address_space != DC_ADDRESS_PRIVATE) {
-      error_tok(p, at_name,
-                "kernel parameter '%s' is not a pointer and cannot have an "
-                "address space",
-                name);
-    } else if (a->type.pointer_depth == 0 &&
-               (a->type.scalar == DC_SCALAR_BOOL ||
-                a->type.scalar == DC_SCALAR_SIZE_T ||
-                a->type.scalar == DC_SCALAR_PTRDIFF_T ||
-                a->type.scalar == DC_SCALAR_VOID)) {
-      error_tok(p, at_name,
-                "kernel parameter '%s' cannot have type bool, size_t, "
-                "ptrdiff_t, intptr_t, uintptr_t or void (OpenCL C 6.9)",
-                name);
+    const dc__ty_t* t = fn->params[i].decl->type;
+    const dc__token_t* at = &s->toks[fn->params[i].name];
+    const char* name = dc__sema_spell(s, at);
+    if (t->kind == DC_TY_POINTER && t->base->kind == DC_TY_POINTER) {
+      dc__sema_error(s, at, "kernel parameter '%s' is a pointer to a "
+                     "pointer, which a kernel cannot receive", name);
+    } else if (t->kind == DC_TY_POINTER &&
+               t->base->space == DC_ADDRESS_PRIVATE) {
+      dc__sema_error(s, at, "kernel pointer parameter '%s' must be "
+                     "__global, __constant or __local", name);
+    } else if (t->kind != DC_TY_POINTER && t->space != DC_ADDRESS_PRIVATE) {
+      dc__sema_error(s, at, "kernel parameter '%s' is not a pointer and "
+                     "cannot have an address space", name);
+    } else if (t->kind == DC_TY_SCALAR &&
+               (t->scalar == DC_SCALAR_BOOL ||
+                t->scalar == DC_SCALAR_SIZE_T ||
+                t->scalar == DC_SCALAR_PTRDIFF_T)) {
+      dc__sema_error(s, at, "kernel parameter '%s' cannot have type bool, "
+                     "size_t, ptrdiff_t, intptr_t, uintptr_t or void "
+                     "(OpenCL C 6.9)", name);
+    } else if (t->kind == DC_TY_EVENT) {
+      dc__sema_error(s, at, "kernel parameter '%s' cannot be an event_t",
+                     name);
+    } else if (t->kind == DC_TY_POINTER && t->base->kind == DC_TY_RECORD) {
+      // fine: arrays of records in a buffer
+    } else if (t->kind == DC_TY_RECORD || t->kind == DC_TY_ENUM) {
+      dc__sema_error(s, at, "kernel parameter '%s' has type %s: struct, "
+                     "union and enum arguments by value are not supported "
+                     "yet; pass the fields as separate arguments", name,
+                     dc__ty_name(s->arena, t));
     }
   }
 }
 
-static bool parse_function(parser_t* p, items_t* items, uint32_t first,
-                           const specifiers_t* spec, uint32_t name) {
-  if (items->function_count == 512 || items->order_count == 1024) {
-    error_tok(p, cur(p), "too many functions in one program");
-    return false;
-  }
-  dc__function_t* fn = &items->functions[items->function_count];
-  memset(fn, 0, sizeof(*fn));
-  fn->name = name;
-  fn->is_kernel = spec->is_kernel;
-  fn->return_type = (dc__range_t){first, name};
-  memcpy(fn->required_group_size, spec->reqd_group_size,
-         sizeof(fn->required_group_size));
-  if (!parse_params(p, fn)) return false;
-  fn->head = (dc__range_t){first, p->pos};
-  if (fn->is_kernel) check_kernel_signature(p, fn, spec);
-  if (!accept(p, ";")) {
-    if (!at(p, "{")) {
-      error_tok(p, cur(p), "expected '{' or ';' after the parameters of '%s'",
-                spell(p, &p->toks[name]));
+static bool same_signature(const dc__decl_t* a, const dc__function_t* fn,
+                           const dc__ty_t* result) {
+  if (a->type != result || a->param_count != fn->param_count) return false;
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    if (a->params[i]->type->unqualified !=
+        fn->params[i].decl->type->unqualified) {
       return false;
     }
-    for (uint32_t i = 0; i < items->function_count; ++i) {
-      const dc__function_t* other = &items->functions[i];
-      const dc__token_t* a = &p->toks[other->name];
-      const dc__token_t* b = &p->toks[name];
-      if (other->body != NULL && a->length == b->length &&
-          memcmp(a->text, b->text, a->length) == 0) {
-        error_tok(p, b, "redefinition of '%s' (first defined at line %u)",
-                  spell(p, b), a->line);
-        return false;
-      }
-    }
-    fn->body = parse_block(p);
-    if (fn->body == NULL) return false;
-    fn->body_end = p->pos;
-    fn->calls_barrier = mark_barriers(fn->body);
-    fn->calls_grid_sync = has_grid_sync(fn->body);
   }
-  items->order[items->order_count++] = (int32_t)items->function_count++;
   return true;
 }
 
-static bool add_global(parser_t* p, items_t* items, uint32_t first,
-                       bool is_typedef) {
-  if (items->global_count == 512 || items->order_count == 1024) {
-    error_tok(p, cur(p), "too many declarations in one program");
+// Declares the function (or checks it against its earlier prototype).
+static dc__decl_t* declare_function(dc__sema_t* s, dc__function_t* fn,
+                                    const dc__ty_t* result, uint32_t index) {
+  const dc__token_t* name = &s->toks[fn->name];
+  dc__decl_t* d = dc__sema_lookup(s, name);
+  if (d != NULL && d->kind == DC_DECL_FUNCTION) {
+    if (!same_signature(d, fn, result) || d->is_kernel != fn->is_kernel) {
+      dc__sema_error(s, name, "'%s' does not match its declaration at line "
+                     "%u", d->name, d->token->line);
+      return NULL;
+    }
+    dc__sema_note_use(s, name, d);
+  } else {
+    d = declare_at(s, 0, DC_DECL_FUNCTION, name, result);
+    if (d == NULL) return NULL;
+    d->is_kernel = fn->is_kernel;
+    d->param_count = fn->param_count;
+    d->params = dc__arena_alloc(s->arena,
+                                (fn->param_count + 1) * sizeof(*d->params));
+    if (d->params == NULL) return NULL;
+    for (uint32_t i = 0; i < fn->param_count; ++i) {
+      d->params[i] = fn->params[i].decl;
+    }
+  }
+  d->function = index;
+  return d;
+}
+
+static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
+                                dc__decl_t* d) {
+  if (!dc__sema_at(s, "{")) {
+    dc__sema_error(s, dc__sema_cur(s), "expected '{' or ';' after the "
+                   "parameters of '%s'", d->name);
+    return false;
+  }
+  if (d->is_defined) {
+    dc__sema_error(s, &s->toks[fn->name], "redefinition of '%s'", d->name);
+    return false;
+  }
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    if (fn->params[i].decl->name[0] == '\0') {
+      dc__sema_error(s, fn->params[i].decl->token, "parameter %u of '%s' "
+                     "needs a name", i + 1, d->name);
+      return false;
+    }
+  }
+  d->is_defined = true;
+  s->function = d;
+  fn->body = parse_block(s);
+  s->function = NULL;
+  if (fn->body == NULL) return false;
+  fn->body_end = s->pos;
+  fn->calls_barrier = mark_barriers(fn->body);
+  fn->calls_grid_sync = has_grid_sync(fn->body);
+  return true;
+}
+
+static bool parse_function(dc__sema_t* s, items_t* items, uint32_t first,
+                           dc__specs_t* specs, const dc__ty_t* result,
+                           uint32_t name) {
+  if (items->function_count == MAX_ITEMS) {
+    dc__sema_error(s, dc__sema_cur(s), "too many functions in one program");
+    return false;
+  }
+  uint32_t index = items->function_count;
+  dc__function_t* fn = &items->functions[index];
+  memset(fn, 0, sizeof(*fn));
+  fn->name = name;
+  fn->is_kernel = specs->is_kernel;
+  fn->return_type = (dc__range_t){first, name};
+  dc__sema_push_scope(s);  // the parameters'
+  bool ok = parse_params(s, fn);
+  if (ok) {
+    dc__parse_attributes(s, specs);
+    memcpy(fn->required_group_size, specs->reqd_group_size,
+           sizeof(fn->required_group_size));
+    fn->head = (dc__range_t){first, s->pos};
+    if (fn->is_kernel) check_kernel_signature(s, fn, result);
+  }
+  dc__decl_t* d = ok && !s->failed ? declare_function(s, fn, result, index)
+                                   : NULL;
+  fn->decl = d;
+  ok = d != NULL && (dc__sema_accept(s, ";") ||
+                     parse_function_body(s, fn, d));
+  dc__sema_pop_scope(s);
+  if (!ok) return false;
+  items->function_count++;
+  items->order[items->order_count++] = (int32_t)index;
+  return true;
+}
+
+static bool add_global(dc__sema_t* s, items_t* items, uint32_t first,
+                       bool is_typedef, dc__stmt_t* decl) {
+  if (items->global_count == MAX_ITEMS) {
+    dc__sema_error(s, dc__sema_cur(s), "too many declarations in one program");
     return false;
   }
   items->globals[items->global_count] =
-      (dc__global_t){{first, p->pos}, is_typedef};
+      (dc__global_t){{first, s->pos}, is_typedef, decl};
   items->order[items->order_count++] = ~(int32_t)items->global_count++;
   return true;
 }
 
-static bool parse_top_level(parser_t* p, items_t* items) {
-  uint32_t first = p->pos;
-  specifiers_t spec;
-  if (!parse_specifiers(p, &spec)) return false;
-  if (spec.is_typedef) {
-    dc__stmt_t* decl = parse_declaration_rest(p, first, &spec);
-    if (decl == NULL) return false;
-    add_typedefs(p, decl, &spec);
-    return add_global(p, items, first, true);
-  }
-  uint32_t name = p->pos;
-  while (at(p, "*")) ++name, ++p->pos;
-  if (cur(p)->kind == DC_TOK_IDENT && dc__tok_is(&p->toks[p->pos + 1], "(")) {
-    ++p->pos;
-    return parse_function(p, items, first, &spec, name);
-  }
-  p->pos = name;
-  if (spec.type.address_space != DC_ADDRESS_CONSTANT) {
-    error_tok(p, &p->toks[first],
-              "a variable outside functions must be __constant");
+// True when the cursor, after specifiers, starts a function: pointer
+// stars, a name and '('.
+static bool starts_function(const dc__sema_t* s, uint32_t* out_name) {
+  uint32_t at = s->pos;
+  while (dc__tok_is(&s->toks[at], "*")) ++at;
+  if (s->toks[at].kind != DC_TOK_IDENT || !dc__tok_is(&s->toks[at + 1], "(")) {
     return false;
   }
-  dc__stmt_t* decl = parse_declaration_rest(p, first, &spec);
-  return decl != NULL && add_global(p, items, first, false);
+  *out_name = at;
+  return true;
+}
+
+static bool parse_top_level(dc__sema_t* s, items_t* items) {
+  uint32_t first = s->pos;
+  dc__specs_t specs;
+  if (!dc__parse_specifiers(s, &specs)) return false;
+  uint32_t name = 0;
+  if (!specs.is_typedef && starts_function(s, &name)) {
+    const dc__ty_t* result = specs.type;
+    while (dc__sema_accept(s, "*")) {
+      result = dc__ty_pointer(s->types, result);
+    }
+    ++s->pos;  // the name
+    return result != NULL &&
+           parse_function(s, items, first, &specs, result, name);
+  }
+  if (specs.is_kernel) {
+    dc__sema_error(s, &s->toks[first], "'kernel' applies to functions only");
+    return false;
+  }
+  bool type_only = specs.is_typedef || (dc__sema_at(s, ";") &&
+                                        is_record_or_enum(specs.type));
+  dc__stmt_t* decl = parse_declaration_rest(s, first, &specs, false);
+  return decl != NULL && add_global(s, items, first, type_only, decl);
 }
 
 // A function that calls one reaching dc_grid_sync() reaches it too, so the
 // reflection of a kernel says so whichever helper holds the call (every
 // back end needs it to know the dispatch is cooperative).
-static void propagate_grid_sync(const parser_t* p, items_t* items) {
+static void propagate_grid_sync(const dc__sema_t* s, items_t* items) {
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t i = 0; i < items->function_count; ++i) {
       dc__function_t* fn = &items->functions[i];
       if (fn->body == NULL || fn->calls_grid_sync) continue;
-      for (uint32_t k = fn->body->token; k + 1 < fn->body_end; ++k) {
-        const dc__token_t* t = &p->toks[k];
-        if (t->kind != DC_TOK_IDENT || !dc__tok_is(&p->toks[k + 1], "(")) {
-          continue;
+      for (uint32_t k = fn->body->token; k < fn->body_end; ++k) {
+        const dc__decl_t* callee = s->token_decls[k];
+        if (callee != NULL && callee->kind == DC_DECL_FUNCTION &&
+            items->functions[callee->function].calls_grid_sync) {
+          fn->calls_grid_sync = true;
+          changed = true;
+          break;
         }
-        for (uint32_t h = 0; h < items->function_count; ++h) {
-          const dc__function_t* callee = &items->functions[h];
-          const dc__token_t* n = &p->toks[callee->name];
-          if (callee->calls_grid_sync && n->length == t->length &&
-              memcmp(n->text, t->text, t->length) == 0) {
-            fn->calls_grid_sync = true;
-            changed = true;
-            break;
-          }
-        }
-        if (fn->calls_grid_sync) break;
       }
     }
   }
 }
 
+// Every function a program calls must be defined in it: there is nothing
+// outside the program to link with.
+static void check_definitions(dc__sema_t* s, const items_t* items) {
+  bool any_kernel = false;
+  for (uint32_t i = 0; i < items->function_count; ++i) {
+    const dc__function_t* fn = &items->functions[i];
+    if (fn->decl == NULL) continue;
+    any_kernel |= fn->is_kernel && fn->decl->is_defined;
+    if (!fn->decl->is_defined && fn->decl->is_used) {
+      dc__sema_error(s, &s->toks[fn->name], "function '%s' is called but "
+                     "never defined", fn->decl->name);
+    }
+  }
+  if (!any_kernel && !s->failed) {
+    dc__sema_error(s, &s->toks[s->count - 1], "the program defines no "
+                   "kernel (a kernel is a function declared with "
+                   "'__kernel void')");
+  }
+}
+
+static dc__sema_t* new_sema(dc__arena_t* arena, const dc__token_list_t* tokens,
+                            dc__diag_t* diag) {
+  dc__sema_t* s = dc__arena_zalloc(arena, 1, sizeof(*s));
+  if (s == NULL) return NULL;
+  s->arena = arena;
+  s->diag = diag;
+  s->types = dc__types_new(arena);
+  s->toks = tokens->items;
+  s->count = (uint32_t)tokens->count;
+  s->token_decls = dc__arena_zalloc(arena, s->count, sizeof(dc__decl_t*));
+  s->token_names = dc__arena_zalloc(arena, s->count, 1);
+  s->token_builtins = dc__arena_zalloc(arena, s->count, sizeof(void*));
+  return s->types && s->token_decls && s->token_names && s->token_builtins
+             ? s
+             : NULL;
+}
+
 dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
                       dc__diag_t* diag, dc__program_ast_t* out) {
   memset(out, 0, sizeof(*out));
-  parser_t* p = dc__arena_alloc(arena, sizeof(*p));
-  items_t* items = dc__arena_alloc(arena, sizeof(*items));
-  if (p == NULL || items == NULL) return DC_ERR_OUT_OF_MEMORY;
-  memset(p, 0, sizeof(*p));
-  memset(items, 0, sizeof(*items));
-  p->arena = arena;
-  p->diag = diag;
-  p->toks = tokens->items;
-  p->count = (uint32_t)tokens->count;
-  while (!at_eof(p) && !p->failed) {
-    if (accept(p, ";")) continue;
-    parse_top_level(p, items);
+  dc__sema_t* s = new_sema(arena, tokens, diag);
+  items_t* items = dc__arena_zalloc(arena, 1, sizeof(*items));
+  if (s == NULL || items == NULL) return DC_ERR_OUT_OF_MEMORY;
+  while (dc__sema_cur(s)->kind != DC_TOK_EOF && !s->failed) {
+    if (dc__sema_accept(s, ";")) continue;
+    if (dc__sema_cur(s)->kind == DC_TOK_PRAGMA) {
+      dc__sema_warning(s, dc__sema_cur(s), "#pragma %s applies to a loop; "
+                       "ignored", dc__sema_spell(s, dc__sema_cur(s)));
+      ++s->pos;
+      continue;
+    }
+    parse_top_level(s, items);
   }
-  if (!p->failed) propagate_grid_sync(p, items);
+  if (!s->failed && diag->errors == 0) {
+    check_definitions(s, items);
+    propagate_grid_sync(s, items);
+  }
   out->tokens = tokens->items;
   out->token_count = (uint32_t)tokens->count;
   out->functions = items->functions;
@@ -949,8 +1091,11 @@ dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
   out->global_count = items->global_count;
   out->order = items->order;
   out->order_count = items->order_count;
+  out->token_decls = s->token_decls;
+  out->token_names = s->token_names;
+  out->token_builtins = s->token_builtins;
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
-  return p->failed || diag->errors ? DC_ERR_COMPILE : DC_OK;
+  return s->failed || diag->errors ? DC_ERR_COMPILE : DC_OK;
 }
 
 const char* dc__type_name(dc__arena_t* arena, const dc__type_t* type) {

@@ -1,34 +1,57 @@
-// pp.c: the preprocessor of the kernel language.
+// pp.c: the preprocessor of the kernel language, and build options.
 //
 // Supports what OpenCL C programs use: object-like and function-like
 // macros (variadic too, with # and ##), #undef, #if/#ifdef/#ifndef/#elif/
 // #else/#endif with full integer expressions and defined(), #error,
-// #pragma (ignored) and #line (ignored). #include is rejected: programs
-// are single sources, and definitions come from -D options.
+// #warning, #pragma (OPENCL EXTENSION and FP_CONTRACT checked, unroll and
+// nounroll passed on to the parser as DC_TOK_PRAGMA) and #line with a
+// number. #include and its relatives are rejected: programs are single
+// sources, and definitions come from -D options.
 //
 // Macro expansion reads from a stack of token frames. Expanding a macro
 // pushes its replacement as a new frame and disables the macro until that
 // frame is consumed; a disabled macro's name met in the meantime is
 // painted NO_EXPAND for good, which is how C stops recursion.
+//
+// The source comes from untrusted scripts, so every resource is bounded
+// (kernel_limits.h): frames, #if nesting, macros, the tokens expansion
+// stores, the tokens it outputs. Running into a limit reports it and stops
+// the preprocessor at once. The base frame's EOF is never consumed, so no
+// reader can walk past the end of the source.
 // SPDX-License-Identifier: MIT
 #include "pp.h"
-#include "const_expr.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define MACRO_BUCKETS 256
-#define MAX_FRAMES 1024
-#define MAX_CONDITIONALS 64
+#include "const_expr.h"
+
+#define MACRO_BUCKETS 4096
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef enum macro_kind_e { MACRO_PLAIN, MACRO_LINE, MACRO_FILE } macro_kind_t;
+
+// Where a definition came from, for the redefinition warning.
+typedef enum origin_e {
+  ORIGIN_PREDEFINED,
+  ORIGIN_OPTION,
+  ORIGIN_SOURCE
+} origin_t;
 
 typedef struct macro_t {
   const char* name;
   uint32_t name_length;
+  uint64_t hash;  // of the name
   bool function_like;
   bool variadic;
   bool disabled;  // being expanded
-  int kind;       // MACRO_PLAIN, MACRO_LINE, MACRO_FILE
+  macro_kind_t kind;
+  origin_t origin;
+  uint32_t line, col;  // of the name in #define (ORIGIN_SOURCE)
   size_t param_count;
   dc__token_t* params;
   dc__token_t* body;
@@ -36,13 +59,11 @@ typedef struct macro_t {
   struct macro_t* next;
 } macro_t;
 
-enum { MACRO_PLAIN, MACRO_LINE, MACRO_FILE };
-
 typedef struct frame_t {
   const dc__token_t* tokens;
   size_t count;
   size_t pos;
-  macro_t* macro;  // re-enabled when the frame is popped; NULL for base
+  macro_t* macro;  // re-enabled when the frame is popped; NULL otherwise
 } frame_t;
 
 typedef struct conditional_t {
@@ -55,54 +76,24 @@ typedef struct conditional_t {
 typedef struct pp_t {
   dc__arena_t* arena;
   dc__diag_t* diag;
+  const dc__build_options_t* options;
   macro_t* buckets[MACRO_BUCKETS];
-  frame_t frames[MAX_FRAMES];
+  uint64_t hash_key;  // this run's own (see hash_name)
+  size_t macro_count;
+  frame_t frames[DC_LIMIT_MACRO_DEPTH + 1];  // the source, then expansions
   size_t depth;
-  conditional_t conds[MAX_CONDITIONALS];
+  conditional_t conds[DC_LIMIT_IF_NESTING];
   size_t cond_count;
+  size_t inactive;  // conditionals whose branch is not taken
+  size_t expansion_tokens;  // charged to DC_LIMIT_MACRO_EXPANSION_TOKENS
+  const dc__token_t* expanding;  // the innermost macro being expanded
+  dc__token_t outermost;         // the invocation in the source it began at
   dc__token_list_t* out;
   bool failed;
+  bool stopped;  // a limit was reached: read nothing more
 } pp_t;
 
-//===-- Macro table -----------------------------------------------------===//
-
-static unsigned hash_name(const char* s, size_t n) {
-  unsigned h = 2166136261u;
-  for (size_t i = 0; i < n; ++i) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h % MACRO_BUCKETS;
-}
-
-static macro_t* find_macro(pp_t* pp, const char* name, size_t n) {
-  for (macro_t* m = pp->buckets[hash_name(name, n)]; m; m = m->next) {
-    if (m->name_length == n && memcmp(m->name, name, n) == 0) return m;
-  }
-  return NULL;
-}
-
-static void remove_macro(pp_t* pp, const char* name, size_t n) {
-  macro_t** link = &pp->buckets[hash_name(name, n)];
-  for (; *link; link = &(*link)->next) {
-    if ((*link)->name_length == n && memcmp((*link)->name, name, n) == 0) {
-      *link = (*link)->next;
-      return;
-    }
-  }
-}
-
-static macro_t* add_macro(pp_t* pp, const char* name, size_t n) {
-  remove_macro(pp, name, n);
-  macro_t* m = dc__arena_alloc(pp->arena, sizeof(*m));
-  if (m == NULL) return NULL;
-  memset(m, 0, sizeof(*m));
-  m->name = name;
-  m->name_length = (uint32_t)n;
-  unsigned h = hash_name(name, n);
-  m->next = pp->buckets[h];
-  pp->buckets[h] = m;
-  return m;
-}
-
-//===-- Reading tokens --------------------------------------------------===//
+//===-- Diagnostics -----------------------------------------------------===//
 
 static void error_at(pp_t* pp, const dc__token_t* tok, const char* message,
                      const char* detail) {
@@ -114,10 +105,154 @@ static void error_at(pp_t* pp, const dc__token_t* tok, const char* message,
   }
 }
 
+// Reports a limit (whose message names it and its value) and stops.
+static void limit_error(pp_t* pp, uint32_t line, uint32_t col,
+                        const char* format, ...) DC_PRINTF_LIKE(4, 5);
+static void limit_error(pp_t* pp, uint32_t line, uint32_t col,
+                        const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  if (!pp->stopped) dc__diag_error(pp->diag, line, col, "%s", message);
+  pp->failed = true;
+  pp->stopped = true;
+}
+
+// A warning, as -w (none), -Werror (an error) and DC_LIMIT_WARNINGS have it.
+static void warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
+                    ...) DC_PRINTF_LIKE(4, 5);
+static void warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
+                    ...) {
+  if (pp->options->no_warnings) return;
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  if (pp->options->werror) {
+    pp->failed = true;
+    dc__diag_error(pp->diag, line, col, "%s [-Werror]", message);
+  } else if (pp->diag->warnings < DC_LIMIT_WARNINGS) {
+    dc__diag_warning(pp->diag, line, col, "%s", message);
+  } else if (pp->diag->warnings == DC_LIMIT_WARNINGS) {
+    dc__diag_warning(pp->diag, line, col,
+                     "more warnings follow; the limit of %u is reached and "
+                     "they are not shown",
+                     DC_LIMIT_WARNINGS);
+  }
+}
+
+static char* token_text(pp_t* pp, const dc__token_t* tok) {
+  return dc__arena_strndup(pp->arena, tok->text, tok->length);
+}
+
+//===-- Macro table -----------------------------------------------------===//
+
+// FNV-1a from a starting state of each run's own, then a finalizer that
+// spreads every bit: a hostile source cannot choose names that all fall
+// into one bucket, which would make every lookup walk every macro.
+static uint64_t hash_name(const pp_t* pp, const char* s, size_t n) {
+  uint64_t h = 14695981039346656037ull ^ pp->hash_key;
+  for (size_t i = 0; i < n; ++i) {
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+static bool named(const macro_t* m, uint64_t hash, const char* name,
+                  size_t n) {
+  return m->hash == hash && m->name_length == n &&
+         memcmp(m->name, name, n) == 0;
+}
+
+static macro_t* find_macro(pp_t* pp, const char* name, size_t n) {
+  uint64_t h = hash_name(pp, name, n);
+  for (macro_t* m = pp->buckets[h % MACRO_BUCKETS]; m; m = m->next) {
+    if (named(m, h, name, n)) return m;
+  }
+  return NULL;
+}
+
+static void remove_macro(pp_t* pp, const char* name, size_t n) {
+  uint64_t h = hash_name(pp, name, n);
+  for (macro_t** link = &pp->buckets[h % MACRO_BUCKETS]; *link;
+       link = &(*link)->next) {
+    if (named(*link, h, name, n)) {
+      *link = (*link)->next;
+      --pp->macro_count;
+      return;
+    }
+  }
+}
+
+// Adds a macro named by |tok|, replacing one of that name, or returns NULL
+// (out of memory, or past DC_LIMIT_MACROS).
+static macro_t* add_macro(pp_t* pp, const dc__token_t* tok) {
+  remove_macro(pp, tok->text, tok->length);
+  if (pp->macro_count == DC_LIMIT_MACROS) {
+    limit_error(pp, tok->line, tok->col,
+                "macro count limit (%u) exceeded by the definition of "
+                "'%.*s'",
+                DC_LIMIT_MACROS, (int)tok->length, tok->text);
+    return NULL;
+  }
+  macro_t* m = dc__arena_zalloc(pp->arena, 1, sizeof(*m));
+  if (m == NULL) return NULL;
+  m->name = tok->text;
+  m->name_length = tok->length;
+  m->hash = hash_name(pp, tok->text, tok->length);
+  m->next = pp->buckets[m->hash % MACRO_BUCKETS];
+  pp->buckets[m->hash % MACRO_BUCKETS] = m;
+  ++pp->macro_count;
+  return m;
+}
+
+// Names C reserves for the preprocessor itself.
+static bool is_reserved_name(const char* s, size_t n) {
+  static const char* const kReserved[] = {"defined", "__VA_ARGS__",
+                                          "_Pragma", "__LINE__", "__FILE__"};
+  for (size_t i = 0; i < COUNT_OF(kReserved); ++i) {
+    if (strlen(kReserved[i]) == n && memcmp(kReserved[i], s, n) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+//===-- Reading tokens --------------------------------------------------===//
+
+// The name |pp| is expanding, for messages: " while expanding 'F'", with
+// the invocation in the source it began at when that is another macro.
+static void describe_expansion(const pp_t* pp, char* buf, size_t size) {
+  const dc__token_t* in = pp->expanding;
+  if (in == NULL) {
+    snprintf(buf, size, " in a directive's expression");
+  } else if (pp->outermost.text != NULL &&
+             (pp->outermost.length != in->length ||
+              memcmp(pp->outermost.text, in->text, in->length) != 0)) {
+    snprintf(buf, size, " while expanding '%.*s' (in '%.*s')",
+             (int)in->length, in->text, (int)pp->outermost.length,
+             pp->outermost.text);
+  } else {
+    snprintf(buf, size, " while expanding '%.*s'", (int)in->length, in->text);
+  }
+}
+
 static bool push_frame(pp_t* pp, const dc__token_t* tokens, size_t count,
                        macro_t* macro, const dc__token_t* at) {
-  if (pp->depth == MAX_FRAMES) {
-    error_at(pp, at, "macro expansion nested too deeply", NULL);
+  if (pp->stopped) return false;
+  if (pp->depth > DC_LIMIT_MACRO_DEPTH) {
+    char where[160];
+    describe_expansion(pp, where, sizeof(where));
+    limit_error(pp, at->line, at->col,
+                "macro expansion depth limit (%u) exceeded%s",
+                DC_LIMIT_MACRO_DEPTH, where);
     return false;
   }
   pp->frames[pp->depth++] = (frame_t){tokens, count, 0, macro};
@@ -136,12 +271,14 @@ static void pop_exhausted(pp_t* pp, size_t floor) {
 }
 
 // The next token at or above frame |floor|, or NULL when those frames are
-// exhausted (the base frame always ends with EOF).
+// exhausted. The source's EOF is returned but never consumed.
 static const dc__token_t* next_token(pp_t* pp, size_t floor) {
   pop_exhausted(pp, floor);
   frame_t* f = &pp->frames[pp->depth - 1];
   if (f->pos >= f->count) return NULL;
-  return &f->tokens[f->pos++];
+  const dc__token_t* t = &f->tokens[f->pos];
+  if (t->kind != DC_TOK_EOF) ++f->pos;
+  return t;
 }
 
 // Peeks at the next token that is not a newline without consuming it.
@@ -155,16 +292,74 @@ static const dc__token_t* peek_token(pp_t* pp, size_t floor) {
   return NULL;
 }
 
-static bool emit(pp_t* pp, dc__token_list_t* out, dc__token_t tok) {
-  if (!dc__token_list_push(pp->arena, out, tok)) {
+static bool name_eq(const dc__token_t* a, const dc__token_t* b) {
+  return a->length == b->length && memcmp(a->text, b->text, a->length) == 0;
+}
+
+static bool is_hash(const dc__token_t* t) {
+  return t->kind == DC_TOK_PUNCT && dc__tok_is(t, "#");
+}
+
+static bool is_paste(const dc__token_t* t) {
+  return t->kind == DC_TOK_PUNCT && dc__tok_is(t, "##");
+}
+
+//===-- Storing tokens --------------------------------------------------===//
+
+// Charges |tokens| (of memory) to the expansion limit; false once over it.
+static bool charge(pp_t* pp, size_t tokens, const dc__token_t* at) {
+  if (pp->stopped) return false;
+  if (tokens <= DC_LIMIT_MACRO_EXPANSION_TOKENS - pp->expansion_tokens) {
+    pp->expansion_tokens += tokens;
+    return true;
+  }
+  char where[160];
+  describe_expansion(pp, where, sizeof(where));
+  limit_error(pp, at->line, at->col,
+              "macro expansion limit (%u tokens) exceeded%s",
+              DC_LIMIT_MACRO_EXPANSION_TOKENS, where);
+  return false;
+}
+
+// Appends |tok| to |list|, a list of macro expansion's own, charging what
+// the list allocates to the expansion limit.
+static bool store(pp_t* pp, dc__token_list_t* list, dc__token_t tok) {
+  size_t grown = dc__token_list_grown_capacity(list);
+  if (grown != list->capacity && !charge(pp, grown, &tok)) return false;
+  if (!dc__token_list_push(pp->arena, list, tok)) {
     pp->failed = true;
     return false;
   }
   return true;
 }
 
-static bool name_eq(const dc__token_t* a, const dc__token_t* b) {
-  return a->length == b->length && memcmp(a->text, b->text, a->length) == 0;
+// Appends |tok| to the translation unit.
+static void output(pp_t* pp, dc__token_t tok) {
+  if (pp->stopped) return;
+  if (is_hash(&tok) || is_paste(&tok)) {
+    // '#' means nothing outside a directive; passing it on would let a
+    // macro put a directive into the generated code.
+    pp->failed = true;
+    dc__diag_error(pp->diag, tok.line, tok.col,
+                   "stray '%.*s' in program (a directive must start a line)",
+                   (int)tok.length, tok.text);
+    return;
+  }
+  if (pp->out->count >= DC_LIMIT_TOKENS) {
+    limit_error(pp, tok.line, tok.col,
+                "token limit (%u tokens after preprocessing) exceeded",
+                DC_LIMIT_TOKENS);
+    return;
+  }
+  if (!dc__token_list_push(pp->arena, pp->out, tok)) pp->failed = true;
+}
+
+static void put(pp_t* pp, dc__token_list_t* list, dc__token_t tok) {
+  if (list == pp->out) {
+    output(pp, tok);
+  } else {
+    store(pp, list, tok);
+  }
 }
 
 //===-- Macro invocation ------------------------------------------------===//
@@ -194,19 +389,23 @@ static void expand_isolated(pp_t* pp, const dc__token_t* tokens, size_t n,
   }
 }
 
-// Reads a macro's arguments after its name; the next token is '('.
-// Returns the number of arguments, or -1 after reporting an error.
+// Reads a macro's arguments after its name; the next token that is not a
+// newline is '('. Returns the number of arguments, or -1 after reporting
+// an error.
 static long collect_args(pp_t* pp, const macro_t* m, const dc__token_t* name,
                          size_t floor, arg_t* args, size_t max_args) {
-  next_token(pp, floor);  // '('
+  const dc__token_t* open;
+  do {
+    open = next_token(pp, floor);  // newlines, then '(' (invoked() saw it)
+  } while (open != NULL && open->kind == DC_TOK_NEWLINE);
   dc__token_list_t current = {0};
   size_t count = 0;
-  int depth = 0;
+  size_t depth = 0;
   for (;;) {
     const dc__token_t* tok = next_token(pp, floor);
     if (tok == NULL || tok->kind == DC_TOK_EOF) {
       error_at(pp, name, "unterminated argument list invoking macro",
-               dc__arena_strndup(pp->arena, name->text, name->length));
+               token_text(pp, name));
       return -1;
     }
     if (tok->kind == DC_TOK_NEWLINE) continue;
@@ -216,7 +415,7 @@ static long collect_args(pp_t* pp, const macro_t* m, const dc__token_t* name,
     if ((is_close && depth == 0) || splits) {
       if (count == max_args) {
         error_at(pp, name, "too many arguments to macro",
-                 dc__arena_strndup(pp->arena, name->text, name->length));
+                 token_text(pp, name));
         return -1;
       }
       args[count++] = (arg_t){.tokens = current.items, .count = current.count};
@@ -226,7 +425,7 @@ static long collect_args(pp_t* pp, const macro_t* m, const dc__token_t* name,
     }
     if (dc__tok_is(tok, "(")) ++depth;
     if (is_close) --depth;
-    if (!emit(pp, &current, *tok)) return -1;
+    if (!store(pp, &current, *tok)) return -1;
   }
 }
 
@@ -240,11 +439,10 @@ static bool check_arg_count(pp_t* pp, const macro_t* m, const dc__token_t* name,
     args[(*count)++] = (arg_t){0};
   }
   if ((size_t)*count != m->param_count) {
-    char* macro = dc__arena_strndup(pp->arena, name->text, name->length);
     pp->failed = true;
     dc__diag_error(pp->diag, name->line, name->col,
-                   "macro '%s' takes %zu argument(s), %ld given", macro,
-                   m->param_count, *count);
+                   "macro '%.*s' takes %zu argument(s), %ld given",
+                   (int)name->length, name->text, m->param_count, *count);
     return false;
   }
   return true;
@@ -262,7 +460,9 @@ static long param_index(const macro_t* m, const dc__token_t* tok) {
 static dc__token_t stringize(pp_t* pp, const arg_t* arg, dc__token_t at) {
   size_t size = 3;
   for (size_t i = 0; i < arg->count; ++i) size += 2 * arg->tokens[i].length + 1;
-  char* text = dc__arena_alloc(pp->arena, size);
+  char* text = charge(pp, 1 + size / 32, &at)
+                   ? dc__arena_alloc(pp->arena, size)
+                   : NULL;
   size_t n = 0;
   if (text != NULL) {
     text[n++] = '"';
@@ -287,7 +487,8 @@ static dc__token_t stringize(pp_t* pp, const arg_t* arg, dc__token_t at) {
 
 // Joins two tokens with ##; the result must lex as exactly one token.
 static bool paste(pp_t* pp, dc__token_t* left, const dc__token_t* right) {
-  size_t n = left->length + right->length;
+  size_t n = (size_t)left->length + right->length;
+  if (!charge(pp, 1 + n / 32, left)) return false;
   char* text = dc__arena_alloc(pp->arena, n + 1);
   if (text == NULL) return false;
   memcpy(text, left->text, left->length);
@@ -324,46 +525,65 @@ static const dc__token_list_t* expanded_arg(pp_t* pp, arg_t* arg,
 // Appends |count| tokens, each placed at the invocation |at|.
 static void append_at(pp_t* pp, dc__token_list_t* out, const dc__token_t* toks,
                       size_t count, const dc__token_t* at) {
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count && !pp->stopped; ++i) {
     dc__token_t t = toks[i];
     t.line = at->line;
     t.col = at->col;
-    emit(pp, out, t);
+    store(pp, out, t);
   }
 }
 
-// Builds the replacement list of |m| for |args|.
+// The right operand of the ## at m->body[*i]: a parameter's raw tokens, a
+// stringized parameter or a plain token. Advances *i past it.
+static size_t paste_operand(pp_t* pp, const macro_t* m, arg_t* args,
+                            size_t* i, const dc__token_t* at,
+                            dc__token_t* scratch, const dc__token_t** toks) {
+  const dc__token_t* r = &m->body[++*i];
+  if (m->function_like && is_hash(r)) {
+    *scratch = stringize(pp, &args[param_index(m, &m->body[++*i])], *at);
+    *toks = scratch;
+    return 1;
+  }
+  long p = param_index(m, r);
+  *toks = p >= 0 ? args[p].tokens : r;
+  return p >= 0 ? args[p].count : 1;
+}
+
+// Builds the replacement list of |m| for |args|. An empty argument next
+// to ## is a placemarker: pasting onto it gives the other operand.
 static void substitute(pp_t* pp, const macro_t* m, arg_t* args,
                        const dc__token_t* at, dc__token_list_t* out) {
-  for (size_t i = 0; i < m->body_count && !pp->failed; ++i) {
+  bool placemarker = false;  // the last operand appended was empty
+  for (size_t i = 0; i < m->body_count && !pp->stopped && !pp->failed; ++i) {
     const dc__token_t* t = &m->body[i];
-    bool next_is_paste = i + 1 < m->body_count &&
-                         dc__tok_is(&m->body[i + 1], "##");
-    if (m->function_like && dc__tok_is(t, "#") && i + 1 < m->body_count &&
-        param_index(m, &m->body[i + 1]) >= 0) {
+    bool before_paste = i + 1 < m->body_count && is_paste(&m->body[i + 1]);
+    if (m->function_like && is_hash(t)) {  // a parameter follows (#define)
       dc__token_t s = stringize(pp, &args[param_index(m, &m->body[++i])], *at);
       s.flags = t->flags;
-      emit(pp, out, s);
+      store(pp, out, s);
+      placemarker = false;
       continue;
     }
-    if (dc__tok_is(t, "##") && i + 1 < m->body_count) {
-      const dc__token_t* r = &m->body[++i];
-      long p = param_index(m, r);
-      const dc__token_t* rtoks = p >= 0 ? args[p].tokens : r;
-      size_t rcount = p >= 0 ? args[p].count : 1;
-      if (rcount == 0) continue;
-      if (out->count == 0) {
+    if (is_paste(t)) {  // never first or last (#define checks)
+      dc__token_t scratch;
+      const dc__token_t* rtoks;
+      size_t rcount = paste_operand(pp, m, args, &i, at, &scratch, &rtoks);
+      if (rcount == 0) continue;  // the left operand stays as it is
+      if (placemarker || out->count == 0) {
         append_at(pp, out, rtoks, rcount, at);
       } else if (paste(pp, &out->items[out->count - 1], &rtoks[0])) {
         append_at(pp, out, rtoks + 1, rcount - 1, at);
       }
+      placemarker = false;
       continue;
     }
     long p = param_index(m, t);
     if (p < 0) {
       append_at(pp, out, t, 1, at);
-    } else if (next_is_paste) {
+      placemarker = false;
+    } else if (before_paste) {
       append_at(pp, out, args[p].tokens, args[p].count, at);
+      placemarker = args[p].count == 0;
     } else {
       const dc__token_list_t* e = expanded_arg(pp, &args[p], at);
       append_at(pp, out, e->items, e->count, at);
@@ -371,50 +591,96 @@ static void substitute(pp_t* pp, const macro_t* m, arg_t* args,
   }
 }
 
+// The text __FILE__ gives: the program's name as a string literal, with
+// any byte that is not plainly a file name's made '_' (so that it keeps
+// its length, which sizeof(__FILE__) shows).
+static char* file_literal(pp_t* pp) {
+  const char* name = pp->diag->file;
+  size_t n = strlen(name);
+  char* text = dc__arena_alloc(pp->arena, n + 3);
+  if (text == NULL) return NULL;
+  text[0] = '"';
+  for (size_t i = 0; i < n; ++i) {
+    char c = name[i];
+    text[i + 1] = isalnum((unsigned char)c) || strchr("._-+/", c) ? c : '_';
+  }
+  text[n + 1] = '"';
+  text[n + 2] = '\0';
+  return text;
+}
+
 static dc__token_t builtin_macro(pp_t* pp, const macro_t* m,
                                  const dc__token_t* at) {
   dc__token_t t = *at;
   char* text = m->kind == MACRO_LINE
                    ? dc__arena_printf(pp->arena, "%u", at->line)
-                   : dc__arena_printf(pp->arena, "\"%s\"", pp->diag->file);
+                   : file_literal(pp);
   t.kind = m->kind == MACRO_LINE ? DC_TOK_NUMBER : DC_TOK_STRING;
   t.text = text ? text : "0";
   t.length = text ? (uint32_t)strlen(text) : 1;
   return t;
 }
 
-static void process_token(pp_t* pp, const dc__token_t* tok, size_t floor,
-                          dc__token_list_t* out) {
-  macro_t* m = NULL;
-  if (tok->kind == DC_TOK_IDENT && !(tok->flags & DC_TOKF_NO_EXPAND)) {
-    m = find_macro(pp, tok->text, tok->length);
+// Whether a function-like macro's name is followed by '(' (an invocation).
+static bool invoked(pp_t* pp, size_t floor) {
+  const dc__token_t* next = peek_token(pp, floor);
+  return next != NULL && dc__tok_is(next, "(");
+}
+
+// Room for the arguments of |m|, charged to the expansion limit (arg_t is
+// about two tokens' size).
+static arg_t* new_args(pp_t* pp, const macro_t* m, const dc__token_t* at,
+                       size_t* max_args) {
+  *max_args = m->param_count ? m->param_count : 1;
+  if (!charge(pp, 2 * *max_args, at)) return NULL;
+  return dc__arena_zalloc(pp->arena, *max_args, sizeof(arg_t));
+}
+
+// Room for what substitute() makes of |m|'s body, allocated at once and
+// charged: an upper bound on the replacement's length (the ## themselves
+// are counted). Expands the arguments that need it.
+static bool reserve_replacement(pp_t* pp, const macro_t* m, arg_t* args,
+                                const dc__token_t* at,
+                                dc__token_list_t* out) {
+  size_t n = 0;
+  for (size_t i = 0; i < m->body_count && !pp->stopped; ++i) {
+    const dc__token_t* t = &m->body[i];
+    long p = param_index(m, t);
+    bool pasted = (i + 1 < m->body_count && is_paste(&m->body[i + 1])) ||
+                  (i > 0 && is_paste(&m->body[i - 1]));
+    if (m->function_like && is_hash(t)) {
+      ++i;  // #param: one string
+      ++n;
+    } else if (p < 0) {
+      ++n;
+    } else if (pasted) {
+      n += args[p].count;
+    } else {
+      n += expanded_arg(pp, &args[p], at)->count;
+    }
   }
-  if (m == NULL) {
-    emit(pp, out, *tok);
-    return;
+  if (pp->stopped || pp->failed || !charge(pp, n, at)) return false;
+  if (!dc__token_list_reserve(pp->arena, out, n)) {
+    pp->failed = true;
+    return false;
   }
-  if (m->disabled) {
-    dc__token_t painted = *tok;
-    painted.flags |= DC_TOKF_NO_EXPAND;
-    emit(pp, out, painted);
-    return;
-  }
-  if (m->kind != MACRO_PLAIN) {
-    emit(pp, out, builtin_macro(pp, m, tok));
-    return;
-  }
-  arg_t args[64];
+  return true;
+}
+
+// Expands the invocation of |m| named by |tok|: pushes its replacement.
+static void expand_macro(pp_t* pp, macro_t* m, const dc__token_t* tok,
+                         size_t floor) {
+  arg_t* args = NULL;
   long count = 0;
   if (m->function_like) {
-    const dc__token_t* next = peek_token(pp, floor);
-    if (next == NULL || !dc__tok_is(next, "(")) {
-      emit(pp, out, *tok);  // a function-like macro's name alone
-      return;
-    }
-    count = collect_args(pp, m, tok, floor, args, 64);
+    size_t max_args = 0;
+    args = new_args(pp, m, tok, &max_args);
+    if (args == NULL) return;
+    count = collect_args(pp, m, tok, floor, args, max_args);
     if (count < 0 || !check_arg_count(pp, m, tok, &count, args)) return;
   }
   dc__token_list_t replacement = {0};
+  if (!reserve_replacement(pp, m, args, tok, &replacement)) return;
   substitute(pp, m, args, tok, &replacement);
   if (replacement.count > 0 && !pp->failed) {
     replacement.items[0].flags |= tok->flags & DC_TOKF_SPACE;
@@ -422,14 +688,52 @@ static void process_token(pp_t* pp, const dc__token_t* tok, size_t floor,
   }
 }
 
+static void process_token(pp_t* pp, const dc__token_t* tok, size_t floor,
+                          dc__token_list_t* out) {
+  if (pp->stopped) return;
+  macro_t* m = NULL;
+  if (tok->kind == DC_TOK_IDENT && !(tok->flags & DC_TOKF_NO_EXPAND)) {
+    if (dc__tok_is(tok, "_Pragma")) {
+      error_at(pp, tok,
+               "_Pragma is not supported; write #pragma on a line of its own",
+               NULL);
+      return;
+    }
+    m = find_macro(pp, tok->text, tok->length);
+  }
+  if (m == NULL) {
+    put(pp, out, *tok);
+    return;
+  }
+  if (m->disabled) {
+    dc__token_t painted = *tok;
+    painted.flags |= DC_TOKF_NO_EXPAND;
+    put(pp, out, painted);
+    return;
+  }
+  if (m->function_like && !invoked(pp, floor)) {
+    put(pp, out, *tok);  // a function-like macro's name alone
+    return;
+  }
+  if (m->kind != MACRO_PLAIN) {
+    put(pp, out, builtin_macro(pp, m, tok));
+    return;
+  }
+  if (pp->depth == 1) pp->outermost = *tok;
+  const dc__token_t* enclosing = pp->expanding;
+  pp->expanding = tok;
+  expand_macro(pp, m, tok, floor);
+  pp->expanding = enclosing;
+}
+
 //===-- #if expressions -------------------------------------------------===//
 
 // Replaces defined X / defined(X) with 0 or 1, before macro expansion.
-static void resolve_defined(pp_t* pp, const dc__token_t* line, size_t n,
+static bool resolve_defined(pp_t* pp, const dc__token_t* line, size_t n,
                             dc__token_list_t* out) {
   for (size_t i = 0; i < n; ++i) {
     if (!dc__tok_is(&line[i], "defined") || line[i].kind != DC_TOK_IDENT) {
-      emit(pp, out, line[i]);
+      if (!store(pp, out, line[i])) return false;
       continue;
     }
     bool paren = i + 1 < n && dc__tok_is(&line[i + 1], "(");
@@ -437,15 +741,88 @@ static void resolve_defined(pp_t* pp, const dc__token_t* line, size_t n,
     if (name >= n || line[name].kind != DC_TOK_IDENT ||
         (paren && (name + 1 >= n || !dc__tok_is(&line[name + 1], ")")))) {
       error_at(pp, &line[i], "'defined' needs a macro name", NULL);
-      return;
+      return false;
     }
     dc__token_t v = line[i];
     v.kind = DC_TOK_NUMBER;
     v.text = find_macro(pp, line[name].text, line[name].length) ? "1" : "0";
     v.length = 1;
-    emit(pp, out, v);
+    if (!store(pp, out, v)) return false;
     i = name + paren;
   }
+  return true;
+}
+
+static bool is_operand(const dc__token_t* t) {
+  return t->kind == DC_TOK_NUMBER || t->kind == DC_TOK_IDENT ||
+         t->kind == DC_TOK_CHAR || t->kind == DC_TOK_STRING;
+}
+
+// How deeply dc__eval_const_expr recurses on |toks|, at worst: one level
+// per open parenthesis, per ?: not yet closed by a parenthesis, and per
+// unary operator waiting for its operand. Stops counting past the limit.
+// Expansion only adds to it, so the tokens of a #if line as written give
+// a first answer before any memory is spent on expanding them ("defined
+// X" and "defined(X)" count as the one operand they become).
+typedef struct open_paren_t {
+  size_t depth, unary;  // before the '('
+} open_paren_t;
+
+static size_t expr_nesting(const dc__token_t* toks, size_t n) {
+  open_paren_t open[DC_LIMIT_IF_EXPR_NESTING + 1];
+  size_t parens = 0, depth = 0, unary = 0, worst = 0;
+  bool want_operand = true;
+  for (size_t i = 0; i < n && worst <= DC_LIMIT_IF_EXPR_NESTING; ++i) {
+    const dc__token_t* t = &toks[i];
+    if (dc__tok_is(t, "defined") && i + 1 < n) {
+      i += dc__tok_is(&toks[i + 1], "(") ? 3 : 1;
+    }
+    bool closes = dc__tok_is(t, ")") && parens > 0;
+    if (is_operand(t) || closes) {
+      if (closes) {  // back to the depth before '(', its unary ops waiting
+        --parens;
+        depth = open[parens].depth;
+        unary = open[parens].unary;
+      }
+      depth -= unary;  // the operand completes its unary operators
+      unary = 0;
+      want_operand = false;
+    } else if (dc__tok_is(t, "(")) {
+      open[parens++] = (open_paren_t){depth, unary};
+      ++depth;
+      unary = 0;
+      want_operand = true;
+    } else if (want_operand) {  // - + ! ~ (or junk the evaluator reports)
+      ++depth;
+      ++unary;
+    } else {
+      depth += dc__tok_is(t, "?");  // until the enclosing ')' or the end
+      want_operand = true;
+    }
+    if (depth > worst) worst = depth;
+  }
+  return worst;
+}
+
+// Refuses |toks|, the expression of |what| ("#if") at |at|, when it nests
+// deeper than the evaluator may recurse.
+static bool check_expr_nesting(pp_t* pp, const char* what,
+                               const dc__token_t* at, const dc__token_t* toks,
+                               size_t n) {
+  if (expr_nesting(toks, n) <= DC_LIMIT_IF_EXPR_NESTING) return true;
+  limit_error(pp, at->line, at->col,
+              "%s expression nesting limit (%u) exceeded", what,
+              DC_LIMIT_IF_EXPR_NESTING);
+  return false;
+}
+
+// Expands the operands of a directive (#if, #pragma unroll).
+static void expand_directive(pp_t* pp, const dc__token_t* toks, size_t n,
+                             const dc__token_t* directive,
+                             dc__token_list_t* out) {
+  pp->expanding = NULL;
+  pp->outermost = (dc__token_t){0};
+  expand_isolated(pp, toks, n, directive, out);
 }
 
 static bool eval_condition(pp_t* pp, const dc__token_t* directive,
@@ -455,8 +832,16 @@ static bool eval_condition(pp_t* pp, const dc__token_t* directive,
     return false;
   }
   dc__token_list_t resolved = {0}, expanded = {0};
-  resolve_defined(pp, line, n, &resolved);
-  expand_isolated(pp, resolved.items, resolved.count, directive, &expanded);
+  if (!check_expr_nesting(pp, "#if", directive, line, n) ||
+      !resolve_defined(pp, line, n, &resolved)) {
+    return false;
+  }
+  expand_directive(pp, resolved.items, resolved.count, directive, &expanded);
+  if (pp->failed ||
+      !check_expr_nesting(pp, "#if", directive, expanded.items,
+                          expanded.count)) {
+    return false;
+  }
   long long v = 0;
   if (!dc__eval_const_expr(expanded.items, expanded.count, true, "#if",
                            directive, pp->diag, &v)) {
@@ -466,92 +851,217 @@ static bool eval_condition(pp_t* pp, const dc__token_t* directive,
   return v != 0;
 }
 
-//===-- Directives ------------------------------------------------------===//
+//===-- #define ---------------------------------------------------------===//
 
-static bool skipping(const pp_t* pp) {
-  for (size_t i = 0; i < pp->cond_count; ++i) {
-    if (!pp->conds[i].active) return true;
+// Reads the parameter list of "#define F(" starting at line[2]; returns the
+// index just past ')', or 0 after reporting an error.
+static size_t read_params(pp_t* pp, macro_t* m, const dc__token_t* line,
+                          size_t n) {
+  size_t most = n < DC_LIMIT_MACRO_PARAMS ? n : DC_LIMIT_MACRO_PARAMS;
+  m->params = dc__arena_zalloc(pp->arena, most, sizeof(dc__token_t));
+  if (m->params == NULL) return 0;
+  size_t i = 2;
+  if (i < n && dc__tok_is(&line[i], ")")) return i + 1;
+  for (; i < n; i += 2) {
+    dc__token_t p = line[i];
+    if (m->variadic) break;  // '...' must be last
+    if (dc__tok_is(&p, "...")) {
+      m->variadic = true;
+      p.kind = DC_TOK_IDENT;
+      p.text = "__VA_ARGS__";
+      p.length = 11;
+    } else if (p.kind != DC_TOK_IDENT || dc__tok_is(&p, "__VA_ARGS__")) {
+      error_at(pp, &p, "expected a parameter name in #define, not",
+               token_text(pp, &p));
+      return 0;
+    }
+    if (param_index(m, &p) >= 0) {
+      error_at(pp, &p, "duplicate macro parameter", token_text(pp, &p));
+      return 0;
+    }
+    if (m->param_count == DC_LIMIT_MACRO_PARAMS) {
+      limit_error(pp, p.line, p.col,
+                  "macro parameter limit (%u) exceeded in the definition "
+                  "of '%.*s'",
+                  DC_LIMIT_MACRO_PARAMS, (int)m->name_length, m->name);
+      return 0;
+    }
+    m->params[m->param_count++] = p;
+    if (i + 1 < n && dc__tok_is(&line[i + 1], ")")) return i + 2;
+    if (i + 1 >= n || !dc__tok_is(&line[i + 1], ",")) break;
   }
-  return false;
+  error_at(pp, &line[1],
+           m->variadic ? "'...' must be the last macro parameter"
+                       : "expected ',' or ')' in the macro parameter list",
+           NULL);
+  return 0;
 }
 
+// C's rules for the body: # must name a parameter (function-like
+// macros), ## cannot stand at either end, and __VA_ARGS__ belongs to
+// variadic macros. Reports the first violation.
+static bool check_body(pp_t* pp, const macro_t* m) {
+  for (size_t i = 0; i < m->body_count; ++i) {
+    const dc__token_t* t = &m->body[i];
+    if (m->function_like && is_hash(t) &&
+        (i + 1 == m->body_count || param_index(m, &m->body[i + 1]) < 0)) {
+      error_at(pp, t, "'#' is not followed by a macro parameter", NULL);
+      return false;
+    }
+    if (is_paste(t) && (i == 0 || i + 1 == m->body_count)) {
+      error_at(pp, t, "'##' cannot appear at either end of a macro body",
+               NULL);
+      return false;
+    }
+    if (!m->variadic && dc__tok_is(t, "__VA_ARGS__")) {
+      error_at(pp, t,
+               "__VA_ARGS__ can only appear in the body of a variadic macro",
+               NULL);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether two definitions are the same as C means it: parameters, and
+// body tokens with the same spelling and spacing.
+static bool same_definition(const macro_t* a, const macro_t* b) {
+  if (a->kind != b->kind || a->function_like != b->function_like ||
+      a->variadic != b->variadic || a->param_count != b->param_count ||
+      a->body_count != b->body_count) {
+    return false;
+  }
+  for (size_t i = 0; i < a->param_count; ++i) {
+    if (!name_eq(&a->params[i], &b->params[i])) return false;
+  }
+  for (size_t i = 0; i < a->body_count; ++i) {
+    const dc__token_t* x = &a->body[i];
+    const dc__token_t* y = &b->body[i];
+    if (x->kind != y->kind || !name_eq(x, y)) return false;
+    if (i > 0 && (x->flags & DC_TOKF_SPACE) != (y->flags & DC_TOKF_SPACE)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Warns when |m| replaces a different definition |old|, as C compilers do.
+static void check_redefinition(pp_t* pp, const macro_t* old,
+                               const macro_t* m, const dc__token_t* name) {
+  if (old == NULL || same_definition(old, m)) return;
+  char previous[64];
+  if (old->origin == ORIGIN_SOURCE) {
+    snprintf(previous, sizeof(previous), "the previous definition is at %u:%u",
+             old->line, old->col);
+  } else {
+    snprintf(previous, sizeof(previous), "it was %s",
+             old->origin == ORIGIN_PREDEFINED ? "predefined"
+                                              : "defined by a build option");
+  }
+  warn_at(pp, name->line, name->col, "'%.*s' redefined (%s)",
+          (int)name->length, name->text, previous);
+}
+
+// Defines the macro of a #define line (or a -D option's tokens).
 static void define_macro(pp_t* pp, const dc__token_t* directive,
-                         const dc__token_t* line, size_t n) {
+                         const dc__token_t* line, size_t n, origin_t origin) {
   if (n == 0 || line[0].kind != DC_TOK_IDENT) {
     error_at(pp, n ? &line[0] : directive, "#define needs a macro name", NULL);
     return;
   }
-  if (dc__tok_is(&line[0], "defined")) {
-    error_at(pp, &line[0], "'defined' cannot be defined as a macro", NULL);
+  if (is_reserved_name(line[0].text, line[0].length)) {
+    error_at(pp, &line[0], "cannot define a macro named",
+             token_text(pp, &line[0]));
     return;
   }
-  macro_t* m = add_macro(pp, line[0].text, line[0].length);
-  if (m == NULL) return;
-  size_t i = 1;
+  macro_t m = {.name = line[0].text, .name_length = line[0].length,
+               .origin = origin, .line = line[0].line, .col = line[0].col};
+  size_t body = 1;
   if (n > 1 && dc__tok_is(&line[1], "(") && !(line[1].flags & DC_TOKF_SPACE)) {
-    m->function_like = true;
-    m->params = (dc__token_t*)&line[2];
-    for (i = 2; i < n && !dc__tok_is(&line[i], ")"); ++i) {
-      const dc__token_t* p = &line[i];
-      if (dc__tok_is(p, "...")) {
-        m->variadic = true;
-        ((dc__token_t*)p)->kind = DC_TOK_IDENT;  // renamed below
-        ((dc__token_t*)p)->text = "__VA_ARGS__";
-        ((dc__token_t*)p)->length = 11;
-      } else if (p->kind != DC_TOK_IDENT) {
-        error_at(pp, p, "expected a parameter name in #define", NULL);
-        remove_macro(pp, m->name, m->name_length);
-        return;
-      }
-      ++m->param_count;
-      if (i + 1 < n && dc__tok_is(&line[i + 1], ",")) ++i;
-    }
-    if (i >= n) {
-      error_at(pp, &line[1], "missing ')' in macro parameter list", NULL);
-      remove_macro(pp, m->name, m->name_length);
-      return;
-    }
-    // Parameters are every other token (names and commas); compact them.
-    size_t k = 0;
-    for (size_t j = 2; j < i; ++j) {
-      if (!dc__tok_is(&line[j], ",")) m->params[k++] = line[j];
-    }
-    ++i;
+    m.function_like = true;
+    body = read_params(pp, &m, line, n);
+    if (body == 0) return;
   }
-  m->body = (dc__token_t*)&line[i];
-  m->body_count = n - i;
+  m.body = (dc__token_t*)&line[body];
+  m.body_count = n - body;
+  if (!check_body(pp, &m)) return;
+  check_redefinition(pp, find_macro(pp, m.name, m.name_length), &m, &line[0]);
+  macro_t* added = add_macro(pp, &line[0]);
+  if (added == NULL) return;
+  m.hash = added->hash;
+  m.next = added->next;
+  *added = m;
+}
+
+static void undefine_macro(pp_t* pp, const dc__token_t* d,
+                           const dc__token_t* line, size_t n) {
+  if (n == 0 || line[0].kind != DC_TOK_IDENT) {
+    error_at(pp, d, "#undef needs a macro name", NULL);
+    return;
+  }
+  if (is_reserved_name(line[0].text, line[0].length)) {
+    error_at(pp, &line[0], "cannot undefine", token_text(pp, &line[0]));
+    return;
+  }
+  if (n > 1) {
+    warn_at(pp, line[1].line, line[1].col, "extra tokens after #undef %.*s",
+            (int)line[0].length, line[0].text);
+  }
+  remove_macro(pp, line[0].text, line[0].length);
+}
+
+//===-- Conditionals ----------------------------------------------------===//
+
+static bool skipping(const pp_t* pp) { return pp->inactive > 0; }
+
+static void set_active(pp_t* pp, conditional_t* c, bool active) {
+  if (c->active && !active) ++pp->inactive;
+  if (!c->active && active) --pp->inactive;
+  c->active = active;
+}
+
+static void open_conditional(pp_t* pp, const dc__token_t* d,
+                             const dc__token_t* line, size_t n) {
+  if (pp->cond_count == DC_LIMIT_IF_NESTING) {
+    limit_error(pp, d->line, d->col, "#if nesting limit (%u) exceeded",
+                DC_LIMIT_IF_NESTING);
+    return;
+  }
+  bool outer_skipping = skipping(pp);
+  bool value = false;
+  if (!outer_skipping) {
+    if (dc__tok_is(d, "if")) {
+      value = eval_condition(pp, d, line, n);
+    } else if (n == 0 || line[0].kind != DC_TOK_IDENT) {
+      error_at(pp, d, "#ifdef needs a macro name", NULL);
+    } else {
+      value = (find_macro(pp, line[0].text, line[0].length) != NULL) ==
+              dc__tok_is(d, "ifdef");
+      if (n > 1) {
+        warn_at(pp, line[1].line, line[1].col, "extra tokens after #%.*s %.*s",
+                (int)d->length, d->text, (int)line[0].length, line[0].text);
+      }
+    }
+  }
+  conditional_t* c = &pp->conds[pp->cond_count++];
+  *c = (conditional_t){true, value || outer_skipping, false, d->line, d->col};
+  set_active(pp, c, value);
 }
 
 static void directive_conditional(pp_t* pp, const dc__token_t* d,
                                   const dc__token_t* line, size_t n) {
-  bool outer_skipping = skipping(pp);
-  if (dc__tok_is(d, "if") || dc__tok_is(d, "ifdef") || dc__tok_is(d, "ifndef")) {
-    if (pp->cond_count == MAX_CONDITIONALS) {
-      error_at(pp, d, "#if nested too deeply", NULL);
-      return;
-    }
-    bool value = false;
-    if (!outer_skipping) {
-      if (dc__tok_is(d, "if")) {
-        value = eval_condition(pp, d, line, n);
-      } else if (n == 0 || line[0].kind != DC_TOK_IDENT) {
-        error_at(pp, d, "#ifdef needs a macro name", NULL);
-      } else {
-        value = (find_macro(pp, line[0].text, line[0].length) != NULL) ==
-                dc__tok_is(d, "ifdef");
-      }
-    }
-    pp->conds[pp->cond_count++] =
-        (conditional_t){value, value || outer_skipping, false, d->line, d->col};
+  if (dc__tok_is(d, "if") || dc__tok_is(d, "ifdef") ||
+      dc__tok_is(d, "ifndef")) {
+    open_conditional(pp, d, line, n);
     return;
   }
   if (pp->cond_count == 0) {
-    error_at(pp, d, "unmatched directive",
-             dc__arena_strndup(pp->arena, d->text, d->length));
+    error_at(pp, d, "unmatched directive", token_text(pp, d));
     return;
   }
   conditional_t* c = &pp->conds[pp->cond_count - 1];
   if (dc__tok_is(d, "endif")) {
+    set_active(pp, c, true);
     --pp->cond_count;
     return;
   }
@@ -559,56 +1069,238 @@ static void directive_conditional(pp_t* pp, const dc__token_t* d,
     error_at(pp, d, "directive after #else", NULL);
     return;
   }
-  --pp->cond_count;  // evaluate #elif in the enclosing state
+  set_active(pp, c, true);  // evaluate #elif in the enclosing state
   bool enclosing_skipping = skipping(pp);
-  ++pp->cond_count;
+  bool active;
   if (dc__tok_is(d, "else")) {
     c->seen_else = true;
-    c->active = !c->was_taken;
+    active = !c->was_taken;
   } else {  // elif
-    c->active = !c->was_taken && !enclosing_skipping &&
-                eval_condition(pp, d, line, n);
+    active = !c->was_taken && !enclosing_skipping &&
+             eval_condition(pp, d, line, n);
   }
-  c->was_taken |= c->active;
+  set_active(pp, c, active);
+  c->was_taken |= active;
 }
 
-static void handle_directive(pp_t* pp, const dc__token_t* d,
+//===-- #pragma and #line -----------------------------------------------===//
+
+// Extensions the engine implements on every device, each a macro defined
+// to 1 (docs/kernel-builtins.md: doubles and every 32- and 64-bit atomic).
+static const char* const kExtensions[] = {
+    "cl_khr_fp64",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "cl_khr_byte_addressable_store",
+};
+
+static bool known_extension(const dc__token_t* t) {
+  for (size_t i = 0; i < COUNT_OF(kExtensions); ++i) {
+    if (dc__tok_is(t, kExtensions[i])) return true;
+  }
+  return false;
+}
+
+// #pragma OPENCL EXTENSION name : enable | disable | require. Every known
+// extension is always on, so the pragma changes nothing.
+static void pragma_extension(pp_t* pp, const dc__token_t* d,
                              const dc__token_t* line, size_t n) {
-  static const char* const kConditionals[] = {"if", "ifdef", "ifndef", "elif",
-                                              "else", "endif"};
-  for (size_t i = 0; i < 6; ++i) {
-    if (dc__tok_is(d, kConditionals[i])) {
-      directive_conditional(pp, d, line, n);
+  const dc__token_t* name = n > 2 ? &line[2] : NULL;
+  const dc__token_t* how = n > 4 ? &line[4] : NULL;
+  if (n != 5 || name->kind != DC_TOK_IDENT || !dc__tok_is(&line[3], ":") ||
+      !(dc__tok_is(how, "enable") || dc__tok_is(how, "disable") ||
+        dc__tok_is(how, "require"))) {
+    error_at(pp, d,
+             "malformed #pragma OPENCL EXTENSION: expected 'NAME : enable', "
+             "'disable' or 'require'",
+             NULL);
+    return;
+  }
+  if (known_extension(name) || dc__tok_is(name, "all")) return;
+  if (dc__tok_is(how, "require")) {
+    error_at(pp, name, "required extension is not supported:",
+             token_text(pp, name));
+  } else {
+    warn_at(pp, name->line, name->col,
+            "unknown OpenCL extension '%.*s' in #pragma; ignored",
+            (int)name->length, name->text);
+  }
+}
+
+static void pragma_fp_contract(pp_t* pp, const dc__token_t* d,
+                               const dc__token_t* line, size_t n) {
+  if (n != 3 || !(dc__tok_is(&line[2], "ON") || dc__tok_is(&line[2], "OFF") ||
+                  dc__tok_is(&line[2], "DEFAULT"))) {
+    error_at(pp, d,
+             "malformed #pragma OPENCL FP_CONTRACT: expected ON, OFF or "
+             "DEFAULT",
+             NULL);
+  }
+}
+
+// #pragma unroll [N] and #pragma nounroll become a DC_TOK_PRAGMA token
+// for the parser; N is a constant expression from 1 to INT32_MAX.
+static void pragma_unroll(pp_t* pp, const dc__token_t* hash,
+                          const dc__token_t* line, size_t n) {
+  bool nounroll = dc__tok_is(&line[0], "nounroll");
+  char* text = NULL;
+  if (n == 1) {
+    text = nounroll ? "nounroll" : "unroll";
+  } else if (nounroll) {
+    error_at(pp, &line[1], "#pragma nounroll takes nothing after it", NULL);
+    return;
+  } else {
+    dc__token_list_t expanded = {0};
+    if (!check_expr_nesting(pp, "#pragma unroll", &line[1], &line[1],
+                            n - 1)) {
       return;
     }
+    expand_directive(pp, &line[1], n - 1, &line[0], &expanded);
+    long long v = 0;
+    if (pp->failed ||
+        !check_expr_nesting(pp, "#pragma unroll", &line[1], expanded.items,
+                            expanded.count)) {
+      return;
+    }
+    if (!dc__eval_const_expr(expanded.items, expanded.count, false,
+                             "#pragma unroll", &line[0], pp->diag, &v)) {
+      pp->failed = true;  // reported
+      return;
+    }
+    if (v < 1 || v > INT32_MAX) {
+      pp->failed = true;
+      dc__diag_error(pp->diag, line[1].line, line[1].col,
+                     "#pragma unroll count %lld is out of range (1 to %d)",
+                     v, INT32_MAX);
+      return;
+    }
+    text = dc__arena_printf(pp->arena, "unroll %lld", v);
+    if (text == NULL) return;
+  }
+  dc__token_t t = {.kind = DC_TOK_PRAGMA, .length = (uint32_t)strlen(text),
+                   .text = text, .line = hash->line, .col = hash->col,
+                   .flags = hash->flags};
+  output(pp, t);
+}
+
+static void directive_pragma(pp_t* pp, const dc__token_t* hash,
+                             const dc__token_t* d, const dc__token_t* line,
+                             size_t n) {
+  if (n == 0) {
+    warn_at(pp, d->line, d->col, "empty #pragma ignored");
+  } else if (dc__tok_is(&line[0], "OPENCL") && n > 1 &&
+             dc__tok_is(&line[1], "EXTENSION")) {
+    pragma_extension(pp, d, line, n);
+  } else if (dc__tok_is(&line[0], "OPENCL") && n > 1 &&
+             dc__tok_is(&line[1], "FP_CONTRACT")) {
+    pragma_fp_contract(pp, d, line, n);
+  } else if (dc__tok_is(&line[0], "unroll") ||
+             dc__tok_is(&line[0], "nounroll")) {
+    pragma_unroll(pp, hash, line, n);
+  } else {
+    int shown = line[0].length > 40 ? 40 : (int)line[0].length;
+    warn_at(pp, line[0].line, line[0].col, "unknown #pragma '%.*s%s' ignored",
+            shown, line[0].text, (int)line[0].length > shown ? "..." : "");
+  }
+}
+
+// #line N: accepted and ignored (diagnostics stay in the source's own
+// lines). A file name is refused: nothing the user writes may reach a
+// #line of the generated code.
+static void directive_line(pp_t* pp, const dc__token_t* d,
+                           const dc__token_t* line, size_t n) {
+  bool digits = n > 0 && line[0].kind == DC_TOK_NUMBER && line[0].length <= 10;
+  uint64_t number = 0;
+  for (uint32_t i = 0; digits && i < line[0].length; ++i) {
+    digits = isdigit((unsigned char)line[0].text[i]) != 0;
+    number = number * 10 + (uint64_t)(line[0].text[i] - '0');
+  }
+  if (!digits || number == 0 || number > INT32_MAX) {
+    error_at(pp, n ? &line[0] : d,
+             "#line needs a decimal line number from 1 to 2147483647", NULL);
+  } else if (n > 1 && line[1].kind == DC_TOK_STRING) {
+    error_at(pp, &line[1],
+             "#line with a file name is not supported: messages name the "
+             "program as it was built",
+             NULL);
+  } else if (n > 1) {
+    error_at(pp, &line[1], "unexpected token after the #line number:",
+             token_text(pp, &line[1]));
+  }
+}
+
+//===-- Directives ------------------------------------------------------===//
+
+static bool is_one_of(const dc__token_t* t, const char* const* names,
+                      size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (dc__tok_is(t, names[i])) return true;
+  }
+  return false;
+}
+
+// Directives other compilers have and this language refuses.
+static bool refused_directive(pp_t* pp, const dc__token_t* d) {
+  static const char* const kIncludes[] = {"include", "include_next",
+                                          "import"};
+  static const char* const kOthers[] = {"ident", "sccs", "assert", "unassert"};
+  if (is_one_of(d, kIncludes, COUNT_OF(kIncludes))) {
+    pp->failed = true;
+    dc__diag_error(pp->diag, d->line, d->col,
+                   "#%.*s is not supported: a program is one source; pass "
+                   "definitions with -D options",
+                   (int)d->length, d->text);
+    return true;
+  }
+  if (is_one_of(d, kOthers, COUNT_OF(kOthers))) {
+    pp->failed = true;
+    dc__diag_error(pp->diag, d->line, d->col,
+                   "#%.*s is not supported by the kernel language",
+                   (int)d->length, d->text);
+    return true;
+  }
+  return false;
+}
+
+static void print_directive(pp_t* pp, const dc__token_t* d,
+                            const dc__token_t* line, size_t n) {
+  const char* text = n ? line[0].text : "";
+  size_t len = n ? (size_t)(line[n - 1].text + line[n - 1].length - text) : 0;
+  if (len > 400) len = 400;  // the message is what matters, not its size
+  if (dc__tok_is(d, "error")) {
+    pp->failed = true;
+    dc__diag_error(pp->diag, d->line, d->col, "#error %.*s", (int)len, text);
+  } else {
+    warn_at(pp, d->line, d->col, "#warning %.*s", (int)len, text);
+  }
+}
+
+static void handle_directive(pp_t* pp, const dc__token_t* hash,
+                             const dc__token_t* d, const dc__token_t* line,
+                             size_t n) {
+  static const char* const kConditionals[] = {"if",   "ifdef", "ifndef",
+                                              "elif", "else",  "endif"};
+  if (is_one_of(d, kConditionals, COUNT_OF(kConditionals))) {
+    directive_conditional(pp, d, line, n);
+    return;
   }
   if (skipping(pp)) return;
   if (dc__tok_is(d, "define")) {
-    define_macro(pp, d, line, n);
+    define_macro(pp, d, line, n, ORIGIN_SOURCE);
   } else if (dc__tok_is(d, "undef")) {
-    if (n == 0 || line[0].kind != DC_TOK_IDENT) {
-      error_at(pp, d, "#undef needs a macro name", NULL);
-    } else {
-      remove_macro(pp, line[0].text, line[0].length);
-    }
-  } else if (dc__tok_is(d, "error")) {
-    const char* text = n ? line[0].text : "";
-    size_t len = n ? (size_t)(line[n - 1].text + line[n - 1].length - text) : 0;
-    pp->failed = true;
-    dc__diag_error(pp->diag, d->line, d->col, "#error %.*s", (int)len, text);
-  } else if (dc__tok_is(d, "warning")) {
-    const char* text = n ? line[0].text : "";
-    size_t len = n ? (size_t)(line[n - 1].text + line[n - 1].length - text) : 0;
-    dc__diag_warning(pp->diag, d->line, d->col, "#warning %.*s", (int)len,
-                     text);
-  } else if (dc__tok_is(d, "include")) {
-    error_at(pp, d,
-             "#include is not supported: a program is one source; pass "
-             "definitions with -D options",
-             NULL);
-  } else if (!dc__tok_is(d, "pragma") && !dc__tok_is(d, "line")) {
-    error_at(pp, d, "unknown preprocessor directive",
-             dc__arena_strndup(pp->arena, d->text, d->length));
+    undefine_macro(pp, d, line, n);
+  } else if (dc__tok_is(d, "error") || dc__tok_is(d, "warning")) {
+    print_directive(pp, d, line, n);
+  } else if (dc__tok_is(d, "pragma")) {
+    directive_pragma(pp, hash, d, line, n);
+  } else if (dc__tok_is(d, "line")) {
+    directive_line(pp, d, line, n);
+  } else if (!refused_directive(pp, d)) {
+    error_at(pp, d, "unknown preprocessor directive", token_text(pp, d));
   }
 }
 
@@ -624,16 +1316,21 @@ static void read_directive(pp_t* pp) {
          base->tokens[base->pos].kind != DC_TOK_EOF) {
     ++base->pos;
   }
-  if (d->kind != DC_TOK_IDENT && !skipping(pp)) {
-    error_at(pp, hash, "expected a directive name after '#'", NULL);
+  if (d->kind != DC_TOK_IDENT) {
+    if (!skipping(pp)) {
+      error_at(pp, hash, "expected a directive name after '#'", NULL);
+    }
     return;
   }
-  handle_directive(pp, d, &base->tokens[start], base->pos - start);
+  handle_directive(pp, hash, d, &base->tokens[start], base->pos - start);
 }
 
-//===-- Driver ----------------------------------------------------------===//
+//===-- Predefined macros -----------------------------------------------===//
 
-static void define_text(pp_t* pp, const char* name, const char* value) {
+// Defines |name| (with its parameters, if any) as |value|, both trusted
+// or validated text.
+static void define_text(pp_t* pp, const char* name, const char* value,
+                        origin_t origin) {
   const char* text = dc__arena_printf(pp->arena, "%s %s", name, value);
   dc__token_list_t toks = {0};
   if (text == NULL ||
@@ -641,56 +1338,171 @@ static void define_text(pp_t* pp, const char* name, const char* value) {
     pp->failed = true;
     return;
   }
-  dc__token_t directive = toks.items[0];
-  define_macro(pp, &directive, toks.items, toks.count - 1);  // without EOF
+  // Options have no place in the source: their macros are at line 0.
+  for (size_t i = 0; i < toks.count; ++i) toks.items[i].line = 0;
+  define_macro(pp, &toks.items[0], toks.items, toks.count - 1, origin);
 }
 
-static void predefine(pp_t* pp, const dc__build_options_t* options) {
-  static const char* const kPredefined[][2] = {
-      {"__OPENCL_VERSION__", "120"}, {"__OPENCL_C_VERSION__", "120"},
-      {"CL_VERSION_1_0", "100"},     {"CL_VERSION_1_1", "110"},
-      {"CL_VERSION_1_2", "120"},     {"__ENDIAN_LITTLE__", "1"},
-      {"__DCLUA__", "1"},            {"__kernel_exec(X, typen)", "__kernel"},
-  };
-  for (size_t i = 0; i < sizeof(kPredefined) / sizeof(kPredefined[0]); ++i) {
-    define_text(pp, kPredefined[i][0], kPredefined[i][1]);
+// OpenCL C 1.2's macros (section 6.10), its limits and math constants
+// (6.12.2, 6.12.3) with the values the CPU prelude has, and the engine's.
+// MAXFLOAT, HUGE_VAL(F), INFINITY, NAN, FP_ILOGB0, FP_ILOGBNAN and the CLK_*
+// flags are not here: the semantic analysis knows them as constants.
+static const char* const kPredefined[][2] = {
+    {"__OPENCL_VERSION__", "120"},
+    {"CL_VERSION_1_0", "100"},
+    {"CL_VERSION_1_1", "110"},
+    {"CL_VERSION_1_2", "120"},
+    {"__ENDIAN_LITTLE__", "1"},
+    {"__DCLUA__", "1"},
+    {"__kernel_exec(X, typen)", "__kernel"},
+    {"CHAR_BIT", "8"},
+    {"SCHAR_MAX", "127"},
+    {"SCHAR_MIN", "(-127 - 1)"},
+    {"CHAR_MAX", "127"},
+    {"CHAR_MIN", "(-127 - 1)"},
+    {"UCHAR_MAX", "255"},
+    {"SHRT_MAX", "32767"},
+    {"SHRT_MIN", "(-32767 - 1)"},
+    {"USHRT_MAX", "65535"},
+    {"INT_MAX", "2147483647"},
+    {"INT_MIN", "(-2147483647 - 1)"},
+    {"UINT_MAX", "0xffffffffU"},
+    {"LONG_MAX", "0x7fffffffffffffffL"},
+    {"LONG_MIN", "(-0x7fffffffffffffffL - 1)"},
+    {"ULONG_MAX", "0xffffffffffffffffUL"},
+    {"FLT_DIG", "6"},
+    {"FLT_MANT_DIG", "24"},
+    {"FLT_MAX_10_EXP", "38"},
+    {"FLT_MAX_EXP", "128"},
+    {"FLT_MIN_10_EXP", "(-37)"},
+    {"FLT_MIN_EXP", "(-125)"},
+    {"FLT_RADIX", "2"},
+    {"FLT_MAX", "0x1.fffffep127f"},
+    {"FLT_MIN", "0x1.0p-126f"},
+    {"FLT_EPSILON", "0x1.0p-23f"},
+    {"DBL_DIG", "15"},
+    {"DBL_MANT_DIG", "53"},
+    {"DBL_MAX_10_EXP", "308"},
+    {"DBL_MAX_EXP", "1024"},
+    {"DBL_MIN_10_EXP", "(-307)"},
+    {"DBL_MIN_EXP", "(-1021)"},
+    {"DBL_MAX", "0x1.fffffffffffffp1023"},
+    {"DBL_MIN", "0x1.0p-1022"},
+    {"DBL_EPSILON", "0x1.0p-52"},
+    {"M_E_F", "2.71828182845904523536f"},
+    {"M_LOG2E_F", "1.44269504088896340736f"},
+    {"M_LOG10E_F", "0.434294481903251827651f"},
+    {"M_LN2_F", "0.693147180559945309417f"},
+    {"M_LN10_F", "2.30258509299404568402f"},
+    {"M_PI_F", "3.14159265358979323846f"},
+    {"M_PI_2_F", "1.57079632679489661923f"},
+    {"M_PI_4_F", "0.785398163397448309616f"},
+    {"M_1_PI_F", "0.318309886183790671538f"},
+    {"M_2_PI_F", "0.636619772367581343076f"},
+    {"M_2_SQRTPI_F", "1.12837916709551257390f"},
+    {"M_SQRT2_F", "1.41421356237309504880f"},
+    {"M_SQRT1_2_F", "0.707106781186547524401f"},
+    {"M_E", "2.71828182845904523536"},
+    {"M_LOG2E", "1.44269504088896340736"},
+    {"M_LOG10E", "0.434294481903251827651"},
+    {"M_LN2", "0.693147180559945309417"},
+    {"M_LN10", "2.30258509299404568402"},
+    {"M_PI", "3.14159265358979323846"},
+    {"M_PI_2", "1.57079632679489661923"},
+    {"M_PI_4", "0.785398163397448309616"},
+    {"M_1_PI", "0.318309886183790671538"},
+    {"M_2_PI", "0.636619772367581343076"},
+    {"M_2_SQRTPI", "1.12837916709551257390"},
+    {"M_SQRT2", "1.41421356237309504880"},
+    {"M_SQRT1_2", "0.707106781186547524401"},
+};
+
+static void add_builtin(pp_t* pp, const char* name, macro_kind_t kind) {
+  dc__token_t tok = {.kind = DC_TOK_IDENT, .text = name,
+                     .length = (uint32_t)strlen(name)};
+  macro_t* m = add_macro(pp, &tok);
+  if (m) m->kind = kind;
+}
+
+static void predefine(pp_t* pp) {
+  const dc__build_options_t* options = pp->options;
+  for (size_t i = 0; i < COUNT_OF(kPredefined); ++i) {
+    define_text(pp, kPredefined[i][0], kPredefined[i][1], ORIGIN_PREDEFINED);
   }
-  if (options->fast_math) define_text(pp, "__FAST_RELAXED_MATH__", "1");
-  macro_t* line = add_macro(pp, "__LINE__", 8);
-  macro_t* file = add_macro(pp, "__FILE__", 8);
-  if (line) line->kind = MACRO_LINE;
-  if (file) file->kind = MACRO_FILE;
-  for (size_t i = 0; i < options->define_count; ++i) {
-    // "-D NAME=VALUE" defines NAME as VALUE; "-D NAME" as 1.
-    const char* def = options->defines[i];
-    const char* eq = strchr(def, '=');
-    const char* name = eq ? dc__arena_strndup(pp->arena, def, (size_t)(eq - def))
-                          : def;
-    if (name) define_text(pp, name, eq ? eq + 1 : "1");
+  for (size_t i = 0; i < COUNT_OF(kExtensions); ++i) {
+    define_text(pp, kExtensions[i], "1", ORIGIN_PREDEFINED);
+  }
+  const char* version = options->cl_std == 100   ? "100"
+                        : options->cl_std == 110 ? "110"
+                                                 : "120";
+  define_text(pp, "__OPENCL_C_VERSION__", version, ORIGIN_PREDEFINED);
+  if (options->fast_relaxed_math) {
+    define_text(pp, "__FAST_RELAXED_MATH__", "1", ORIGIN_PREDEFINED);
+  }
+  add_builtin(pp, "__LINE__", MACRO_LINE);
+  add_builtin(pp, "__FILE__", MACRO_FILE);
+  // -D and -U in order; their text was validated with the options.
+  for (size_t i = 0; i < options->macro_option_count; ++i) {
+    const dc__macro_option_t* o = &options->macro_options[i];
+    if (o->value != NULL) {
+      define_text(pp, o->name, o->value, ORIGIN_OPTION);
+    } else {
+      remove_macro(pp, o->name, strlen(o->name));
+    }
   }
 }
 
-dc_status_t dc__preprocess(dc__arena_t* arena, const char* source,
-                           size_t length, const dc__build_options_t* options,
-                           dc__diag_t* diag, dc__token_list_t* out) {
-  dc__token_list_t raw = {0};
-  DC_RETURN_IF_ERROR(dc__lex(arena, source, length, diag, &raw));
-  pp_t* pp = dc__arena_alloc(arena, sizeof(*pp));
-  if (pp == NULL) return DC_ERR_OUT_OF_MEMORY;
-  memset(pp, 0, sizeof(*pp));
-  pp->arena = arena;
-  pp->diag = diag;
-  pp->out = out;
-  predefine(pp, options);
-  pp->frames[0] = (frame_t){raw.items, raw.count, 0, NULL};
-  pp->depth = 1;
-  for (;;) {
+//===-- Driver ----------------------------------------------------------===//
+
+// Refuses a source over DC_LIMIT_SOURCE_BYTES, at the line and column
+// where it crosses the limit.
+static bool check_source_size(dc__diag_t* diag, const char* source,
+                              size_t length) {
+  if (length <= DC_LIMIT_SOURCE_BYTES) return true;
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < DC_LIMIT_SOURCE_BYTES; ++i) {
+    if (source[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  dc__diag_error(diag, line, col,
+                 "source size limit (%u bytes, %u MiB) exceeded: the source "
+                 "is %zu bytes",
+                 DC_LIMIT_SOURCE_BYTES, DC_LIMIT_SOURCE_BYTES >> 20, length);
+  return false;
+}
+
+// A key no source can know in advance: where this run's state lives and
+// the time it started.
+static uint64_t hash_key(const pp_t* pp) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ((uint64_t)(uintptr_t)pp * 0x9e3779b97f4a7c15ull) ^
+         ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec;
+}
+
+static bool is_directive_start(const dc__token_t* t) {
+  return is_hash(t) && (t->flags & DC_TOKF_LINE_START);
+}
+
+static void run(pp_t* pp) {
+  frame_t* base = &pp->frames[0];
+  while (!pp->stopped) {
+    if (pp->diag->errors >= DC_LIMIT_ERRORS) {
+      const dc__token_t* t = &base->tokens[base->pos];
+      limit_error(pp, t->line, t->col,
+                  "stopping after %u errors (the error limit)",
+                  DC_LIMIT_ERRORS);
+      break;
+    }
     pop_exhausted(pp, 0);
     if (pp->depth == 1) {
-      frame_t* base = &pp->frames[0];
       const dc__token_t* t = &base->tokens[base->pos];
       if (t->kind == DC_TOK_EOF) break;
-      if (dc__tok_is(t, "#") && (t->flags & DC_TOKF_LINE_START)) {
+      if (is_directive_start(t)) {
         read_directive(pp);
         continue;
       }
@@ -701,85 +1513,266 @@ dc_status_t dc__preprocess(dc__arena_t* arena, const char* source,
     }
     const dc__token_t* tok = next_token(pp, 0);
     if (tok->kind == DC_TOK_NEWLINE) continue;
-    process_token(pp, tok, 0, out);
+    process_token(pp, tok, 0, pp->out);
   }
-  if (pp->cond_count > 0) {
+}
+
+dc_status_t dc__preprocess(dc__arena_t* arena, const char* source,
+                           size_t length, const dc__build_options_t* options,
+                           dc__diag_t* diag, dc__token_list_t* out) {
+  if (!check_source_size(diag, source, length)) return DC_ERR_COMPILE;
+  dc__token_list_t raw = {0};
+  DC_RETURN_IF_ERROR(dc__lex(arena, source, length, diag, &raw));
+  pp_t* pp = dc__arena_zalloc(arena, 1, sizeof(*pp));
+  if (pp == NULL) return DC_ERR_OUT_OF_MEMORY;
+  pp->arena = arena;
+  pp->diag = diag;
+  pp->options = options;
+  pp->out = out;
+  pp->hash_key = hash_key(pp);
+  predefine(pp);
+  pp->frames[0] = (frame_t){raw.items, raw.count, 0, NULL};
+  pp->depth = 1;
+  run(pp);
+  if (pp->cond_count > 0 && !pp->stopped) {
     conditional_t* c = &pp->conds[pp->cond_count - 1];
     pp->failed = true;
     dc__diag_error(diag, c->line, c->col, "#if without #endif");
   }
-  dc__token_t eof = raw.items[raw.count - 1];
-  emit(pp, out, eof);
+  if (!dc__token_list_push(arena, out, raw.items[raw.count - 1])) {
+    return DC_ERR_OUT_OF_MEMORY;
+  }
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
   return pp->failed || diag->errors ? DC_ERR_COMPILE : DC_OK;
 }
 
 //===-- Build options ---------------------------------------------------===//
 
-dc_status_t dc__parse_build_options(dc__arena_t* arena, const char* options,
-                                    dc__diag_t* diag,
-                                    dc__build_options_t* out) {
+typedef struct options_parser_t {
+  dc__arena_t* arena;
+  dc__diag_t* diag;
+  dc__build_options_t* out;
+  const char* p;  // the next word
+  dc_status_t status;
+} options_parser_t;
+
+// |text| as a message may quote it: at most 64 bytes, other bytes than
+// printable ASCII as \xNN.
+static const char* quotable(dc__arena_t* arena, const char* text) {
+  char* q = dc__arena_alloc(arena, 64 * 4 + 4);
+  if (q == NULL) return "";
+  size_t n = 0, i = 0;
+  for (; text[i] != '\0' && i < 64; ++i) {
+    unsigned char c = (unsigned char)text[i];
+    if (c >= 0x20 && c < 0x7f && c != '\'') {
+      q[n++] = (char)c;
+    } else {
+      n += (size_t)snprintf(q + n, 5, "\\x%02x", c);
+    }
+  }
+  if (text[i] != '\0') n += (size_t)snprintf(q + n, 4, "...");
+  q[n] = '\0';
+  return q;
+}
+
+static void option_error(options_parser_t* op, const char* format, ...)
+    DC_PRINTF_LIKE(2, 3);
+static void option_error(options_parser_t* op, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof(message), format, args);
+  va_end(args);
+  dc__diag_error(op->diag, 0, 0, "%s", message);
+  op->status = DC_ERR_COMPILE;
+}
+
+// The next whitespace-separated word, or NULL at the end (or out of
+// memory, which the caller finds in the arena).
+static char* next_word(options_parser_t* op) {
+  while (isspace((unsigned char)*op->p)) ++op->p;
+  if (*op->p == '\0') return NULL;
+  const char* start = op->p;
+  while (*op->p && !isspace((unsigned char)*op->p)) ++op->p;
+  return dc__arena_strndup(op->arena, start, (size_t)(op->p - start));
+}
+
+static bool is_identifier(const char* s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (size_t i = 1; i < n; ++i) {
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return false;
+  }
+  return true;
+}
+
+// Whether |value| lexes as tokens none of which is '#' or '##'; reports
+// why not.
+static bool check_define_value(options_parser_t* op, const char* def,
+                               const char* value) {
+  dc__diag_t scratch;
+  dc__diag_init(&scratch, op->arena->allocator, "option");
+  dc__token_list_t toks = {0};
+  dc_status_t st = dc__lex(op->arena, value, strlen(value), &scratch, &toks);
+  const char* why = strstr(scratch.first_error, "error: ");
+  char reason[160];
+  snprintf(reason, sizeof(reason), "%s", why ? why + 7 : "out of memory");
+  dc__diag_free(&scratch);
+  if (st != DC_OK) {
+    option_error(op, "build option '-D%s': the value is not valid tokens (%s)",
+                 quotable(op->arena, def), reason);
+    return false;
+  }
+  for (size_t i = 0; i < toks.count; ++i) {
+    if (is_hash(&toks.items[i]) || is_paste(&toks.items[i])) {
+      option_error(op, "build option '-D%s': a value cannot contain '#'",
+                   quotable(op->arena, def));
+      return false;
+    }
+  }
+  return true;
+}
+
+// Checks the name of -D or -U (|flag|), |n| bytes of |def|.
+static bool check_macro_name(options_parser_t* op, char flag, const char* def,
+                             size_t n) {
+  if (n == 0) {
+    option_error(op, "build option -%c needs a macro name", flag);
+    return false;
+  }
+  if (!is_identifier(def, n)) {
+    const char* name = dc__arena_strndup(op->arena, def, n);
+    option_error(op,
+                 "build option '-%c%s': '%s' is not a macro name (an "
+                 "identifier)",
+                 flag, quotable(op->arena, def),
+                 name ? quotable(op->arena, name) : "");
+    return false;
+  }
+  if (is_reserved_name(def, n)) {
+    option_error(op, "build option -%c cannot %s '%.*s'", flag,
+                 flag == 'D' ? "define" : "undefine", (int)n, def);
+    return false;
+  }
+  return true;
+}
+
+// -D NAME, -D NAME=VALUE, -U NAME: |def| is what follows the flag.
+static void parse_macro_option(options_parser_t* op, char flag,
+                               const char* def) {
+  if (def == NULL) def = "";
+  size_t length = strlen(def);
+  if (length > DC_LIMIT_DEFINE_BYTES) {
+    option_error(op,
+                 "build option -%c is %zu bytes, over the limit of %u bytes "
+                 "for one definition",
+                 flag, length, DC_LIMIT_DEFINE_BYTES);
+    return;
+  }
+  const char* eq = flag == 'D' ? strchr(def, '=') : NULL;
+  size_t name_length = eq ? (size_t)(eq - def) : length;
+  if (!check_macro_name(op, flag, def, name_length)) return;
+  const char* value = eq ? eq + 1 : flag == 'D' ? "1" : NULL;
+  if (value != NULL && !check_define_value(op, def, value)) return;
+  dc__build_options_t* out = op->out;
+  out->macro_options[out->macro_option_count++] = (dc__macro_option_t){
+      dc__arena_strndup(op->arena, def, name_length), value};
+  if (flag == 'D') out->defines[out->define_count++] = def;
+}
+
+static bool parse_flag(options_parser_t* op, const char* word) {
   static const struct {
     const char* name;
     size_t offset;
   } kFlags[] = {
       {"-cl-fast-relaxed-math", offsetof(dc__build_options_t, fast_math)},
+      {"-cl-fast-relaxed-math",
+       offsetof(dc__build_options_t, fast_relaxed_math)},
       {"-cl-unsafe-math-optimizations",
        offsetof(dc__build_options_t, fast_math)},
       {"-cl-finite-math-only", offsetof(dc__build_options_t, finite_math)},
       {"-cl-no-signed-zeros", offsetof(dc__build_options_t, no_signed_zeros)},
       {"-cl-mad-enable", offsetof(dc__build_options_t, mad_enable)},
       {"-cl-opt-disable", offsetof(dc__build_options_t, opt_disable)},
+      {"-cl-denorms-are-zero",
+       offsetof(dc__build_options_t, denorms_are_zero)},
+      {"-cl-single-precision-constant",
+       offsetof(dc__build_options_t, single_precision_constant)},
+      {"-cl-fp32-correctly-rounded-divide-sqrt",
+       offsetof(dc__build_options_t, fp32_correctly_rounded_divide_sqrt)},
+      {"-cl-kernel-arg-info", offsetof(dc__build_options_t, kernel_arg_info)},
       {"-Werror", offsetof(dc__build_options_t, werror)},
       {"-w", offsetof(dc__build_options_t, no_warnings)},
+      {"-g", offsetof(dc__build_options_t, debug_info)},
       {"-dc-bounds-check", offsetof(dc__build_options_t, bounds_check)},
+      {"-dc-checked", offsetof(dc__build_options_t, bounds_check)},
       {"-dc-O3", offsetof(dc__build_options_t, opt_max)},
   };
-  memset(out, 0, sizeof(*out));
-  if (options == NULL) return DC_OK;
-  size_t cap = strlen(options) / 2 + 1;
-  out->defines = dc__arena_alloc(arena, cap * sizeof(char*));
-  if (out->defines == NULL) return DC_ERR_OUT_OF_MEMORY;
-  const char* p = options;
-  dc_status_t status = DC_OK;
-  while (*p) {
-    while (isspace((unsigned char)*p)) ++p;
-    if (!*p) break;
-    const char* start = p;
-    while (*p && !isspace((unsigned char)*p)) ++p;
-    char* word = dc__arena_strndup(arena, start, (size_t)(p - start));
-    if (word == NULL) return DC_ERR_OUT_OF_MEMORY;
-    bool known = false;
-    for (size_t i = 0; i < sizeof(kFlags) / sizeof(kFlags[0]); ++i) {
-      if (strcmp(word, kFlags[i].name) == 0) {
-        *(bool*)((char*)out + kFlags[i].offset) = true;
-        known = true;
-      }
+  static const struct {
+    const char* name;
+    int version;
+  } kStd[] = {{"-cl-std=CL1.0", 100}, {"-cl-std=CL1.1", 110},
+              {"-cl-std=CL1.2", 120}};
+  bool known = false;
+  for (size_t i = 0; i < COUNT_OF(kFlags); ++i) {
+    if (strcmp(word, kFlags[i].name) == 0) {
+      *(bool*)((char*)op->out + kFlags[i].offset) = true;
+      known = true;
     }
-    if (known || strcmp(word, "-cl-std=CL1.0") == 0 ||
-        strcmp(word, "-cl-std=CL1.1") == 0 ||
-        strcmp(word, "-cl-std=CL1.2") == 0 || strcmp(word, "-g") == 0) {
-      continue;
-    }
-    if (strncmp(word, "-D", 2) == 0) {
-      const char* def = word + 2;
-      if (*def == '\0') {  // "-D NAME"
-        while (isspace((unsigned char)*p)) ++p;
-        start = p;
-        while (*p && !isspace((unsigned char)*p)) ++p;
-        def = dc__arena_strndup(arena, start, (size_t)(p - start));
-      }
-      if (def == NULL || *def == '\0' || !(isalpha((unsigned char)*def) ||
-                                          *def == '_')) {
-        dc__diag_error(diag, 0, 0, "build option -D needs a macro name");
-        status = DC_ERR_COMPILE;
-        continue;
-      }
-      out->defines[out->define_count++] = def;
-      continue;
-    }
-    dc__diag_error(diag, 0, 0, "unknown build option '%s'", word);
-    status = DC_ERR_COMPILE;
   }
-  return status;
+  for (size_t i = 0; i < COUNT_OF(kStd); ++i) {
+    if (strcmp(word, kStd[i].name) == 0) {
+      op->out->cl_std = kStd[i].version;
+      known = true;
+    }
+  }
+  return known;
+}
+
+static void parse_word(options_parser_t* op, const char* word) {
+  if (parse_flag(op, word)) return;
+  if (word[0] == '-' && (word[1] == 'D' || word[1] == 'U')) {
+    const char* def = word[2] ? word + 2 : next_word(op);  // "-D NAME"
+    parse_macro_option(op, word[1], def);
+  } else if (strncmp(word, "-I", 2) == 0) {
+    if (word[2] == '\0') next_word(op);  // "-I DIR": one error for both
+    option_error(op,
+                 "build option -I is not supported: a program is one source "
+                 "and #include is refused");
+  } else if (strncmp(word, "-cl-std=", 8) == 0) {
+    option_error(op,
+                 "build option '%s' names an unknown version (CL1.0, CL1.1 "
+                 "or CL1.2)",
+                 quotable(op->arena, word));
+  } else {
+    option_error(op, "unknown build option '%s'", quotable(op->arena, word));
+  }
+}
+
+dc_status_t dc__parse_build_options(dc__arena_t* arena, const char* options,
+                                    dc__diag_t* diag,
+                                    dc__build_options_t* out) {
+  memset(out, 0, sizeof(*out));
+  out->cl_std = 120;
+  if (options == NULL) return DC_OK;
+  size_t length = strlen(options);
+  if (length > DC_LIMIT_OPTIONS_BYTES) {
+    dc__diag_error(diag, 0, 0,
+                   "build options are %zu bytes, over the limit of %u bytes",
+                   length, DC_LIMIT_OPTIONS_BYTES);
+    return DC_ERR_COMPILE;
+  }
+  size_t words = length / 2 + 1;  // at most this many
+  out->defines = dc__arena_zalloc(arena, words, sizeof(char*));
+  out->macro_options =
+      dc__arena_zalloc(arena, words, sizeof(*out->macro_options));
+  if (out->defines == NULL || out->macro_options == NULL) {
+    return DC_ERR_OUT_OF_MEMORY;
+  }
+  options_parser_t op = {arena, diag, out, options, DC_OK};
+  for (const char* word; diag->errors < DC_LIMIT_ERRORS &&
+                         (word = next_word(&op)) != NULL;) {
+    parse_word(&op, word);
+  }
+  if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
+  return op.status;
 }

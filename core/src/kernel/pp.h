@@ -3,9 +3,18 @@
 #ifndef DC_KERNEL_PP_H_
 #define DC_KERNEL_PP_H_
 
+#include "kernel_limits.h"
 #include "lex.h"
 
+// One -D or -U build option, in the order given.
+typedef struct dc__macro_option_t {
+  const char* name;   // an identifier
+  const char* value;  // -D: the replacement ("1" for -D NAME); -U: NULL
+} dc__macro_option_t;
+
 // Build options, parsed from the option string a program is built with.
+// Every option is one of a known set (docs/kernel-language.md); no text of
+// the user's options reaches a compiler except through these fields.
 typedef struct dc__build_options_t {
   bool fast_math;         // -cl-fast-relaxed-math, -cl-unsafe-math-...
   bool finite_math;       // -cl-finite-math-only
@@ -14,14 +23,27 @@ typedef struct dc__build_options_t {
   bool opt_disable;       // -cl-opt-disable
   bool werror;            // -Werror
   bool no_warnings;       // -w
-  bool bounds_check;      // -dc-bounds-check
+  bool bounds_check;      // -dc-bounds-check, -dc-checked
   bool opt_max;           // -dc-O3
-  // -D definitions as "NAME" or "NAME=VALUE", in order.
+  // -D definitions as "NAME" or "NAME=VALUE", in order (-U not included:
+  // macro_options has both, in order).
   const char** defines;
   size_t define_count;
+  // Accepted, recorded, and so far without effect on the code.
+  bool fast_relaxed_math;           // -cl-fast-relaxed-math itself
+  bool denorms_are_zero;            // -cl-denorms-are-zero
+  bool single_precision_constant;   // -cl-single-precision-constant
+  bool fp32_correctly_rounded_divide_sqrt;  // -cl-fp32-correctly-...
+  bool kernel_arg_info;             // -cl-kernel-arg-info
+  bool debug_info;                  // -g
+  int cl_std;  // -cl-std=CL1.x as 100, 110 or 120 (the default)
+  // Every -D and -U, in order.
+  dc__macro_option_t* macro_options;
+  size_t macro_option_count;
 } dc__build_options_t;
 
-// Parses |options| (may be NULL). Reports an unknown option to |diag|.
+// Parses |options| (may be NULL). Reports each unknown or malformed option
+// to |diag| and returns DC_ERR_COMPILE; |out| is usable either way.
 DC_INTERNAL dc_status_t dc__parse_build_options(dc__arena_t* arena,
                                                 const char* options,
                                                 dc__diag_t* diag,
@@ -29,7 +51,9 @@ DC_INTERNAL dc_status_t dc__parse_build_options(dc__arena_t* arena,
 
 // Preprocesses |source|: directives, macro expansion, -D definitions.
 // |out| receives the tokens of the translation unit, without newlines,
-// ending with DC_TOK_EOF. Errors go to |diag| (DC_ERR_COMPILE).
+// ending with DC_TOK_EOF; `#pragma unroll` and `nounroll` become
+// DC_TOK_PRAGMA tokens. Errors go to |diag| (DC_ERR_COMPILE), including
+// each limit of kernel_limits.h the source exceeds.
 DC_INTERNAL dc_status_t dc__preprocess(dc__arena_t* arena, const char* source,
                                        size_t length,
                                        const dc__build_options_t* options,

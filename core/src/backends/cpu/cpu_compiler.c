@@ -179,36 +179,6 @@ dc_status_t dc__cpu_compiler_identify(const char* compiler,
   return DC_OK;
 }
 
-// Copies the compiler's lines about the user's |file| into |diag|. Returns
-// how many errors it copied.
-static uint32_t copy_diagnostics(const char* output, const char* file,
-                                 dc__diag_t* diag) {
-  size_t file_len = strlen(file);
-  uint32_t errors = 0;
-  for (const char* line = output; *line;) {
-    const char* end = strchr(line, '\n');
-    size_t n = end ? (size_t)(end - line) : strlen(line);
-    bool ours = n > file_len + 1 && strncmp(line, file, file_len) == 0 &&
-                line[file_len] == ':' && line[file_len + 1] >= '0' &&
-                line[file_len + 1] <= '9';
-    if (ours) {
-      char text[1024];
-      snprintf(text, sizeof(text), "%.*s", (int)n, line);
-      bool error = strstr(text, ": error:") != NULL;
-      if (error) {
-        if (diag->errors++ == 0) {
-          dc__strlcpy(diag->first_error, text, sizeof(diag->first_error));
-        }
-        ++errors;
-      }
-      dc__diag_append(diag, text);
-      dc__diag_append(diag, "\n");
-    }
-    line += n + (end ? 1 : 0);
-  }
-  return errors;
-}
-
 // Compiler flags that follow the program's build options.
 static size_t math_flags(const dc__build_options_t* o, char** argv,
                          size_t n) {
@@ -231,9 +201,19 @@ static dc_status_t write_source(const char* path, const char* code,
   return DC_OK;
 }
 
-// Runs one step of the build (|argv|, output into |output|); on a
-// failure, fills |diag| and returns DC_ERR_COMPILE. |what| says what the
-// step does, for a failure that is not on the user's lines.
+// The first line of |log| that reports an error, without its newline.
+static size_t first_error_line(const char* log, const char** out) {
+  const char* at = strstr(log, ": error:");
+  if (at == NULL) at = log;
+  while (at > log && at[-1] != '\n') --at;
+  *out = at;
+  return strcspn(at, "\n");
+}
+
+// Runs one step of the build (|argv|, output into |output|). The front
+// end checked the program, so the compiler failing on what the generator
+// made of it is the engine's bug: DC_ERR_INTERNAL, naming |file| and |what|
+// the step does, with the compiler's whole output in the build log.
 static dc_status_t run_step(char* const argv[], const char* output,
                             const char* file, dc__diag_t* diag,
                             const char* what) {
@@ -246,18 +226,17 @@ static dc_status_t run_step(char* const argv[], const char* output,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for the compiler output");
   }
   read_file(output, log, log_size);
-  uint32_t errors = copy_diagnostics(log, file, diag);
-  if (errors == 0) {
-    // The compiler failed on code the engine generated, not on the user's:
-    // keep its whole output, as it is what a bug report needs.
-    dc__diag_error(diag, 0, 0,
-                   "the C compiler '%s' could not %s (exit code %d); its "
-                   "output follows",
-                   argv[0], what, exit_code);
-    dc__diag_append(diag, log);
-  }
+  dc__diag_append(diag, log);
+  const char* line = NULL;
+  size_t n = first_error_line(log, &line);
+  dc_status_t st = DC_FAIL(DC_ERR_INTERNAL,
+                           "internal error: the C compiler '%s' could not %s "
+                           "for program '%s' (exit code %d): %.*s; this is a "
+                           "bug of the engine, please report it with the "
+                           "program",
+                           argv[0], what, file, exit_code, (int)n, line);
   dc_allocator_free(diag->allocator, log, log_size);
-  return DC_ERR_COMPILE;
+  return st;
 }
 
 // Compiles |source| into the object file |object| with the flags of the
@@ -288,8 +267,7 @@ static dc_status_t compile_object(const char* compiler, const char* source,
   argv[n++] = "-fopenmp-simd";
   // No -w: it would also silence the three -Werror= below (gcc drops
   // them under -w), and an unknown function would then compile and only
-  // fail in dlopen. The glue's own warnings are not on the user's lines,
-  // so copy_diagnostics() leaves them out of the build log.
+  // fail in dlopen.
   argv[n++] = "-Werror=implicit-function-declaration";
   argv[n++] = "-Werror=int-conversion";
   argv[n++] = "-Werror=incompatible-pointer-types";

@@ -117,8 +117,9 @@ static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
                                    uint32_t end) {
   const dc__token_t* t = &e->toks[i];
   uint32_t close = dc__tok_matching(e->toks, i + 1, end);
-  char head[128];
-  snprintf(head, sizeof(head), "(*DC_IDX(%.*s, (", (int)t->length, t->text);
+  const char* head = dc__arena_printf(e->arena, "(*DC_IDX(%s, (",
+                                      spelled(e, t));
+  if (head == NULL) return close + 1;  // the arena reports it
   emit_text(e, t, head, strlen(head));
   emit_range(e, i + 2, close);
   dc__strbuf_printf(e->out, "), %u, %u))", s->id, t->line);
@@ -135,6 +136,19 @@ static bool is_promoted(const emitter_t* e, uint32_t id) {
 // Emits identifier |i|, resolved and rewritten; returns the next index.
 static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   const dc__token_t* t = &e->toks[i];
+  // A built-in the preludes implement under another name.
+  const dc__builtin_t* builtin = e->ast->token_builtins[i];
+  if (builtin != NULL && builtin->spelling != NULL) {
+    emit_text(e, t, builtin->spelling, strlen(builtin->spelling));
+    return i + 1;
+  }
+  // Members, tags and labels are names of their own, never variables.
+  dc__name_kind_t named = (dc__name_kind_t)e->ast->token_names[i];
+  if (named == DC_NAME_FIELD || named == DC_NAME_TAG ||
+      named == DC_NAME_LABEL) {
+    emit_token(e, t);
+    return i + 1;
+  }
   bool drop;
   const char* spelling = keyword_spelling(t, &drop);
   if (drop) return i + 1;
@@ -203,7 +217,12 @@ static void emit_range(emitter_t* e, uint32_t begin, uint32_t end) {
                  dc__tok_is(prev, "]"));
     uint32_t next;
     if (dc__tok_is(t, ".") && i + 1 < end &&
-        e->toks[i + 1].kind == DC_TOK_IDENT) {
+        e->ast->token_names[i + 1] == DC_NAME_FIELD) {
+      emit_token(e, t);  // a member of a struct or union
+      emit_token(e, &e->toks[i + 1]);
+      next = i + 2;
+    } else if (dc__tok_is(t, ".") && i + 1 < end &&
+               e->toks[i + 1].kind == DC_TOK_IDENT) {
       next = emit_swizzle(e, i, end, operand_start);
     } else if (dc__tok_is(t, "(") && !after_operand &&
                (next = emit_vector_literal(e, i, end)) != 0) {

@@ -65,8 +65,8 @@ static void emit_param_names(emitter_t* e, const dc__function_t* fn,
                              const char* prefix) {
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     const dc__token_t* n = &e->toks[fn->params[i].name];
-    dc__strbuf_printf(e->out, "%s%s%.*s", i ? ", " : "", prefix,
-                      (int)n->length, n->text);
+    dc__strbuf_printf(e->out, "%s%s%s", i ? ", " : "", prefix,
+                      spelled(e, n));
   }
 }
 
@@ -77,17 +77,16 @@ static void emit_pack(emitter_t* e, const dc__function_t* fn) {
     const dc__token_t* n = &e->toks[p->name];
     if (p->type.pointer_depth == 0) {
       dc__strbuf_printf(e->out,
-                        "\n  __builtin_memcpy(&_p.%.*s, _args[%u],"
-                        " sizeof(_p.%.*s));",
-                        (int)n->length, n->text, i, (int)n->length, n->text);
+                        "\n  __builtin_memcpy(&_p.%s, _args[%u],"
+                        " sizeof(_p.%s));",
+                        spelled(e, n), i, spelled(e, n));
     } else if (p->type.address_space == DC_ADDRESS_LOCAL) {
       dc__strbuf_printf(e->out,
-                        "\n  _p.%.*s = (void*)(_localmem +"
+                        "\n  _p.%s = (void*)(_localmem +"
                         " (uintptr_t)_args[%u]);",
-                        (int)n->length, n->text, i);
+                        spelled(e, n), i);
     } else {
-      dc__strbuf_printf(e->out, "\n  _p.%.*s = _args[%u];", (int)n->length,
-                        n->text, i);
+      dc__strbuf_printf(e->out, "\n  _p.%s = _args[%u];", spelled(e, n), i);
     }
   }
 }

@@ -64,10 +64,9 @@ static void emit_unpack(emitter_t* e, const dc__param_t* p, uint32_t index) {
     for (uint32_t k = p->tokens.begin; k < p->tokens.end; ++k) {
       if (!dc__tok_is(&e->toks[k], "const")) emit_range(e, k, k + 1);
     }
-    dc__strbuf_printf(e->out, "; __builtin_memcpy(&%.*s, _args[%u], "
-                              "sizeof(%.*s));",
-                      (int)name->length, name->text, index,
-                      (int)name->length, name->text);
+    dc__strbuf_printf(e->out, "; __builtin_memcpy(&%s, _args[%u], "
+                              "sizeof(%s));",
+                      spelled(e, name), index, spelled(e, name));
     declare(e, name, SYM_PLAIN, 0);
     e->syms[e->sym_count - 1].is_param = true;
     return;

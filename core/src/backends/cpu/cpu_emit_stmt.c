@@ -164,6 +164,18 @@ static void emit_plain_decl(emitter_t* e, const dc__stmt_t* decl) {
 
 //===-- Statements ------------------------------------------------------===//
 
+// What #pragma unroll asked of the loop |s|, as gcc spells it (on a line
+// of its own: the next token needs its #line again).
+static void emit_unroll(emitter_t* e, const dc__stmt_t* s) {
+  if (s->unroll == 0) return;
+  int count = s->unroll == DC_UNROLL_FULL    ? 65534
+              : s->unroll == DC_UNROLL_NEVER ? 1
+              : s->unroll > 65534            ? 65534
+                                             : s->unroll;
+  dc__strbuf_printf(e->out, "\n#pragma GCC unroll %d\n", count);
+  e->line = 0;
+}
+
 static void emit_stmt(emitter_t* e, const dc__stmt_t* s);
 static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s);
 
@@ -301,6 +313,7 @@ static void emit_return(emitter_t* e, const dc__stmt_t* s) {
 static void emit_for(emitter_t* e, const dc__stmt_t* s) {
   puts_out(e, " {");
   push_scope(e);
+  emit_unroll(e, s);
   puts_out(e, " for (");
   if (s->init && s->init->kind == DC_STMT_DECL) {
     emit_plain_decl(e, s->init);
@@ -357,6 +370,7 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s) {
       break;
     case DC_STMT_WHILE:
     case DC_STMT_SWITCH:
+      emit_unroll(e, s);
       puts_out(e, s->kind == DC_STMT_WHILE ? " while (" : " switch (");
       emit_range(e, s->expr.begin, s->expr.end);
       puts_out(e, ")");
@@ -365,6 +379,7 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s) {
       --e->loop_depth;
       break;
     case DC_STMT_DO:
+      emit_unroll(e, s);
       puts_out(e, " do");
       ++e->loop_depth;
       emit_stmt(e, s->body);

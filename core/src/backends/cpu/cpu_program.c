@@ -205,7 +205,7 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
   dc__strbuf_t generated, code;
   dc__strbuf_init(&generated, b->arena);
   dc__strbuf_init(&code, b->arena);
-  dc__codegen_options_t options = {.file = b->program->name,
+  dc__codegen_options_t options = {.file = b->diag->file,
                                    .bounds_check = b->bounds_check};
   DC_RETURN_IF_ERROR(dc__cpu_codegen(b->arena, b->ast, &options, b->diag,
                                      &generated, modes));

@@ -150,8 +150,22 @@ static void emit_text(emitter_t* e, const dc__token_t* t, const char* text,
   dc__strbuf_append(&e->out, text, length);
 }
 
+// The C++ spelling of a name the program declared: user names live in a
+// namespace of their own (DC_USER_PREFIX), so no name in a kernel can
+// reach a function of the prelude, CUDA or the engine. Other tokens are
+// spelled as written.
+static const char* spelled(const emitter_t* e, const dc__token_t* t) {
+  bool user = t->kind == DC_TOK_IDENT &&
+              e->ast->token_names[t - e->toks] != DC_NAME_NONE;
+  const char* text = user ? dc__arena_printf(e->arena, DC_USER_PREFIX "%.*s",
+                                          (int)t->length, t->text)
+                       : dc__arena_strndup(e->arena, t->text, t->length);
+  return text ? text : "";
+}
+
 static void emit_token(emitter_t* e, const dc__token_t* t) {
-  emit_text(e, t, t->text, t->length);
+  const char* text = spelled(e, t);
+  emit_text(e, t, text, strlen(text));
 }
 
 // Inserts |text| at |offset| of the output; the marks after it move too.
@@ -264,8 +278,9 @@ static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
                                    uint32_t end) {
   const dc__token_t* t = &e->toks[i];
   uint32_t close = dc__tok_matching(e->toks, i + 1, end);
-  char head[160];
-  snprintf(head, sizeof(head), "(*dc__idx(%.*s, (", (int)t->length, t->text);
+  const char* head = dc__arena_printf(e->arena, "(*dc__idx(%s, (",
+                                      spelled(e, t));
+  if (head == NULL) return close + 1;  // the arena reports it
   emit_text(e, t, head, strlen(head));
   emit_range(e, i + 2, close);
   dc__strbuf_printf(&e->out, "), %uu, %uu, dc_len.n[%u]))", s->arg, t->line,
@@ -273,11 +288,12 @@ static uint32_t emit_checked_index(emitter_t* e, const sym_t* s, uint32_t i,
   return close + 1;
 }
 
-// An identifier that is no keyword of the language: C++ keywords get a
-// prefix.
+// An identifier that is no keyword of the language: declared names are
+// mangled, other C++ keywords get a prefix.
 static void emit_name(emitter_t* e, const dc__token_t* t) {
   char text[96];
-  if (dc__cuda_is_cxx_keyword(t)) {
+  if (e->ast->token_decls[t - e->toks] == NULL &&
+      dc__cuda_is_cxx_keyword(t)) {
     snprintf(text, sizeof(text), "dc_u_%.*s", (int)t->length, t->text);
     emit_text(e, t, text, strlen(text));
   } else {
@@ -330,6 +346,19 @@ static uint32_t emit_void_pointer(emitter_t* e, uint32_t i, uint32_t end) {
 // Emits identifier |i|, resolved and rewritten; returns the next index.
 static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   const dc__token_t* t = &e->toks[i];
+  // A built-in the preludes implement under another name.
+  const dc__builtin_t* builtin = e->ast->token_builtins[i];
+  if (builtin != NULL && builtin->spelling != NULL) {
+    emit_text(e, t, builtin->spelling, strlen(builtin->spelling));
+    return i + 1;
+  }
+  // Members, tags and labels are names of their own, never variables.
+  dc__name_kind_t named = (dc__name_kind_t)e->ast->token_names[i];
+  if (named == DC_NAME_FIELD || named == DC_NAME_TAG ||
+      named == DC_NAME_LABEL) {
+    emit_token(e, t);
+    return i + 1;
+  }
   const char* spelling = dc__cuda_keyword_spelling(t);
   char text[96];
   if (spelling != NULL) {
@@ -363,13 +392,6 @@ static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
     }
   } else if (call && find_function(e, t) != NULL) {
     return emit_call(e, find_function(e, t), i, end);
-  } else if (call && dc__cuda_is_unavailable_function(t)) {
-    snprintf(text, sizeof(text),
-             "'%.*s' is not a built-in function of the "
-             "kernel language",
-             (int)t->length, t->text);
-    fail(e, t, text);
-    return i + 1;
   } else if (dc__cuda_templated_builtin(t, text, sizeof(text))) {
     emit_text(e, t, text, strlen(text));
     return i + 1;
@@ -391,7 +413,12 @@ static void emit_range(emitter_t* e, uint32_t begin, uint32_t end) {
     after_cast = false;
     uint32_t next;
     if (dc__tok_is(t, ".") && i + 1 < end &&
-        e->toks[i + 1].kind == DC_TOK_IDENT) {
+        e->ast->token_names[i + 1] == DC_NAME_FIELD) {
+      emit_token(e, t);  // a member of a struct or union
+      emit_token(e, &e->toks[i + 1]);
+      next = i + 2;
+    } else if (dc__tok_is(t, ".") && i + 1 < end &&
+               e->toks[i + 1].kind == DC_TOK_IDENT) {
       next = emit_swizzle(e, i, end, operand_start);
     } else if (dc__tok_is(t, "(") && !after_operand &&
                (next = emit_vector_literal(e, i, end)) != 0) {
@@ -478,9 +505,23 @@ static void emit_block(emitter_t* e, const dc__stmt_t* s) {
   puts_out(e, " }");
 }
 
+// What #pragma unroll asked of the loop |s|, as NVRTC spells it (on a
+// line of its own: the next token needs its #line again).
+static void emit_unroll(emitter_t* e, const dc__stmt_t* s) {
+  if (s->unroll == 0) return;
+  if (s->unroll == DC_UNROLL_FULL) {
+    puts_out(e, "\n#pragma unroll\n");
+  } else {
+    dc__strbuf_printf(&e->out, "\n#pragma unroll %d\n",
+                      s->unroll == DC_UNROLL_NEVER ? 1 : (int)s->unroll);
+  }
+  e->line = 0;
+}
+
 static void emit_for(emitter_t* e, const dc__stmt_t* s) {
   puts_out(e, " {");
   push_scope(e);
+  emit_unroll(e, s);
   puts_out(e, " for (");
   if (s->init && s->init->kind == DC_STMT_DECL) {
     emit_decl(e, s->init);
@@ -536,12 +577,14 @@ static void emit_stmt(emitter_t* e, const dc__stmt_t* s) {
     case DC_STMT_IF:
     case DC_STMT_WHILE:
     case DC_STMT_SWITCH:
+      if (s->kind == DC_STMT_WHILE) emit_unroll(e, s);
       emit_conditional(e, s);
       break;
     case DC_STMT_FOR:
       emit_for(e, s);
       break;
     case DC_STMT_DO:
+      emit_unroll(e, s);
       puts_out(e, " do");
       emit_stmt(e, s->body);
       emit_wrapped(e, " while (", s, ");");
@@ -662,8 +705,8 @@ static void emit_local_params(emitter_t* e, const dc__function_t* fn) {
     if (!is_local_pointer(p)) continue;
     const dc__token_t* name = &e->toks[p->name];
     emit_range(e, p->tokens.begin, p->tokens.end);
-    dc__strbuf_printf(&e->out, " = (decltype(%.*s))(dc__smem + dc_loff_%u);",
-                      (int)name->length, name->text, i);
+    dc__strbuf_printf(&e->out, " = (decltype(%s))(dc__smem + dc_loff_%u);",
+                      spelled(e, name), i);
     declare(e, name, SYM_PLAIN, 0);
   }
 }

@@ -4,6 +4,8 @@
 #define DC_CUDA_CODEGEN_H_
 
 #include "ast.h"
+#include "builtin_table.h"
+#include "tree.h"
 #include "pp.h"
 #include "strbuf.h"
 

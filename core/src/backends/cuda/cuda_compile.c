@@ -411,21 +411,28 @@ static dc_status_t take_image(const dc__cuda_nvrtc_t* nvrtc, nvrtcProgram p,
   return DC_OK;
 }
 
-// A failed compile: the user's errors, or when none of the messages is
-// about the user's code, NVRTC's whole output (the engine's bug).
+// A failed compile. The front end checked the program, so NVRTC failing
+// on what the generator made of it is the engine's bug: DC_ERR_INTERNAL.
+// NVRTC's messages, taken back to the user's lines where they can be, go
+// to the build log for the bug report.
 static dc_status_t report_compile_errors(const dc__cuda_translation_t* t,
                                          const char* log, dc__diag_t* diag) {
   dc__arena_t arena;
   dc__arena_init(&arena, diag->allocator);
-  uint32_t errors = copy_log(&arena, t, log ? log : "", diag);
+  dc__diag_t mapped;
+  dc__diag_init(&mapped, diag->allocator, diag->file);
+  uint32_t errors = copy_log(&arena, t, log ? log : "", &mapped);
   dc__arena_free_all(&arena);
-  if (errors == 0) {
-    dc__diag_error(diag, 0, 0,
-                   "NVRTC rejected the generated CUDA code; its output "
-                   "follows");
-    dc__diag_append(diag, log ? log : "(no output)\n");
-  }
-  return DC_ERR_COMPILE;
+  dc__diag_append(diag, mapped.log ? mapped.log : "");
+  dc__diag_append(diag, log ? log : "(no output)\n");
+  dc_status_t st = DC_FAIL(
+      DC_ERR_INTERNAL,
+      "internal error: NVRTC rejected the CUDA code generated for program "
+      "'%s'%s%s; this is a bug of the engine, please report it with the "
+      "program",
+      diag->file, errors ? ": " : "", errors ? mapped.first_error : "");
+  dc__diag_free(&mapped);
+  return st;
 }
 
 dc_status_t dc__cuda_nvrtc_compile(const dc__cuda_nvrtc_t* nvrtc,

@@ -143,22 +143,3 @@ bool dc__cuda_templated_builtin(const dc__token_t* t, char* out, size_t size) {
   }
   return false;
 }
-
-// Functions that the kernel language does not have but CUDA does: a call
-// must fail here as it fails on the CPU device.
-bool dc__cuda_is_unavailable_function(const dc__token_t* t) {
-  static const char* const kNames[] = {
-      "printf",
-      "async_work_group_copy",
-      "async_work_group_strided_copy",
-      "wait_group_events",
-      "prefetch",
-      "shuffle",
-      "shuffle2",
-      "vec_step",
-  };
-  for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
-    if (dc__tok_is(t, kNames[i])) return true;
-  }
-  return false;
-}

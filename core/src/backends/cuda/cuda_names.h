@@ -29,8 +29,4 @@ DC_INTERNAL unsigned dc__cuda_type_name(const dc__token_t* t, size_t skip,
 DC_INTERNAL bool dc__cuda_templated_builtin(const dc__token_t* t, char* out,
                                             size_t size);
 
-// Whether |t| names a function CUDA has but the kernel language does not
-// (printf, async copies, ...): calling it must fail as on the CPU.
-DC_INTERNAL bool dc__cuda_is_unavailable_function(const dc__token_t* t);
-
 #endif  // DC_CUDA_NAMES_H_

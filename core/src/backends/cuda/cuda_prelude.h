@@ -23,8 +23,10 @@
 // kernel receives first and passes to its helpers as _wi), dc__smem (the
 // dynamic shared memory holding __local arguments), dc__lane and
 // dc__swizzle (components), dc__vptr (void pointers), dc__convert, dc__as,
-// dc__vload, dc__vstore, and with DC__GRID_SYNC or DC__BOUNDS_CHECK
-// defined, the grid barrier and the bounds check.
+// dc__vload, dc__vstore, dc_async_strided_copy_g2l and _l2g (the spellings
+// of async_work_group_strided_copy's two directions), and with
+// DC__GRID_SYNC or DC__BOUNDS_CHECK defined, the grid barrier and the
+// bounds check.
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_PRELUDE_H_
 #define DC_CUDA_PRELUDE_H_
@@ -40,6 +42,9 @@ typedef unsigned int uint;
 typedef unsigned long ulong;
 typedef long intptr_t;
 typedef unsigned long uintptr_t;
+// The handle of an async copy (see "Async copies" below): a 64-bit
+// integer, as large as the front end takes event_t to be.
+typedef long event_t;
 static_assert(sizeof(long) == 8 && sizeof(void*) == 8,
               "dclua: the CUDA prelude assumes 64-bit long and pointers");
 
@@ -600,6 +605,68 @@ DC__ATOMIC_CMPXCHG(uint, uint)
 DC__ATOMIC_CMPXCHG(long, unsigned long long)
 DC__ATOMIC_CMPXCHG(ulong, unsigned long long)
 #undef DC__ATOMIC_CMPXCHG
+
+//===-- Async copies and events -------------------------------------------===//
+
+// async_work_group_copy and async_work_group_strided_copy are cooperative
+// copies: the thread with linear id l in its block (threadIdx.x +
+// blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) copies elements
+// l, l + W, l + 2W, ... (W the block's size). The front end makes
+// `wait_group_events(n, events);` a barrier statement, which the code
+// generator writes as __syncthreads() and never as a call: after it every
+// element is visible to every thread of the block. The stride applies to
+// the __global side, so the strided copy's two directions differ, and the
+// code generator writes the built-in table's spelling of each:
+// dc_async_strided_copy_g2l (to __local: dst[i] = src[i * stride]) and
+// dc_async_strided_copy_l2g (to __global: dst[i * stride] = src[i]). The
+// event returned is 1 (events carry nothing). prefetch is a hint: it does
+// nothing.
+template <class T>
+static __forceinline__ void dc__async_copy(T* dst, const T* src, size_t n,
+                                           size_t dst_stride,
+                                           size_t src_stride) {
+  size_t first =
+      threadIdx.x +
+      (size_t)blockDim.x * (threadIdx.y + (size_t)blockDim.y * threadIdx.z);
+  size_t step = (size_t)blockDim.x * blockDim.y * blockDim.z;
+  for (size_t i = first; i < n; i += step) {
+    dst[i * dst_stride] = src[i * src_stride];
+  }
+}
+template <class T>
+static __forceinline__ event_t dc__async_work_group_copy(T* dst,
+                                                         const T* src,
+                                                         size_t n,
+                                                         event_t event) {
+  (void)event;
+  dc__async_copy(dst, src, n, 1, 1);
+  return 1;
+}
+template <class T>
+static __forceinline__ event_t dc_async_strided_copy_g2l(T* dst, const T* src,
+                                                         size_t n,
+                                                         size_t stride,
+                                                         event_t event) {
+  (void)event;
+  dc__async_copy(dst, src, n, 1, stride);
+  return 1;
+}
+template <class T>
+static __forceinline__ event_t dc_async_strided_copy_l2g(T* dst, const T* src,
+                                                         size_t n,
+                                                         size_t stride,
+                                                         event_t event) {
+  (void)event;
+  dc__async_copy(dst, src, n, stride, 1);
+  return 1;
+}
+template <class T>
+static __forceinline__ void dc__prefetch(const T* p, size_t n) {
+  (void)p;
+  (void)n;
+}
+// A barrier statement in generated code (see above); never evaluated.
+#define wait_group_events(num_events, event_list) ((void)0)
 
 //===-- Grid synchronisation (kernels with dc_grid_sync) ------------------===//
 

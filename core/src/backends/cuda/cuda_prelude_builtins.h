@@ -818,4 +818,9 @@ static __forceinline__ void dc__vstore(const V& data, size_t offset, T* p) {
 #define atom_min dc__atomic_min
 #define atom_max dc__atomic_max
 
+// async_work_group_strided_copy is never written: the code generator
+// spells its direction (dc_async_strided_copy_g2l or _l2g).
+#define async_work_group_copy dc__async_work_group_copy
+#define prefetch dc__prefetch
+
 #endif  // DC_CUDA_PRELUDE_BUILTINS_H_

@@ -149,7 +149,7 @@ static void compute_key(const dc__cuda_device_t* cuda,
 static dc_status_t compile_program(dc__cuda_device_t* cuda,
                                    dc_program_build_t* b,
                                    dc__cuda_image_t* image, uint8_t* barriers) {
-  dc__cuda_codegen_options_t options = {.file = b->program->name,
+  dc__cuda_codegen_options_t options = {.file = b->diag->file,
                                         .bounds_check = b->bounds_check};
   dc__cuda_translation_t t;
   DC_RETURN_IF_ERROR(dc__cuda_codegen(b->arena, b->ast, &options, b->diag, &t));
