@@ -48,7 +48,8 @@ static const char kUsage[] =
     "stderr at exit\n"
     "  --sandbox[=DIR]   run untrusted code: no programs, C modules or "
     "debug library;\n"
-    "                    files written only below DIR (none without DIR)\n"
+    "                    files written only below DIR (none without DIR);\n"
+    "                    kernels' buffer accesses bounds-checked\n"
     "  --memory-limit MB cap the Lua heap and each device's buffers at MB "
     "MiB\n"
     "  --time-limit S    stop each chunk (-e, -l, the script, an "
@@ -257,6 +258,8 @@ static dc_status_t create_context(const options_t* o, dc_context_t** out) {
                         o->log_level);
   }
   params.device_memory_budget = (size_t)(o->memory_limit_mb * 1024.0 * 1024.0);
+  // Kernels nobody vetted: every buffer access they make is checked.
+  params.bounds_check = o->sandbox;
   return dc_context_create(&params, out);
 }
 

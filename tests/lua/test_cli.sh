@@ -220,6 +220,16 @@ expect 0 "binary chunk" --sandbox \
 expect 0 "42" --sandbox -e "package.path = '$tmp/mods/?.lua'" \
   -e 'print(require("mymod").answer)'
 expect 2 "not a directory" "--sandbox=$tmp/missing" -e 'x = 1'
+# A sandboxed script's kernels are compiled with bounds checks: a grid
+# larger than its buffer stops at the buffer's end.
+expect 1 "OUT_OF_RANGE" --sandbox -e '
+  local b = dc.buffer("i32", 16)
+  local p = dc.compile("__kernel void w(__global int* o) { o[get_global_id(0)] = 1; }")
+  p.w({ grid = 1024 }, b)'
+expect 0 "^done$" -e '
+  local b = dc.buffer("i32", 16)
+  local p = dc.compile("__kernel void w(__global int* o) { o[get_global_id(0) % 16] = 1; }")
+  p.w({ grid = 1024 }, b) print("done")'
 
 # --memory-limit: the Lua heap (and device buffers) capped.
 expect 1 "not enough memory (the memory limit of 16.0 MiB" \

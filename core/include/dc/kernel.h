@@ -39,12 +39,16 @@ typedef struct dc_program_params_t {
   // The source. NUL-terminated unless |source_length| is set.
   const char* source;
   size_t source_length;
-  // Name used in messages and #line ("program" if NULL).
+  // Name used in messages and #line ("program" if NULL). It is kept as
+  // letters, digits and "._-+/" (any other byte becomes '_'), at most 127
+  // of them.
   const char* name;
-  // Build options, separated by spaces: -D NAME[=VALUE], -cl-fast-relaxed-
-  // math, -cl-mad-enable, -cl-finite-math-only, -cl-no-signed-zeros,
-  // -cl-unsafe-math-optimizations, -cl-opt-disable, -cl-std=CL1.x, -w,
-  // -Werror, -dc-bounds-check, -dc-O3. Unknown options are errors.
+  // Build options, separated by spaces: -D NAME[=VALUE], -U NAME,
+  // -cl-fast-relaxed-math, -cl-mad-enable, -cl-finite-math-only,
+  // -cl-no-signed-zeros, -cl-unsafe-math-optimizations, -cl-opt-disable,
+  // -cl-std=CL1.x and the other -cl-* options of OpenCL 1.2, -w, -Werror,
+  // -dc-bounds-check (or -dc-checked), -dc-O3. Unknown options are errors
+  // (docs/kernel-language.md, Build options).
   const char* options;
 } dc_program_params_t;
 

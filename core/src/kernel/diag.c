@@ -10,16 +10,20 @@ void dc__diag_init(dc__diag_t* diag, dc_allocator_t allocator,
                    const char* file) {
   memset(diag, 0, sizeof(*diag));
   diag->allocator = allocator;
-  const char* name = file && *file ? file : "source";
+  dc__safe_name(file && *file ? file : "source", diag->file_safe,
+                sizeof(diag->file_safe));
+  diag->file = diag->file_safe;
+}
+
+void dc__safe_name(const char* name, char* out, size_t size) {
   size_t n = 0;
-  for (; name[n] != '\0' && n + 1 < sizeof(diag->file_safe); ++n) {
+  for (; name[n] != '\0' && n + 1 < size; ++n) {
     char c = name[n];
     bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || strchr("._-+/", c) != NULL;
-    diag->file_safe[n] = plain ? c : '_';
+                 (c >= '0' && c <= '9') || (c != '\0' && strchr("._-+/", c));
+    out[n] = plain ? c : '_';
   }
-  diag->file_safe[n] = '\0';
-  diag->file = diag->file_safe;
+  if (size > 0) out[n] = '\0';
 }
 
 void dc__diag_free(dc__diag_t* diag) {

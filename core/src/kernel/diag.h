@@ -32,6 +32,10 @@ typedef struct dc__diag_t {
 // generated code, nor odd bytes into a message.
 DC_INTERNAL void dc__diag_init(dc__diag_t* diag, dc_allocator_t allocator,
                                 const char* file);
+
+// Writes |name| into |out| (|size| bytes) as dc__diag_init keeps a
+// program's name: letters, digits and "._-+/", any other byte as '_'.
+DC_INTERNAL void dc__safe_name(const char* name, char* out, size_t size);
 DC_INTERNAL void dc__diag_free(dc__diag_t* diag);
 DC_INTERNAL void dc__diag_error(dc__diag_t* diag, uint32_t line, uint32_t col,
                                 const char* format, ...) DC_PRINTF_LIKE(4, 5);

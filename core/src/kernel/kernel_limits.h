@@ -46,6 +46,19 @@
 // (its evaluator recurses once per level).
 #define DC_LIMIT_IF_EXPR_NESTING 64u
 
+//===-- Parser and semantic analysis -----------------------------------===//
+
+// Nesting of statements, blocks, parentheses, calls and unary operators
+// (each level recurses in the parser and the code generators).
+#define DC_LIMIT_NESTING 256
+// Bytes of the private variables of one function, all scopes together: a
+// work-item's private memory is a stack (64 KiB for a CPU fiber), so a
+// larger frame could overwrite what lies beyond it.
+#define DC_LIMIT_PRIVATE_BYTES (16u << 10)
+// Slots of one braced initialiser, so a designator such as [100000000]
+// cannot make the compiler allocate gigabytes.
+#define DC_LIMIT_INIT_SLOTS (1u << 20)
+
 //===-- Diagnostics -----------------------------------------------------===//
 
 // Errors the lexer and preprocessor report before they stop, and warnings

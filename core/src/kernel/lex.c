@@ -39,9 +39,14 @@ bool dc__token_list_push(dc__arena_t* arena, dc__token_list_t* list,
 }
 
 bool dc__tok_is(const dc__token_t* tok, const char* s) {
+  // The parser asks this of every token against lists of words: the first
+  // byte rules out almost all of them without measuring |s|.
+  if ((tok->kind != DC_TOK_PUNCT && tok->kind != DC_TOK_IDENT) ||
+      tok->length == 0 || tok->text[0] != s[0]) {
+    return false;
+  }
   size_t n = strlen(s);
-  return (tok->kind == DC_TOK_PUNCT || tok->kind == DC_TOK_IDENT) &&
-         tok->length == n && memcmp(tok->text, s, n) == 0;
+  return tok->length == n && memcmp(tok->text, s, n) == 0;
 }
 
 bool dc__tok_is_assignment(const dc__token_t* tok) {

@@ -80,10 +80,10 @@ void dc__sema_warning(dc__sema_t* s, const dc__token_t* t, const char* format,
 }
 
 bool dc__sema_enter(dc__sema_t* s, const dc__token_t* where) {
-  if (s->depth >= DC_MAX_NESTING) {
+  if (s->depth >= DC_LIMIT_NESTING) {
     if (!s->failed) {
       dc__sema_error(s, where, "nesting limit (%d levels of statements, "
-                     "blocks and parentheses) exceeded", DC_MAX_NESTING);
+                     "blocks and parentheses) exceeded", DC_LIMIT_NESTING);
     }
     s->failed = true;
     return false;
@@ -259,6 +259,16 @@ static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
     return d->decl != NULL;
   }
   if (!check_variable(s, name, type, in_function)) return false;
+  if (in_function && type->space == DC_ADDRESS_PRIVATE) {
+    s->private_bytes += dc__ty_size(type);
+    if (s->private_bytes > DC_LIMIT_PRIVATE_BYTES) {
+      dc__sema_error(s, name, "private memory limit (%u bytes per function) "
+                     "exceeded by '%s': use __local or __global memory for "
+                     "large arrays", DC_LIMIT_PRIVATE_BYTES,
+                     dc__sema_spell(s, name));
+      return false;
+    }
+  }
   d->decl = dc__sema_declare(s, in_function ? DC_DECL_VAR : DC_DECL_GLOBAL,
                              name, type);
   if (d->decl == NULL) return false;
@@ -723,17 +733,30 @@ static dc__stmt_t* parse_statement(dc__sema_t* s) {
 
 //===-- Functions and the program -----------------------------------------===//
 
-#define MAX_ITEMS 512
 #define MAX_PARAMS 128  // DC_MAX_KERNEL_ARGS
 
+// The program's top-level items, in arrays that grow in the arena.
 typedef struct items_t {
-  dc__function_t functions[MAX_ITEMS];
+  dc__function_t* functions;
   uint32_t function_count;
-  dc__global_t globals[MAX_ITEMS];
+  uint32_t function_capacity;
+  dc__global_t* globals;
   uint32_t global_count;
-  int32_t order[2 * MAX_ITEMS];  // functions and globals
+  uint32_t global_capacity;
+  int32_t* order;  // functions (>= 0) and globals (~index), as written
   uint32_t order_count;
+  uint32_t order_capacity;
 } items_t;
+
+// Makes room for one more item of each kind.
+static bool grow_items(dc__sema_t* s, items_t* items) {
+  return grow(s, (void**)&items->functions, &items->function_capacity,
+              items->function_count, sizeof(dc__function_t)) &&
+         grow(s, (void**)&items->globals, &items->global_capacity,
+              items->global_count, sizeof(dc__global_t)) &&
+         grow(s, (void**)&items->order, &items->order_capacity,
+              items->order_count, sizeof(int32_t));
+}
 
 // True if the declarator at the cursor has no name ("const char*" in a
 // prototype).
@@ -893,6 +916,120 @@ static dc__decl_t* declare_function(dc__sema_t* s, dc__function_t* fn,
   return d;
 }
 
+//===-- Jumps -------------------------------------------------------------===//
+
+// The switch statement around a case label, for duplicate labels.
+typedef struct switch_t {
+  const dc__stmt_t** cases;
+  uint32_t count;
+  uint32_t capacity;
+} switch_t;
+
+// What surrounds a statement: loops, the innermost switch, the function.
+typedef struct jumps_t {
+  uint32_t loops;
+  switch_t* current;
+  const dc__function_t* fn;
+} jumps_t;
+
+static const dc__stmt_t* find_label(const dc__sema_t* s, const dc__stmt_t* st,
+                                    const dc__token_t* name,
+                                    const dc__stmt_t* except) {
+  if (st == NULL) return NULL;
+  if (st->kind == DC_STMT_LABEL && st != except &&
+      same_name(name->text, name->length, &s->toks[st->expr.begin])) {
+    return st;
+  }
+  for (uint32_t i = 0; i < st->child_count; ++i) {
+    const dc__stmt_t* found = find_label(s, st->children[i], name, except);
+    if (found) return found;
+  }
+  const dc__stmt_t* found = find_label(s, st->init, name, except);
+  if (!found) found = find_label(s, st->body, name, except);
+  if (!found) found = find_label(s, st->else_body, name, except);
+  return found;
+}
+
+static void check_case(dc__sema_t* s, const dc__stmt_t* st, switch_t* sw) {
+  const dc__token_t* at = &s->toks[st->token];
+  if (sw == NULL) {
+    dc__sema_error(s, at, "'%s' outside a switch",
+                   st->value ? "case" : "default");
+    return;
+  }
+  for (uint32_t i = 0; i < sw->count; ++i) {
+    const dc__stmt_t* other = sw->cases[i];
+    bool same = st->value ? other->value &&
+                                other->value->value.i == st->value->value.i
+                          : other->value == NULL;
+    if (same) {
+      dc__sema_error(s, at, "duplicate %s in a switch (the first is at line "
+                     "%u)", st->value ? "case value" : "'default'",
+                     s->toks[other->token].line);
+      return;
+    }
+  }
+  if (grow(s, (void**)&sw->cases, &sw->capacity, sw->count,
+           sizeof(*sw->cases))) {
+    sw->cases[sw->count++] = st;
+  }
+}
+
+// Checks that every break, continue, case, default and goto of |st| has
+// the statement it jumps to or belongs in.
+static void check_jumps(dc__sema_t* s, const dc__stmt_t* st, jumps_t j) {
+  if (st == NULL) return;
+  const dc__token_t* at = &s->toks[st->token];
+  switch (st->kind) {
+    case DC_STMT_BREAK:
+      if (j.loops == 0 && j.current == NULL) {
+        dc__sema_error(s, at, "'break' outside a loop or switch");
+      }
+      return;
+    case DC_STMT_CONTINUE:
+      if (j.loops == 0) dc__sema_error(s, at, "'continue' outside a loop");
+      return;
+    case DC_STMT_CASE:
+      check_case(s, st, j.current);
+      return;
+    case DC_STMT_GOTO:
+      if (!find_label(s, j.fn->body, &s->toks[st->expr.begin], NULL)) {
+        dc__sema_error(s, &s->toks[st->expr.begin], "goto to label '%s', "
+                       "which the function does not have",
+                       dc__sema_spell(s, &s->toks[st->expr.begin]));
+      }
+      return;
+    case DC_STMT_LABEL: {
+      const dc__stmt_t* other =
+          find_label(s, j.fn->body, &s->toks[st->expr.begin], st);
+      if (other != NULL && other->token < st->token) {
+        dc__sema_error(s, at, "duplicate label '%s' (the first is at line "
+                       "%u)", dc__sema_spell(s, at), s->toks[other->token].line);
+      }
+      break;
+    }
+    case DC_STMT_FOR:
+    case DC_STMT_WHILE:
+    case DC_STMT_DO:
+      ++j.loops;
+      break;
+    case DC_STMT_SWITCH: {
+      switch_t* sw = dc__arena_zalloc(s->arena, 1, sizeof(*sw));
+      if (sw == NULL) return;
+      j.current = sw;
+      break;
+    }
+    default:
+      break;
+  }
+  for (uint32_t i = 0; i < st->child_count; ++i) {
+    check_jumps(s, st->children[i], j);
+  }
+  check_jumps(s, st->init, j);
+  check_jumps(s, st->body, j);
+  check_jumps(s, st->else_body, j);
+}
+
 static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
                                 dc__decl_t* d) {
   if (!dc__sema_at(s, "{")) {
@@ -913,9 +1050,11 @@ static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
   }
   d->is_defined = true;
   s->function = d;
+  s->private_bytes = 0;
   fn->body = parse_block(s);
   s->function = NULL;
   if (fn->body == NULL) return false;
+  check_jumps(s, fn->body, (jumps_t){.fn = fn});
   fn->body_end = s->pos;
   fn->calls_barrier = mark_barriers(fn->body);
   fn->calls_grid_sync = has_grid_sync(fn->body);
@@ -925,10 +1064,7 @@ static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
 static bool parse_function(dc__sema_t* s, items_t* items, uint32_t first,
                            dc__specs_t* specs, const dc__ty_t* result,
                            uint32_t name) {
-  if (items->function_count == MAX_ITEMS) {
-    dc__sema_error(s, dc__sema_cur(s), "too many functions in one program");
-    return false;
-  }
+  if (!grow_items(s, items)) return false;
   uint32_t index = items->function_count;
   dc__function_t* fn = &items->functions[index];
   memset(fn, 0, sizeof(*fn));
@@ -958,10 +1094,7 @@ static bool parse_function(dc__sema_t* s, items_t* items, uint32_t first,
 
 static bool add_global(dc__sema_t* s, items_t* items, uint32_t first,
                        bool is_typedef, dc__stmt_t* decl) {
-  if (items->global_count == MAX_ITEMS) {
-    dc__sema_error(s, dc__sema_cur(s), "too many declarations in one program");
-    return false;
-  }
+  if (!grow_items(s, items)) return false;
   items->globals[items->global_count] =
       (dc__global_t){{first, s->pos}, is_typedef, decl};
   items->order[items->order_count++] = ~(int32_t)items->global_count++;
@@ -1099,15 +1232,6 @@ dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
 }
 
 const char* dc__type_name(dc__arena_t* arena, const dc__type_t* type) {
-  static const char* const kNames[] = {
-      [DC_SCALAR_VOID] = "void",     [DC_SCALAR_BOOL] = "bool",
-      [DC_SCALAR_CHAR] = "char",     [DC_SCALAR_UCHAR] = "uchar",
-      [DC_SCALAR_SHORT] = "short",   [DC_SCALAR_USHORT] = "ushort",
-      [DC_SCALAR_INT] = "int",       [DC_SCALAR_UINT] = "uint",
-      [DC_SCALAR_LONG] = "long",     [DC_SCALAR_ULONG] = "ulong",
-      [DC_SCALAR_FLOAT] = "float",   [DC_SCALAR_DOUBLE] = "double",
-      [DC_SCALAR_SIZE_T] = "size_t", [DC_SCALAR_PTRDIFF_T] = "ptrdiff_t",
-  };
   static const char* const kSpaces[] = {
       [DC_ADDRESS_PRIVATE] = "",
       [DC_ADDRESS_GLOBAL] = "__global ",
@@ -1119,7 +1243,7 @@ const char* dc__type_name(dc__arena_t* arena, const dc__type_t* type) {
                                        type->vector_width);
   return dc__arena_printf(arena, "%s%s%s%s%s", kSpaces[type->address_space],
                           type->is_const ? "const " : "",
-                          kNames[type->scalar], width,
+                          dc__scalar_name(type->scalar), width,
                           type->pointer_depth == 2  ? "**"
                           : type->pointer_depth == 1 ? "*"
                                                      : "");

@@ -6,7 +6,6 @@
 // a program reach past the language (extern declarations, inline
 // assembly, GNU extensions), is an error that says so.
 // SPDX-License-Identifier: MIT
-#include <stdio.h>
 #include <string.h>
 
 #include "parse_internal.h"
@@ -80,22 +79,20 @@ static const char* rejected_reason(const dc__token_t* t) {
 // "float4" gives float and 4. Widths are 2, 3, 4, 8 and 16.
 static bool vector_name(const dc__token_t* t, dc__scalar_t* scalar,
                         unsigned* width) {
-  static const unsigned kWidths[] = {2, 3, 4, 8, 16};
+  if (t->kind != DC_TOK_IDENT || t->length < 3) return false;
+  const char* end = t->text + t->length;
+  const char* digits = end - (end[-2] == '1' && end[-1] == '6' ? 2 : 1);
+  unsigned w = digits + 2 == end ? 16u : (unsigned)(end[-1] - '0');
+  if (w != 2 && w != 3 && w != 4 && w != 8 && w != 16) return false;
+  size_t n = (size_t)(digits - t->text);
   for (size_t i = 0; i < sizeof(kScalars) / sizeof(kScalars[0]); ++i) {
     dc__scalar_t sc = kScalars[i].scalar;
-    size_t n = strlen(kScalars[i].name);
-    if (sc < DC_SCALAR_CHAR || sc > DC_SCALAR_DOUBLE || t->length <= n ||
-        t->length > n + 2 || memcmp(t->text, kScalars[i].name, n) != 0) {
-      continue;
-    }
-    for (size_t w = 0; w < sizeof(kWidths) / sizeof(kWidths[0]); ++w) {
-      char digits[4];
-      size_t d = (size_t)snprintf(digits, sizeof(digits), "%u", kWidths[w]);
-      if (t->length == n + d && memcmp(t->text + n, digits, d) == 0) {
-        *scalar = sc;
-        *width = kWidths[w];
-        return true;
-      }
+    if (sc >= DC_SCALAR_CHAR && sc <= DC_SCALAR_DOUBLE &&
+        strlen(kScalars[i].name) == n &&
+        memcmp(t->text, kScalars[i].name, n) == 0) {
+      *scalar = sc;
+      *width = w;
+      return true;
     }
   }
   return false;

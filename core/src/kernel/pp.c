@@ -22,6 +22,7 @@
 #include "pp.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1424,13 +1425,52 @@ static void add_builtin(pp_t* pp, const char* name, macro_kind_t kind) {
   if (m) m->kind = kind;
 }
 
+// The tokens of kPredefined and kExtensions: the same for every program,
+// so they are lexed once per process, into an arena that lives as long.
+typedef struct lexed_t {
+  dc__token_t* toks;
+  size_t count;  // the EOF token included
+} lexed_t;
+
+static lexed_t g_predefined[COUNT_OF(kPredefined) + COUNT_OF(kExtensions)];
+static bool g_predefined_ok;
+static pthread_once_t g_predefined_once = PTHREAD_ONCE_INIT;
+
+static void lex_predefined(void) {
+  static dc__arena_t arena;
+  dc__arena_init(&arena, dc_allocator_system());
+  dc__diag_t diag;
+  dc__diag_init(&diag, dc_allocator_system(), "predefined");
+  g_predefined_ok = true;
+  for (size_t i = 0; i < COUNT_OF(g_predefined); ++i) {
+    bool extension = i >= COUNT_OF(kPredefined);
+    const char* text =
+        extension ? dc__arena_printf(&arena, "%s 1",
+                                     kExtensions[i - COUNT_OF(kPredefined)])
+                  : dc__arena_printf(&arena, "%s %s", kPredefined[i][0],
+                                     kPredefined[i][1]);
+    dc__token_list_t toks = {0};
+    if (text == NULL ||
+        dc__lex(&arena, text, strlen(text), &diag, &toks) != DC_OK) {
+      g_predefined_ok = false;
+      break;
+    }
+    for (size_t k = 0; k < toks.count; ++k) toks.items[k].line = 0;
+    g_predefined[i] = (lexed_t){toks.items, toks.count};
+  }
+  dc__diag_free(&diag);
+}
+
 static void predefine(pp_t* pp) {
   const dc__build_options_t* options = pp->options;
-  for (size_t i = 0; i < COUNT_OF(kPredefined); ++i) {
-    define_text(pp, kPredefined[i][0], kPredefined[i][1], ORIGIN_PREDEFINED);
+  pthread_once(&g_predefined_once, lex_predefined);
+  if (!g_predefined_ok) {
+    pp->failed = true;
+    return;
   }
-  for (size_t i = 0; i < COUNT_OF(kExtensions); ++i) {
-    define_text(pp, kExtensions[i], "1", ORIGIN_PREDEFINED);
+  for (size_t i = 0; i < COUNT_OF(g_predefined); ++i) {
+    const lexed_t* m = &g_predefined[i];
+    define_macro(pp, &m->toks[0], m->toks, m->count - 1, ORIGIN_PREDEFINED);
   }
   const char* version = options->cl_std == 100   ? "100"
                         : options->cl_std == 110 ? "110"

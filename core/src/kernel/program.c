@@ -152,7 +152,11 @@ dc_status_t dc__program_new(dc_device_t* device, const char* name,
   pthread_mutex_init(&p->lock, NULL);
   p->device = device;
   dc__arena_init(&p->arena, allocator);
-  p->name = dc__arena_strndup(&p->arena, name, strlen(name));
+  // Program names reach messages, #line directives and file names: they
+  // keep only the bytes that are safe in all of them.
+  char safe[DC_DIAG_FILE_SIZE];
+  dc__safe_name(name, safe, sizeof(safe));
+  p->name = dc__arena_strndup(&p->arena, safe, strlen(safe));
   if (p->name == NULL) {
     dc__program_free(p);
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");

@@ -11,11 +11,6 @@
 #include "kernel_limits.h"
 #include "tree.h"
 
-// Nesting limits: statements and expressions together (each level of
-// parentheses, each unary operator, each block counts one). Deeper input
-// is an error that names the limit, never a stack overflow.
-#define DC_MAX_NESTING 256
-
 // One name in scope.
 typedef struct dc__binding_t {
   const char* name;
@@ -37,7 +32,7 @@ typedef struct dc__sema_t {
   const dc__token_t* toks;
   uint32_t count;
   uint32_t pos;
-  int depth;           // current nesting (see DC_MAX_NESTING)
+  int depth;           // current nesting (see DC_LIMIT_NESTING)
   bool failed;
   uint32_t next_id;    // for dc__decl_t.id
   // Names: a stack of bindings; |scopes| holds where each open scope
@@ -47,14 +42,16 @@ typedef struct dc__sema_t {
   uint32_t binding_capacity;
   // A nesting level opens at most two scopes (a for statement's and its
   // block's), and a function two more (its parameters' and its body's).
-  uint32_t scopes[2 * DC_MAX_NESTING + 4];
+  uint32_t scopes[2 * DC_LIMIT_NESTING + 4];
   uint32_t scope_depth;
   dc__tag_t* tags;
   uint32_t tag_count;
   uint32_t tag_capacity;
-  uint32_t tag_scopes[2 * DC_MAX_NESTING + 4];
-  // The function whose body is being parsed (NULL at program scope).
+  uint32_t tag_scopes[2 * DC_LIMIT_NESTING + 4];
+  // The function whose body is being parsed (NULL at program scope), and
+  // the bytes of private variables it declared so far.
   dc__decl_t* function;
+  uint64_t private_bytes;
   // The declaration of every identifier token that names one, and what
   // each token names (both indexed by token), so passes over tokens can
   // tell what a name resolved to.
@@ -81,7 +78,7 @@ DC_INTERNAL void dc__sema_warning(dc__sema_t* s, const dc__token_t* t,
 // The token's text as a NUL-terminated string in the arena.
 DC_INTERNAL const char* dc__sema_spell(dc__sema_t* s, const dc__token_t* t);
 // Enters one level of nesting; false (after an error naming the limit)
-// when that would pass DC_MAX_NESTING. Each true needs a dc__sema_leave.
+// when that would pass DC_LIMIT_NESTING. Each true needs a dc__sema_leave.
 DC_INTERNAL bool dc__sema_enter(dc__sema_t* s, const dc__token_t* where);
 DC_INTERNAL void dc__sema_leave(dc__sema_t* s);
 

@@ -8,7 +8,7 @@
 //
 // Each parenthesised group, unary operator, cast, call, subscript, '?:'
 // and assignment enters one level of nesting (dc__sema_enter), so input
-// nested deeper than DC_MAX_NESTING is an error, never a stack overflow.
+// nested deeper than DC_LIMIT_NESTING is an error, never a stack overflow.
 // Every function returns NULL after reporting an error; the cursor is then
 // somewhere inside the expression, and the statement parser recovers.
 // SPDX-License-Identifier: MIT

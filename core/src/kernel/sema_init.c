@@ -13,11 +13,6 @@
 
 #include "sema_internal.h"
 
-// The most slots one braced list may set: its slots are stored densely, so
-// a designator such as [100000000] must not make the compiler allocate
-// gigabytes (a list this long takes more tokens than a program may have).
-#define MAX_INIT_SLOTS (1u << 20)
-
 //===-- Vector literals ---------------------------------------------------===//
 
 // One part of a vector literal as a value of |element| or of a vector of
@@ -131,7 +126,7 @@ static bool aggregate_begin(dc__sema_t* s, aggregate_t* a,
     return false;
   }
   if (type->kind == DC_TY_ARRAY) {
-    a->limit = unsized || type->length > MAX_INIT_SLOTS ? MAX_INIT_SLOTS
+    a->limit = unsized || type->length > DC_LIMIT_INIT_SLOTS ? DC_LIMIT_INIT_SLOTS
                                                         : type->length;
   } else if (type->record->is_union) {
     a->limit = 1;
@@ -266,7 +261,7 @@ static bool designator(dc__sema_t* s, aggregate_t* a, uint32_t* next) {
     int64_t v;
     if (!dc__sema_constant(s, "an array designator", &v)) return false;
     if (v < 0 || (uint64_t)v >= a->limit) {
-      bool big = a->limit == MAX_INIT_SLOTS &&
+      bool big = a->limit == DC_LIMIT_INIT_SLOTS &&
                  (a->type->length == 0 || (uint64_t)v < a->type->length);
       dc__sema_error(s, t, "designator [%lld] is %s '%s'", (long long)v,
                      big ? "beyond the elements an initialiser may set in"

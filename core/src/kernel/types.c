@@ -325,7 +325,7 @@ uint32_t dc__ty_align(const dc__ty_t* t) {
 
 //===-- Names -------------------------------------------------------------===//
 
-static const char* scalar_name(dc__scalar_t s) {
+const char* dc__scalar_name(dc__scalar_t s) {
   static const char* const kNames[] = {
       [DC_SCALAR_VOID] = "void",     [DC_SCALAR_BOOL] = "bool",
       [DC_SCALAR_CHAR] = "char",     [DC_SCALAR_UCHAR] = "uchar",
@@ -356,9 +356,9 @@ const char* dc__ty_name(dc__arena_t* arena, const dc__ty_t* t) {
   switch (t->kind) {
     case DC_TY_VOID:
     case DC_TY_SCALAR:
-      return dc__arena_printf(arena, "%s%s", prefix, scalar_name(t->scalar));
+      return dc__arena_printf(arena, "%s%s", prefix, dc__scalar_name(t->scalar));
     case DC_TY_VECTOR:
-      return dc__arena_printf(arena, "%s%s%u", prefix, scalar_name(t->scalar),
+      return dc__arena_printf(arena, "%s%s%u", prefix, dc__scalar_name(t->scalar),
                               t->width);
     case DC_TY_POINTER:
       return dc__arena_printf(arena, "%s*%s", dc__ty_name(arena, t->base),

@@ -137,6 +137,9 @@ DC_INTERNAL uint32_t dc__ty_size(const dc__ty_t* t);
 DC_INTERNAL uint32_t dc__ty_align(const dc__ty_t* t);
 DC_INTERNAL uint32_t dc__scalar_size(dc__scalar_t scalar);
 
+// "int", "float", "size_t", ...: the element type's name.
+DC_INTERNAL const char* dc__scalar_name(dc__scalar_t scalar);
+
 // Spells |type| as OpenCL C does, for messages: "__global const float*",
 // "int4", "struct pair", "float[16]".
 DC_INTERNAL const char* dc__ty_name(dc__arena_t* arena, const dc__ty_t* type);

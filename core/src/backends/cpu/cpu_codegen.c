@@ -141,17 +141,9 @@ static void emit_text(emitter_t* e, const dc__token_t* t, const char* text,
   dc__strbuf_append(e->out, text, length);
 }
 
-// The C spelling of a name the program declared: user names live in a
-// namespace of their own (DC_USER_PREFIX), so no name in a kernel can
-// reach a function of the C library, the prelude or the engine. Other
-// tokens are spelled as written.
+// Token |t| as the generated code spells it (spelling.h).
 static const char* spelled(const emitter_t* e, const dc__token_t* t) {
-  bool user = t->kind == DC_TOK_IDENT &&
-              e->ast->token_names[t - e->toks] != DC_NAME_NONE;
-  const char* text = user ? dc__arena_printf(e->arena, DC_USER_PREFIX "%.*s",
-                                          (int)t->length, t->text)
-                       : dc__arena_strndup(e->arena, t->text, t->length);
-  return text ? text : "";
+  return dc__token_spelling(e->arena, e->ast, t);
 }
 
 static void emit_token(emitter_t* e, const dc__token_t* t) {

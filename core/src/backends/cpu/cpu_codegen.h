@@ -4,9 +4,8 @@
 #define DC_CPU_CODEGEN_H_
 
 #include "ast.h"
-#include "builtin_table.h"
-#include "tree.h"
 #include "pp.h"
+#include "spelling.h"
 #include "strbuf.h"
 
 // How a kernel's work-items run on one thread.

@@ -136,17 +136,9 @@ static bool is_promoted(const emitter_t* e, uint32_t id) {
 // Emits identifier |i|, resolved and rewritten; returns the next index.
 static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   const dc__token_t* t = &e->toks[i];
-  // A built-in the preludes implement under another name.
-  const dc__builtin_t* builtin = e->ast->token_builtins[i];
-  if (builtin != NULL && builtin->spelling != NULL) {
-    emit_text(e, t, builtin->spelling, strlen(builtin->spelling));
-    return i + 1;
-  }
-  // Members, tags and labels are names of their own, never variables.
-  dc__name_kind_t named = (dc__name_kind_t)e->ast->token_names[i];
-  if (named == DC_NAME_FIELD || named == DC_NAME_TAG ||
-      named == DC_NAME_LABEL) {
-    emit_token(e, t);
+  const char* fixed = dc__fixed_spelling(e->arena, e->ast, i);
+  if (fixed != NULL) {
+    emit_text(e, t, fixed, strlen(fixed));
     return i + 1;
   }
   bool drop;

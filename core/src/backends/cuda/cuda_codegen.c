@@ -150,17 +150,9 @@ static void emit_text(emitter_t* e, const dc__token_t* t, const char* text,
   dc__strbuf_append(&e->out, text, length);
 }
 
-// The C++ spelling of a name the program declared: user names live in a
-// namespace of their own (DC_USER_PREFIX), so no name in a kernel can
-// reach a function of the prelude, CUDA or the engine. Other tokens are
-// spelled as written.
+// Token |t| as the generated code spells it (spelling.h).
 static const char* spelled(const emitter_t* e, const dc__token_t* t) {
-  bool user = t->kind == DC_TOK_IDENT &&
-              e->ast->token_names[t - e->toks] != DC_NAME_NONE;
-  const char* text = user ? dc__arena_printf(e->arena, DC_USER_PREFIX "%.*s",
-                                          (int)t->length, t->text)
-                       : dc__arena_strndup(e->arena, t->text, t->length);
-  return text ? text : "";
+  return dc__token_spelling(e->arena, e->ast, t);
 }
 
 static void emit_token(emitter_t* e, const dc__token_t* t) {
@@ -346,17 +338,9 @@ static uint32_t emit_void_pointer(emitter_t* e, uint32_t i, uint32_t end) {
 // Emits identifier |i|, resolved and rewritten; returns the next index.
 static uint32_t emit_identifier(emitter_t* e, uint32_t i, uint32_t end) {
   const dc__token_t* t = &e->toks[i];
-  // A built-in the preludes implement under another name.
-  const dc__builtin_t* builtin = e->ast->token_builtins[i];
-  if (builtin != NULL && builtin->spelling != NULL) {
-    emit_text(e, t, builtin->spelling, strlen(builtin->spelling));
-    return i + 1;
-  }
-  // Members, tags and labels are names of their own, never variables.
-  dc__name_kind_t named = (dc__name_kind_t)e->ast->token_names[i];
-  if (named == DC_NAME_FIELD || named == DC_NAME_TAG ||
-      named == DC_NAME_LABEL) {
-    emit_token(e, t);
+  const char* fixed = dc__fixed_spelling(e->arena, e->ast, i);
+  if (fixed != NULL) {
+    emit_text(e, t, fixed, strlen(fixed));
     return i + 1;
   }
   const char* spelling = dc__cuda_keyword_spelling(t);

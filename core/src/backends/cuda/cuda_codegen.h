@@ -4,9 +4,8 @@
 #define DC_CUDA_CODEGEN_H_
 
 #include "ast.h"
-#include "builtin_table.h"
-#include "tree.h"
 #include "pp.h"
+#include "spelling.h"
 #include "strbuf.h"
 
 // What the generated module exports for kernel K (see cuda_prelude.h):
