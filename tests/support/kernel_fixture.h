@@ -290,4 +290,38 @@ static inline void dc_test_check_matmul(const float* c, const float* a,
   }
 }
 
+//===-- Marked sources --------------------------------------------------===//
+
+// The mark a test writes in a kernel's source where its first error must
+// point (check_kernel_sema, check_kernel_injection).
+#define DC_TEST_MARK '`'
+
+// |marked| without its DC_TEST_MARK (malloc'ed), and the "line:col" of the
+// mark in |where|.
+static inline char* dc_test_unmark(const char* marked, char* where,
+                                   size_t where_size) {
+  char* source = malloc(strlen(marked) + 1);
+  ck_assert_ptr_nonnull(source);
+  unsigned line = 1, col = 1;
+  bool found = false;
+  char* out = source;
+  for (const char* p = marked; *p; ++p) {
+    if (*p == DC_TEST_MARK && !found) {
+      snprintf(where, where_size, "%u:%u", line, col);
+      found = true;
+      continue;
+    }
+    *out++ = *p;
+    if (*p == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  *out = '\0';
+  ck_assert_msg(found, "test source has no mark: %s", marked);
+  return source;
+}
+
 #endif  // DC_KERNEL_FIXTURE_H_

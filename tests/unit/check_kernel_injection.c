@@ -34,35 +34,6 @@
 
 //===-- Helpers (the fixture is kernel_fixture.h's) ---------------------===//
 
-// The mark written in a test's source where the first error must point.
-#define MARK '`'
-
-// |marked| without its MARK, and the "line:col" of the MARK.
-static char* unmark(const char* marked, char* where, size_t where_size) {
-  char* source = malloc(strlen(marked) + 1);
-  ck_assert_ptr_nonnull(source);
-  unsigned line = 1, col = 1;
-  bool found = false;
-  char* out = source;
-  for (const char* p = marked; *p; ++p) {
-    if (*p == MARK && !found) {
-      snprintf(where, where_size, "%u:%u", line, col);
-      found = true;
-      continue;
-    }
-    *out++ = *p;
-    if (*p == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  *out = '\0';
-  ck_assert_msg(found, "test source has no mark: %s", marked);
-  return source;
-}
-
 // What a message would show if a program had reached the host compiler
 // or the engine's insides: the compiler, its temporary files, the
 // generated code's names (dcu_ spells user names there; dc__, _wi and
@@ -94,14 +65,14 @@ static void expect_nothing_foreign(const char* text, const char* allowed) {
   free(copy);
 }
 
-// Asserts that building |marked| (MARK removed) as "inj.cl" with
+// Asserts that building |marked| (DC_TEST_MARK removed) as "inj.cl" with
 // |options| fails with DC_ERR_COMPILE and no program, that the first
 // error is the front end's at the MARK ("inj.cl:L:C: error: "), that it
 // says |message|, and that it shows nothing foreign (but |allowed|).
 static void expect_refused(const char* marked, const char* options,
                            const char* message, const char* allowed) {
   char where[32], want[128];
-  char* source = unmark(marked, where, sizeof(where));
+  char* source = dc_test_unmark(marked, where, sizeof(where));
   snprintf(want, sizeof(want), "dc_program_create: inj.cl:%s: error: ",
            where);
   dc_program_t* p = SENTINEL;

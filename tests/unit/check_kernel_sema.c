@@ -9,42 +9,13 @@
 
 //===-- Helpers (the fixture is kernel_fixture.h's) ---------------------===//
 
-// The mark written in a test's source where the first error must point.
-#define MARK '`'
-
-// |marked| without its MARK, and the "line:col" of the MARK.
-static char* unmark(const char* marked, char* where, size_t where_size) {
-  char* source = malloc(strlen(marked) + 1);
-  ck_assert_ptr_nonnull(source);
-  unsigned line = 1, col = 1;
-  bool found = false;
-  char* out = source;
-  for (const char* p = marked; *p; ++p) {
-    if (*p == MARK && !found) {
-      snprintf(where, where_size, "%u:%u", line, col);
-      found = true;
-      continue;
-    }
-    *out++ = *p;
-    if (*p == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  *out = '\0';
-  ck_assert_msg(found, "test source has no mark: %s", marked);
-  return source;
-}
-
-// Asserts that building |marked| (MARK removed) with |options| fails with
-// DC_ERR_COMPILE, that the first error is at the MARK ("sema.cl:L:C:
+// Asserts that building |marked| (the mark removed) with |options| fails
+// with DC_ERR_COMPILE, that the first error is at the mark ("sema.cl:L:C:
 // error: ") and that it says |message|.
 static void expect_error_with(const char* marked, const char* options,
                               const char* message) {
   char where[32], want[128];
-  char* source = unmark(marked, where, sizeof(where));
+  char* source = dc_test_unmark(marked, where, sizeof(where));
   snprintf(want, sizeof(want), "dc_program_create: sema.cl:%s: error: ",
            where);
   dc_program_t* p = SENTINEL;
