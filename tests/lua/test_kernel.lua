@@ -244,6 +244,13 @@ t.check(p2.device == dev, "dc.compile opts.device")
 p2.k({ grid = 1 }, db)
 t.equal(read(db)[1], 8, "dc.compile result")
 
+-- Names have no length limit: a kernel named with 400 characters.
+local long_name = ("k"):rep(400)
+local pl = dev:compile("__kernel void " .. long_name ..
+                       "(__global float* o) { o[0] = 3.0f; }")
+pl[long_name]({ grid = 1 }, db)
+t.equal(read(db)[1], 3, "a kernel with a 400-character name")
+
 --===-- Compile errors and options errors -------------------------------===--
 
 err = t.raises("COMPILE", "bad.cl:3:10: error:", dev.compile, dev,

@@ -404,20 +404,25 @@ static const char* const kModeNames[] = {
     [DC_EXEC_FIBERS] = "fibers",
 };
 
+// The entry point dc_k_<kernel>_<what> of |m|, or NULL. Kernel names have
+// no length limit: the symbol is spelled in |arena|.
+static void* entry_point(dc__arena_t* arena, const dc__cpu_module_t* m,
+                         const dc_kernel_t* k, const char* what) {
+  const char* symbol =
+      dc__arena_printf(arena, "dc_k_%s_%s", k->info.name, what);
+  return symbol ? dlsym(m->handle, symbol) : NULL;
+}
+
 // Finds kernel |k|'s entry points in |m|.
 static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
                                size_t index) {
   dc_kernel_t* k = &b->program->kernels[index];
-  char symbol[300];
   cpu_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
   if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
-  snprintf(symbol, sizeof(symbol), "dc_k_%s_run", k->info.name);
-  *(void**)&ck->run = dlsym(m->handle, symbol);
-  snprintf(symbol, sizeof(symbol), "dc_k_%s_scratch_size", k->info.name);
-  *(void**)&ck->scratch_size = dlsym(m->handle, symbol);
-  snprintf(symbol, sizeof(symbol), "dc_k_%s_local_size", k->info.name);
+  *(void**)&ck->run = entry_point(b->arena, m, k, "run");
+  *(void**)&ck->scratch_size = entry_point(b->arena, m, k, "scratch_size");
   size_t (*local_size)(void) = NULL;
-  *(void**)&local_size = dlsym(m->handle, symbol);
+  *(void**)&local_size = entry_point(b->arena, m, k, "local_size");
   if (ck->run == NULL || ck->scratch_size == NULL || local_size == NULL) {
     return DC_FAIL(DC_ERR_INTERNAL,
                    "the compiled module lacks the entry points of kernel "
