@@ -437,7 +437,82 @@ START_TEST(test_kernel_sema_no_such_member) {
 }
 END_TEST
 
+// Jumps need the statement they jump to or belong in.
+START_TEST(test_kernel_sema_jumps) {
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  `break;\n"
+               "}\n",
+               "'break' outside a loop or switch");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  switch (o[0]) { case 1: `continue; }\n"
+               "}\n",
+               "'continue' outside a loop");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  `case 3: o[0] = 1;\n"
+               "}\n",
+               "'case' outside a switch");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  switch (o[0]) { case 1: break; `case 1: break; }\n"
+               "}\n",
+               "duplicate case value in a switch (the first is at line 2)");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  switch (o[0]) { default: break; `default: break; }\n"
+               "}\n",
+               "duplicate 'default' in a switch");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  goto `nowhere;\n"
+               "}\n",
+               "goto to label 'nowhere', which the function does not have");
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  again: o[0] = 1;\n"
+               "  `again: o[1] = 2;\n"
+               "}\n",
+               "duplicate label 'again' (the first is at line 2)");
+  expect_compiles("jumps.cl",
+                  "__kernel void k(__global int* o) {\n"
+                  "  for (int i = 0; i < 4; ++i) {\n"
+                  "    switch (i) { case 0: continue; case 1: break;\n"
+                  "                 default: goto out; }\n"
+                  "    o[i] = i;\n"
+                  "  }\n"
+                  "out: o[3] = 9;\n"
+                  "}\n");
+}
+END_TEST
+
+// A function's outermost block shares its parameters' scope.
+START_TEST(test_kernel_sema_parameter_redeclared) {
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  int `o = 1;\n"
+               "}\n",
+               "redefinition of 'o' (first declared at line 1)");
+  expect_compiles("shadow.cl",
+                  "__kernel void k(__global int* o) {\n"
+                  "  { int o = 1; (void)o; }\n"
+                  "}\n");
+}
+END_TEST
+
 //===-- limits ----------------------------------------------------------===//
+
+// A function's private variables are capped: a larger frame could overrun
+// a CPU fiber's stack.
+START_TEST(test_kernel_sema_private_memory_limit) {
+  expect_error("__kernel void k(__global int* o) {\n"
+               "  int a[2048];\n"
+               "  int `b[2049];\n"
+               "  o[0] = a[o[1]] + b[o[2]];\n"
+               "}\n",
+               "private memory limit (16384 bytes per function) exceeded by "
+               "'b'");
+  expect_compiles("private.cl",
+                  "__kernel void k(__global int* o) {\n"
+                  "  int a[4000];\n"
+                  "  for (int i = 0; i < 4000; ++i) a[i] = i;\n"
+                  "  o[0] = a[o[1] % 4000];\n"
+                  "}\n");
+}
+END_TEST
 
 // 30,000 nested parentheses are an error that names the nesting limit,
 // never a stack overflow.
@@ -531,10 +606,13 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_assign_to_constant_space);
   tcase_add_test(errors, test_kernel_sema_assign_to_repeated_swizzle);
   tcase_add_test(errors, test_kernel_sema_no_such_member);
+  tcase_add_test(errors, test_kernel_sema_jumps);
+  tcase_add_test(errors, test_kernel_sema_parameter_redeclared);
 
   TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_kernel_sema_deep_parentheses);
   tcase_add_test(limits, test_kernel_sema_deep_unary_chains);
+  tcase_add_test(limits, test_kernel_sema_private_memory_limit);
   return s;
 }
 

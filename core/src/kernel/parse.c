@@ -392,12 +392,15 @@ static void skip_statement(dc__sema_t* s, uint32_t first) {
   }
 }
 
-static dc__stmt_t* parse_block(dc__sema_t* s) {
+// Reads a block; |own_scope| is false for a function's body, whose
+// outermost block shares the parameters' scope (C 6.2.1: redeclaring a
+// parameter there is an error).
+static dc__stmt_t* parse_block_in(dc__sema_t* s, bool own_scope) {
   dc__stmt_t* st = new_stmt(s, DC_STMT_BLOCK);
   if (st == NULL || !dc__sema_expect(s, "{")) return NULL;
   dc__stmt_t** items = NULL;
   uint32_t n = 0, capacity = 0;
-  dc__sema_push_scope(s);
+  if (own_scope) dc__sema_push_scope(s);
   while (!dc__sema_at(s, "}") && dc__sema_cur(s)->kind != DC_TOK_EOF) {
     uint32_t first = s->pos, errors = s->diag->errors;
     dc__stmt_t* child = parse_statement(s);
@@ -408,16 +411,20 @@ static dc__stmt_t* parse_block(dc__sema_t* s) {
     }
     if (child == NULL || !grow(s, (void**)&items, &capacity, n,
                                sizeof(*items))) {
-      dc__sema_pop_scope(s);
+      if (own_scope) dc__sema_pop_scope(s);
       return NULL;
     }
     items[n++] = child;
   }
-  dc__sema_pop_scope(s);
+  if (own_scope) dc__sema_pop_scope(s);
   if (!dc__sema_expect(s, "}")) return NULL;
   st->child_count = n;
   st->children = items;
   return st;
+}
+
+static dc__stmt_t* parse_block(dc__sema_t* s) {
+  return parse_block_in(s, true);
 }
 
 // Reads an expression into |range| and |value|.
@@ -1051,7 +1058,7 @@ static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
   d->is_defined = true;
   s->function = d;
   s->private_bytes = 0;
-  fn->body = parse_block(s);
+  fn->body = parse_block_in(s, false);
   s->function = NULL;
   if (fn->body == NULL) return false;
   check_jumps(s, fn->body, (jumps_t){.fn = fn});
