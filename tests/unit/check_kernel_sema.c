@@ -480,6 +480,18 @@ START_TEST(test_kernel_sema_jumps) {
 }
 END_TEST
 
+// A line comment ending in a backslash goes on over the next line, as in
+// C: the undeclared name there is never read.
+START_TEST(test_kernel_sema_line_comment_continues) {
+  expect_compiles("comment.cl",
+                  "__kernel void k(__global int* o) {\n"
+                  "  // a comment that goes on \\\n"
+                  "  o[0] = not_declared;\n"
+                  "  o[1] = 2;\n"
+                  "}\n");
+}
+END_TEST
+
 // A function's outermost block shares its parameters' scope.
 START_TEST(test_kernel_sema_parameter_redeclared) {
   expect_error("__kernel void k(__global int* o) {\n"
@@ -608,6 +620,7 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_no_such_member);
   tcase_add_test(errors, test_kernel_sema_jumps);
   tcase_add_test(errors, test_kernel_sema_parameter_redeclared);
+  tcase_add_test(errors, test_kernel_sema_line_comment_continues);
 
   TCase* limits = dc_test_kernel_tcase(s, "limits");
   tcase_add_test(limits, test_kernel_sema_deep_parentheses);

@@ -147,7 +147,17 @@ static bool skip_space(lexer_t* lx, bool* saw_space) {
     } else if (c == '\\' && peek(lx, 1) == '\r' && peek(lx, 2) == '\n') {
       advance(lx, 3);
     } else if (c == '/' && peek(lx, 1) == '/') {
-      while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') advance(lx, 1);
+      // Lines are joined before comments end (C's translation phase 2):
+      // a line comment that ends in a backslash goes on over the next line.
+      while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') {
+        if (peek(lx, 0) == '\\' && peek(lx, 1) == '\n') {
+          advance(lx, 1);
+        } else if (peek(lx, 0) == '\\' && peek(lx, 1) == '\r' &&
+                   peek(lx, 2) == '\n') {
+          advance(lx, 2);
+        }
+        advance(lx, 1);
+      }
     } else if (c == '/' && peek(lx, 1) == '*') {
       uint32_t line = lx->line, col = lx->col;
       advance(lx, 2);
