@@ -107,7 +107,7 @@ void dc__sema_pop_scope(dc__sema_t* s) {
   --s->scope_depth;
 }
 
-static bool same_name(const char* name, uint32_t length, const dc__token_t* t) {
+bool dc__same_name(const char* name, uint32_t length, const dc__token_t* t) {
   return length == t->length && memcmp(name, t->text, length) == 0;
 }
 
@@ -115,7 +115,7 @@ dc__decl_t* dc__sema_lookup(const dc__sema_t* s, const dc__token_t* t) {
   if (t->kind != DC_TOK_IDENT) return NULL;
   for (uint32_t i = s->binding_count; i-- > 0;) {
     const dc__binding_t* b = &s->bindings[i];
-    if (same_name(b->name, b->length, t)) return b->decl;
+    if (dc__same_name(b->name, b->length, t)) return b->decl;
   }
   return NULL;
 }
@@ -133,8 +133,7 @@ void dc__sema_note_use(dc__sema_t* s, const dc__token_t* t, dc__decl_t* decl) {
   if (decl->token != t) decl->is_used = true;
 }
 
-// Makes room in an arena array of |count| items for one more.
-static bool grow(dc__sema_t* s, void** items, uint32_t* capacity,
+bool dc__sema_grow(dc__sema_t* s, void** items, uint32_t* capacity,
                  uint32_t count, size_t size) {
   if (count < *capacity) return true;
   uint32_t n = *capacity ? *capacity * 2 : 64;
@@ -157,14 +156,14 @@ static dc__decl_t* declare_at(dc__sema_t* s, uint32_t level,
                                          : s->scopes[level + 1];
   for (uint32_t i = begin; i < end; ++i) {
     const dc__binding_t* b = &s->bindings[i];
-    if (same_name(b->name, b->length, name)) {
+    if (dc__same_name(b->name, b->length, name)) {
       dc__sema_error(s, name, "redefinition of '%s' (first declared at line "
                      "%u)", dc__sema_spell(s, name), b->decl->token->line);
       return NULL;
     }
   }
   dc__decl_t* d = dc__arena_zalloc(s->arena, 1, sizeof(*d));
-  if (d == NULL || !grow(s, (void**)&s->bindings, &s->binding_capacity,
+  if (d == NULL || !dc__sema_grow(s, (void**)&s->bindings, &s->binding_capacity,
                          s->binding_count, sizeof(dc__binding_t))) {
     return NULL;
   }
@@ -191,7 +190,7 @@ const dc__ty_t* dc__sema_find_tag(const dc__sema_t* s, const dc__token_t* name,
                                   bool innermost) {
   uint32_t low = innermost ? s->tag_scopes[s->scope_depth] : 0;
   for (uint32_t i = s->tag_count; i-- > low;) {
-    if (same_name(s->tags[i].name, s->tags[i].length, name)) {
+    if (dc__same_name(s->tags[i].name, s->tags[i].length, name)) {
       return s->tags[i].type;
     }
   }
@@ -200,7 +199,7 @@ const dc__ty_t* dc__sema_find_tag(const dc__sema_t* s, const dc__token_t* name,
 
 void dc__sema_add_tag(dc__sema_t* s, const dc__token_t* name,
                       const dc__ty_t* type) {
-  if (!grow(s, (void**)&s->tags, &s->tag_capacity, s->tag_count,
+  if (!dc__sema_grow(s, (void**)&s->tags, &s->tag_capacity, s->tag_count,
             sizeof(dc__tag_t))) {
     return;
   }
@@ -409,7 +408,7 @@ static dc__stmt_t* parse_block_in(dc__sema_t* s, bool own_scope) {
       s->failed = false;
       continue;
     }
-    if (child == NULL || !grow(s, (void**)&items, &capacity, n,
+    if (child == NULL || !dc__sema_grow(s, (void**)&items, &capacity, n,
                                sizeof(*items))) {
       if (own_scope) dc__sema_pop_scope(s);
       return NULL;
@@ -757,11 +756,11 @@ typedef struct items_t {
 
 // Makes room for one more item of each kind.
 static bool grow_items(dc__sema_t* s, items_t* items) {
-  return grow(s, (void**)&items->functions, &items->function_capacity,
+  return dc__sema_grow(s, (void**)&items->functions, &items->function_capacity,
               items->function_count, sizeof(dc__function_t)) &&
-         grow(s, (void**)&items->globals, &items->global_capacity,
+         dc__sema_grow(s, (void**)&items->globals, &items->global_capacity,
               items->global_count, sizeof(dc__global_t)) &&
-         grow(s, (void**)&items->order, &items->order_capacity,
+         dc__sema_grow(s, (void**)&items->order, &items->order_capacity,
               items->order_count, sizeof(int32_t));
 }
 
@@ -923,120 +922,6 @@ static dc__decl_t* declare_function(dc__sema_t* s, dc__function_t* fn,
   return d;
 }
 
-//===-- Jumps -------------------------------------------------------------===//
-
-// The switch statement around a case label, for duplicate labels.
-typedef struct switch_t {
-  const dc__stmt_t** cases;
-  uint32_t count;
-  uint32_t capacity;
-} switch_t;
-
-// What surrounds a statement: loops, the innermost switch, the function.
-typedef struct jumps_t {
-  uint32_t loops;
-  switch_t* current;
-  const dc__function_t* fn;
-} jumps_t;
-
-static const dc__stmt_t* find_label(const dc__sema_t* s, const dc__stmt_t* st,
-                                    const dc__token_t* name,
-                                    const dc__stmt_t* except) {
-  if (st == NULL) return NULL;
-  if (st->kind == DC_STMT_LABEL && st != except &&
-      same_name(name->text, name->length, &s->toks[st->expr.begin])) {
-    return st;
-  }
-  for (uint32_t i = 0; i < st->child_count; ++i) {
-    const dc__stmt_t* found = find_label(s, st->children[i], name, except);
-    if (found) return found;
-  }
-  const dc__stmt_t* found = find_label(s, st->init, name, except);
-  if (!found) found = find_label(s, st->body, name, except);
-  if (!found) found = find_label(s, st->else_body, name, except);
-  return found;
-}
-
-static void check_case(dc__sema_t* s, const dc__stmt_t* st, switch_t* sw) {
-  const dc__token_t* at = &s->toks[st->token];
-  if (sw == NULL) {
-    dc__sema_error(s, at, "'%s' outside a switch",
-                   st->value ? "case" : "default");
-    return;
-  }
-  for (uint32_t i = 0; i < sw->count; ++i) {
-    const dc__stmt_t* other = sw->cases[i];
-    bool same = st->value ? other->value &&
-                                other->value->value.i == st->value->value.i
-                          : other->value == NULL;
-    if (same) {
-      dc__sema_error(s, at, "duplicate %s in a switch (the first is at line "
-                     "%u)", st->value ? "case value" : "'default'",
-                     s->toks[other->token].line);
-      return;
-    }
-  }
-  if (grow(s, (void**)&sw->cases, &sw->capacity, sw->count,
-           sizeof(*sw->cases))) {
-    sw->cases[sw->count++] = st;
-  }
-}
-
-// Checks that every break, continue, case, default and goto of |st| has
-// the statement it jumps to or belongs in.
-static void check_jumps(dc__sema_t* s, const dc__stmt_t* st, jumps_t j) {
-  if (st == NULL) return;
-  const dc__token_t* at = &s->toks[st->token];
-  switch (st->kind) {
-    case DC_STMT_BREAK:
-      if (j.loops == 0 && j.current == NULL) {
-        dc__sema_error(s, at, "'break' outside a loop or switch");
-      }
-      return;
-    case DC_STMT_CONTINUE:
-      if (j.loops == 0) dc__sema_error(s, at, "'continue' outside a loop");
-      return;
-    case DC_STMT_CASE:
-      check_case(s, st, j.current);
-      return;
-    case DC_STMT_GOTO:
-      if (!find_label(s, j.fn->body, &s->toks[st->expr.begin], NULL)) {
-        dc__sema_error(s, &s->toks[st->expr.begin], "goto to label '%s', "
-                       "which the function does not have",
-                       dc__sema_spell(s, &s->toks[st->expr.begin]));
-      }
-      return;
-    case DC_STMT_LABEL: {
-      const dc__stmt_t* other =
-          find_label(s, j.fn->body, &s->toks[st->expr.begin], st);
-      if (other != NULL && other->token < st->token) {
-        dc__sema_error(s, at, "duplicate label '%s' (the first is at line "
-                       "%u)", dc__sema_spell(s, at), s->toks[other->token].line);
-      }
-      break;
-    }
-    case DC_STMT_FOR:
-    case DC_STMT_WHILE:
-    case DC_STMT_DO:
-      ++j.loops;
-      break;
-    case DC_STMT_SWITCH: {
-      switch_t* sw = dc__arena_zalloc(s->arena, 1, sizeof(*sw));
-      if (sw == NULL) return;
-      j.current = sw;
-      break;
-    }
-    default:
-      break;
-  }
-  for (uint32_t i = 0; i < st->child_count; ++i) {
-    check_jumps(s, st->children[i], j);
-  }
-  check_jumps(s, st->init, j);
-  check_jumps(s, st->body, j);
-  check_jumps(s, st->else_body, j);
-}
-
 static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
                                 dc__decl_t* d) {
   if (!dc__sema_at(s, "{")) {
@@ -1061,7 +946,7 @@ static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
   fn->body = parse_block_in(s, false);
   s->function = NULL;
   if (fn->body == NULL) return false;
-  check_jumps(s, fn->body, (jumps_t){.fn = fn});
+  dc__check_jumps(s, fn);
   fn->body_end = s->pos;
   fn->calls_barrier = mark_barriers(fn->body);
   fn->calls_grid_sync = has_grid_sync(fn->body);

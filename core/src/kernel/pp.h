@@ -60,4 +60,12 @@ DC_INTERNAL dc_status_t dc__preprocess(dc__arena_t* arena, const char* source,
                                        dc__diag_t* diag,
                                        dc__token_list_t* out);
 
+// Shared by the preprocessor and the build options (build_options.c):
+// whether |t| is the punctuator # or ##, and whether the |n| bytes at |s|
+// name what cannot be defined or undefined (defined, __VA_ARGS__,
+// _Pragma, __LINE__, __FILE__).
+DC_INTERNAL bool dc__tok_is_hash(const dc__token_t* t);
+DC_INTERNAL bool dc__tok_is_paste(const dc__token_t* t);
+DC_INTERNAL bool dc__pp_reserved_name(const char* s, size_t n);
+
 #endif  // DC_KERNEL_PP_H_
