@@ -324,4 +324,19 @@ static inline char* dc_test_unmark(const char* marked, char* where,
   return source;
 }
 
+// |head|, then |depth| parentheses around "1", then |tail| (malloc'ed): a
+// source nested past every limit of the front end.
+static inline char* dc_test_nested_parens(const char* head, size_t depth,
+                                          const char* tail) {
+  size_t h = strlen(head), t = strlen(tail);
+  char* source = malloc(h + 2 * depth + 1 + t + 1);
+  ck_assert_ptr_nonnull(source);
+  memcpy(source, head, h);
+  memset(source + h, '(', depth);
+  source[h + depth] = '1';
+  memset(source + h + depth + 1, ')', depth);
+  memcpy(source + h + 2 * depth + 1, tail, t + 1);
+  return source;
+}
+
 #endif  // DC_KERNEL_FIXTURE_H_

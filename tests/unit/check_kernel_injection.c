@@ -631,20 +631,8 @@ END_TEST
 // 30,000 nested parentheses: an error naming the nesting limit, never a
 // stack overflow.
 START_TEST(test_kernel_injection_deep_parentheses) {
-  enum { kDepth = 30000 };
-  const char head[] = KERNEL_OPEN "  o[0] = ";
-  const char tail[] = ";\n}\n";
-  char* source = malloc(sizeof(head) + 2 * kDepth + sizeof(tail) + 1);
-  ck_assert_ptr_nonnull(source);
-  char* at = source;
-  memcpy(at, head, sizeof(head) - 1);
-  at += sizeof(head) - 1;
-  memset(at, '(', kDepth);
-  at += kDepth;
-  *at++ = '1';
-  memset(at, ')', kDepth);
-  at += kDepth;
-  memcpy(at, tail, sizeof(tail));
+  char* source =
+      dc_test_nested_parens(KERNEL_OPEN "  o[0] = ", 30000, ";\n}\n");
   dc_program_t* p = SENTINEL;
   DC_CK_FAIL(try_build(cpu, "inj.cl", source, NULL, &p), DC_ERR_COMPILE,
              "inj.cl:2:");

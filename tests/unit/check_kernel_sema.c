@@ -529,20 +529,8 @@ END_TEST
 // 30,000 nested parentheses are an error that names the nesting limit,
 // never a stack overflow.
 START_TEST(test_kernel_sema_deep_parentheses) {
-  enum { kDepth = 30000 };
-  const char head[] = "__kernel void k(__global int* o) {\n  o[0] = ";
-  const char tail[] = ";\n}\n";
-  char* source = malloc(sizeof(head) + 2 * kDepth + sizeof(tail) + 1);
-  ck_assert_ptr_nonnull(source);
-  char* p = source;
-  memcpy(p, head, sizeof(head) - 1);
-  p += sizeof(head) - 1;
-  memset(p, '(', kDepth);
-  p += kDepth;
-  *p++ = '1';
-  memset(p, ')', kDepth);
-  p += kDepth;
-  memcpy(p, tail, sizeof(tail));
+  char* source = dc_test_nested_parens(
+      "__kernel void k(__global int* o) {\n  o[0] = ", 30000, ";\n}\n");
   dc_program_t* prog = SENTINEL;
   DC_CK_FAIL(try_build(cpu, "sema.cl", source, NULL, &prog), DC_ERR_COMPILE,
              "sema.cl:2:");
