@@ -513,7 +513,11 @@ static dc__expr_t* swizzle(dc__sema_t* s, dc__expr_t* e,
   if (z == NULL) return NULL;
   z->lhs = e;
   z->lane_count = (uint8_t)n;
-  for (int i = 0; i < n; ++i) z->lanes[i] = (uint8_t)lanes[i];
+  // n is at most 16 (checked above); the second bound says so to gcc 13,
+  // which otherwise warns of an overflow of lanes[].
+  for (size_t i = 0; i < (size_t)n && i < sizeof(z->lanes); ++i) {
+    z->lanes[i] = (uint8_t)lanes[i];
+  }
   z->is_lvalue = e->is_lvalue && !lanes_repeat(lanes, n);
   return z;
 }
