@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parse_internal.h"
+#include "sema_internal.h"
 
 // Errors after this many are not reported: the first ones say enough.
 #define MAX_REPORTED_ERRORS 20
@@ -569,18 +570,6 @@ static dc__stmt_t* parse_return(dc__sema_t* s) {
   return dc__sema_expect(s, ";") ? st : NULL;
 }
 
-static dc__expr_t* int_constant(dc__sema_t* s, const dc__token_t* at,
-                                int64_t value) {
-  dc__expr_t* e = dc__arena_zalloc(s->arena, 1, sizeof(*e));
-  if (e == NULL) return NULL;
-  e->kind = DC_EXPR_INT;
-  e->type = dc__ty_scalar(s->types, DC_SCALAR_INT);
-  e->token = at;
-  e->is_constant = true;
-  e->value.i = value;
-  return e;
-}
-
 // case X: / default:
 static dc__stmt_t* parse_case(dc__sema_t* s) {
   dc__stmt_t* st = new_stmt(s, DC_STMT_CASE);
@@ -594,7 +583,8 @@ static dc__stmt_t* parse_case(dc__sema_t* s) {
     st->expr.begin = s->pos;
     if (!dc__sema_constant(s, "a case label", &v)) return NULL;
     st->expr.end = s->pos;
-    st->value = int_constant(s, at, v);
+    st->value = dc__sema_int(s, dc__ty_scalar(s->types, DC_SCALAR_INT),
+                             (uint64_t)v, at);
   }
   return dc__sema_expect(s, ":") ? st : NULL;
 }

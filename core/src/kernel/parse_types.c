@@ -354,7 +354,7 @@ static const dc__ty_t* parse_record(dc__sema_t* s, dc__specs_t* specs) {
   return type;
 }
 
-static bool parse_enumerators(dc__sema_t* s, const dc__ty_t* type) {
+static bool parse_enumerators(dc__sema_t* s) {
   int64_t next = 0;
   ++s->pos;  // '{'
   while (!s->failed && !dc__sema_at(s, "}")) {
@@ -378,7 +378,6 @@ static bool parse_enumerators(dc__sema_t* s, const dc__ty_t* type) {
                                      dc__ty_scalar(s->types, DC_SCALAR_INT));
     if (d == NULL) return false;
     d->value = next++;
-    (void)type;
     if (!dc__sema_accept(s, ",")) break;
   }
   return dc__sema_expect(s, "}");
@@ -418,7 +417,7 @@ static const dc__ty_t* parse_enum(dc__sema_t* s) {
                    dc__sema_spell(s, tag));
     return NULL;
   }
-  if (!parse_enumerators(s, type)) return NULL;
+  if (!parse_enumerators(s)) return NULL;
   type->enumeration->is_complete = true;
   return type;
 }
