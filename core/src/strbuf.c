@@ -34,28 +34,23 @@ void dc__strbuf_puts(dc__strbuf_t* sb, const char* text) {
   dc__strbuf_append(sb, text, strlen(text));
 }
 
-void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...) {
+void dc__strbuf_vprintf(dc__strbuf_t* sb, const char* format, va_list args) {
   char small[512];
-  va_list args;
-  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
   int n = vsnprintf(small, sizeof(small), format, args);
-  va_end(args);
-  if (n < 0) return;
-  if ((size_t)n < sizeof(small)) {
+  if (n >= 0 && (size_t)n < sizeof(small)) {
     dc__strbuf_append(sb, small, (size_t)n);
-    return;
+  } else if (n >= 0 && reserve(sb, (size_t)n)) {
+    vsnprintf(sb->data + sb->length, (size_t)n + 1, format, again);
+    sb->length += (size_t)n;
   }
-  if (!reserve(sb, (size_t)n)) return;
-  va_start(args, format);
-  vsnprintf(sb->data + sb->length, (size_t)n + 1, format, args);
-  va_end(args);
-  sb->length += (size_t)n;
+  va_end(again);
 }
 
-void dc__strbuf_insert(dc__strbuf_t* sb, size_t offset, const char* text) {
-  size_t n = strlen(text);
-  if (offset > sb->length || !reserve(sb, n)) return;
-  memmove(sb->data + offset + n, sb->data + offset, sb->length - offset + 1);
-  memcpy(sb->data + offset, text, n);
-  sb->length += n;
+void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  dc__strbuf_vprintf(sb, format, args);
+  va_end(args);
 }

@@ -3,6 +3,8 @@
 #ifndef DC_STRBUF_H_
 #define DC_STRBUF_H_
 
+#include <stdarg.h>
+
 #include "arena.h"
 
 typedef struct dc__strbuf_t {
@@ -18,8 +20,7 @@ DC_INTERNAL void dc__strbuf_append(dc__strbuf_t* sb, const char* text,
 DC_INTERNAL void dc__strbuf_puts(dc__strbuf_t* sb, const char* text);
 DC_INTERNAL void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...)
     DC_PRINTF_LIKE(2, 3);
-// Inserts |text| at byte |offset| (<= length).
-DC_INTERNAL void dc__strbuf_insert(dc__strbuf_t* sb, size_t offset,
-                                   const char* text);
+DC_INTERNAL void dc__strbuf_vprintf(dc__strbuf_t* sb, const char* format,
+                                    va_list args);
 
 #endif  // DC_STRBUF_H_

@@ -1,12 +1,19 @@
 // helpers.cl: helper functions in every role: declared before they are
 // defined, returning vectors, taking __global, __local, __constant and
-// private pointers, calling each other, reading work-item functions, and
-// recursing a little.
+// private pointers, calling each other and reading work-item functions
+// (not recursing: OpenCL C forbids it).
 // The runs and their expected outputs are in manifest.txt.
 __constant int kPrimes[8] = {2, 3, 5, 7, 11, 13, 17, 19};
 int gcd(int a, int b);
 float4 spread(float x) { return (float4)(x, x + 1.0f, x + 2.0f, x + 3.0f); }
-int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+int gcd(int a, int b) {
+  while (b != 0) {
+    int r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
 int prime(__constant int* table, int k) { return table[k % 8]; }
 void accumulate(int* acc, int v) { *acc += v; }
 size_t my_id(void) { return get_global_id(0) - get_global_offset(0); }

@@ -1,5 +1,5 @@
-// limits.cl: The largest work-group, 16-lane vectors of every width, deep
-// recursion (check_kernel_lang.c).
+// limits.cl: The largest work-group, 16-lane vectors of every width, a
+// chain of helpers near the private memory limit (check_kernel_lang.c).
 // The runs and their expected outputs are in manifest.txt.
 __kernel void big_group(__global const int* in, __global int* out,
                         __local int* s) {
@@ -31,5 +31,28 @@ __kernel void wide(__global double* o, __global long* lo) {
   uchar16 u = (uchar16)(200);
   lo[1] = c.s3 + u.sE;
 }
-int depth(int n) { return n == 0 ? 0 : 1 + depth(n - 1); }
-__kernel void deep(__global int* o) { o[0] = depth(10000); }
+// Helpers whose private arrays, with the kernel's, come near the limit
+// for a kernel and the helpers it calls (16384 bytes), on fibers (the
+// barrier in a helper): a work-item's stack of 64 KiB holds them.
+int leaf(int n) {
+  volatile int a[1000];
+  for (int i = 0; i < 1000; ++i) a[i] = i + n;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return a[999];
+}
+int middle(int n) {
+  volatile int a[1000];
+  for (int i = 0; i < 1000; ++i) a[i] = i * n;
+  return a[1] + leaf(n);
+}
+int outer(int n) {
+  volatile int a[1000];
+  for (int i = 0; i < 1000; ++i) a[i] = n - i;
+  return a[0] + middle(n);
+}
+__kernel void deep(__global int* o) {
+  volatile int a[1000];
+  for (int i = 0; i < 1000; ++i) a[i] = i;
+  int id = get_global_id(0);
+  o[id] = a[id] + outer(id);
+}

@@ -1,5 +1,5 @@
 // program_scope.cl: __constant tables and vectors, typedefs, helpers
-// (recursive ones too), macros and -D (check_kernel_lang.c).
+// (calling each other), macros and -D (check_kernel_lang.c).
 // The runs and their expected outputs are in manifest.txt.
 #define N 8
 #define SQR(x) ((x) * (x))
@@ -11,8 +11,12 @@ __constant int kOffsets[2][2] = {{1, 2}, {3, 4}};
 __constant real kScale = 0.5f;
 constant float4 kVec = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
 __constant int4 kQuad[2] = {(int4)(1, 2, 3, 4), (int4)(7)};
-int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
-int fib(int n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }
+int fact(int n) { int r = 1; for (; n > 1; --n) r *= n; return r; }
+int fib(int n) {
+  int a = 0, b = 1;
+  for (; n > 0; --n) { int t = a + b; a = b; b = t; }
+  return a;
+}
 int id_twice(void) { return 2 * (int)get_global_id(0); }
 int via(int x) { return x + id_twice() - 2 * (int)get_global_id(0); }
 void store(__global real* o, real v) { o[get_global_id(0)] = v; }

@@ -96,10 +96,10 @@ START_TEST(test_kernels_become_cuda_entry_points) {
       "extern \"C\" __global__ void",
       " dc_k_k(const dc__launch_t _wi,",
       " unsigned long long dc_loff_1",
-      "= (decltype(dcu_t))(dc__smem + dc_loff_1);",
-      "__shared__ float dcu_tile [ 16 ]",
+      "float * dcu_t = (float * )(dc__smem + dc_loff_1);",
+      "__shared__ float dcu_tile[16];",
       "static float dcu_helper(const dc__launch_t _wi, float dcu_x)",
-      "dcu_helper(_wi, 1.0f",
+      "dcu_helper(_wi, 0x1p+0f)",
       "__syncthreads();",
       "__launch_bounds__(32)",
       "dc_k_fixed(const dc__launch_t _wi,",
@@ -122,15 +122,15 @@ START_TEST(test_vectors_components_and_typed_builtins) {
       "  o[0] = (int)(*v).y + r.s3 + convert_uchar(c.s7) + b.x;\n"
       "}\n";
   static const char* const kWanted[] = {
-      "float4( 1.0f , 2.0f , 3.0f , 4.0f)",
-      "float4( 2.0f)",
-      "dc__lane<0>( dcu_a) = dc__lane<3>( dcu_a) + dc__lane<1>( dcu_s)",
-      "dc__lo( dc__swizzle<3, 2, 1, 0>( dcu_a))",
+      "dc_float4(0x1p+0f, 0x1p+1f, 0x1.8p+1f, 0x1p+2f)",
+      "dc_float4(0x1p+1f)",
+      "((dcu_a)[0] = ((dcu_a)[3] + (dcu_s)[1]))",
+      "dc__swizzle<0, 1>(dc__swizzle<3, 2, 1, 0>(dcu_a))",
       "dc__vload<8>",
       "dc__vstore<4>",
       "dc__convert<dc_int4, 1, 1>",
       "dc__as<dc_int4>",
-      "( int ) dc__lane<1>( ( * dcu_v ))",  // the cast applies to .y
+      "((int)(((*(dcu_v)))[1]))",  // the cast applies to .y
       "dc__convert<uchar, 0, 0>",
       NULL};
   expect_translation(kSource, false, kWanted);
@@ -146,14 +146,17 @@ START_TEST(test_c_that_cxx_rejects_is_rewritten) {
       "  int this = use(1, 2);\n"
       "  o[0] = p[0] + c + u + s + this + sizeof('a');\n"
       "}\n";
-  static const char* const kWanted[] = {"dc__vptr dcu_raw",
+  // C++ has no implicit conversion from void*: the cast the analysis
+  // made explicit is written; sizeof is folded (a char constant is an int).
+  static const char* const kWanted[] = {"void * dcu_raw",
+                                        "int * dcu_p = ((int * )(dcu_raw))",
                                         "dc_char dcu_c",
-                                        "unsigned char dcu_u",
-                                        "signed char dcu_s",
+                                        "uchar dcu_u",
+                                        "dc_char dcu_s",
                                         "dcu_this",
                                         "dcu_new",
                                         "dcu_class",
-                                        "sizeof ( ((int)'a') )",
+                                        "((size_t)4ul)",
                                         NULL};
   expect_translation(kSource, false, kWanted);
   translated_t x;
@@ -179,8 +182,8 @@ START_TEST(test_grid_sync_and_bounds_checking) {
       " [&]() {",
       " }(); dc__grid_exit();",
       "dc__grid_sync();",
-      "(*dc__idx(dcu_a, ( get_global_id ( 0 )), 0u, 4u, dc_len.n[0]))",
-      "(*dc__idx(dcu_b, ( 0), 1u, 6u, dc_len.n[1]))",
+      "(*DC_IDX(dcu_a, (get_global_id(0u)), 0, 4))",
+      "(*DC_IDX(dcu_b, (0), 1, 6))",
       NULL};
   expect_translation(kSource, true, kWanted);
   translated_t x;
@@ -193,9 +196,6 @@ START_TEST(test_grid_sync_and_bounds_checking) {
 END_TEST
 
 START_TEST(test_what_the_generator_rejects) {
-  expect_codegen_error(
-      "__kernel void k(__global float4* v) {\n  v[0].xy = (float2)(1.0f);\n}\n",
-      "gen.cl:2:8:", "assigning to several vector components");
   expect_codegen_error(
       "__kernel void k(__global float4* v) {\n  v[1] = v[0].xyzx; v[0].x = "
       "v[0].xyz.x;\n}\n",
@@ -218,31 +218,18 @@ START_TEST(test_what_the_generator_rejects) {
 }
 END_TEST
 
-START_TEST(test_columns_map_back_to_the_source) {
+START_TEST(test_several_lanes_are_assigned_through_a_pointer) {
   static const char kSource[] =
-      "__kernel void k(__global float4* v, float4 missing) {\n"
-      "  v[0] = v[1].yx.xyxy + missing;\n"
+      "__kernel void k(__global float4* v) {\n"
+      "  v[0].xy = (float2)(1.0f);\n"
+      "  v[1].wx += v[0].zy;\n"
       "}\n";
-  translated_t x;
-  translate(&x, kSource, false);
-  ck_assert_int_eq(x.status, DC_OK);
-  // The generated line for user line 2, and where "missing" is in it
-  // (spelled dcu_missing).
-  const char* directive = strstr(x.t.source, "#line 2 \"gen.cl\"\n");
-  ck_assert_ptr_nonnull(directive);
-  const char* line = strchr(directive, '\n') + 1;
-  const char* end = strchr(line, '\n');
-  const char* missing = strstr(line, "dcu_missing");
-  ck_assert_ptr_nonnull(missing);
-  ck_assert(missing < end);
-  size_t caret = (size_t)(missing - line);
-  ck_assert_uint_eq(
-      dc__cuda_user_column(&x.t, 2, line, (size_t)(end - line), caret), 25);
-  // Inside a token: the offset carries over; an unknown line gives 0.
-  ck_assert_uint_eq(
-      dc__cuda_user_column(&x.t, 2, line, (size_t)(end - line), caret + 3), 28);
-  ck_assert_uint_eq(dc__cuda_user_column(&x.t, 2, "nothing", 7, 2), 0);
-  translated_free(&x);
+  static const char* const kWanted[] = {
+      "[&]() { auto dc_p1 = &((dcu_v)[0]);",
+      "(*dc_p1)[0] = dc_v1[0]; (*dc_p1)[1] = dc_v1[1]; return dc_v1; }()",
+      "dc_float2 dc_o2 = dc__swizzle<3, 0>((*dc_p2));",
+      NULL};
+  expect_translation(kSource, false, kWanted);
 }
 END_TEST
 
@@ -288,9 +275,11 @@ START_TEST(test_corpus_compiles_for_sm_90) {
     for (int bounds = 0; bounds < 2; ++bounds) {
       dc_status_t st = compile(r->file, source, r->options, "sm_90",
                                bounds == 1, log, sizeof(log));
-      ck_assert_msg(st == DC_OK, "%s (%s%s): %s: %s\n%s", r->file, r->options,
+      // The log may exceed what a Check message holds: it goes to stderr.
+      if (st != DC_OK) fprintf(stderr, "%s\n", log);
+      ck_assert_msg(st == DC_OK, "%s (%s%s): %s: %.300s", r->file, r->options,
                     bounds ? ", bounds checked" : "", dc_status_name(st),
-                    dc_last_error(), log);
+                    dc_last_error());
     }
     ++compiled;
     free(source);
@@ -431,7 +420,7 @@ static Suite* cuda_codegen_suite(void) {
   tcase_add_test(gen, test_c_that_cxx_rejects_is_rewritten);
   tcase_add_test(gen, test_grid_sync_and_bounds_checking);
   tcase_add_test(gen, test_what_the_generator_rejects);
-  tcase_add_test(gen, test_columns_map_back_to_the_source);
+  tcase_add_test(gen, test_several_lanes_are_assigned_through_a_pointer);
   suite_add_tcase(s, gen);
   TCase* nv = tcase_create("nvrtc");
   tcase_add_unchecked_fixture(nv, find_nvrtc, NULL);

@@ -16,6 +16,8 @@
 //  - program names with quotes, backslashes, newlines or 500 bytes build,
 //    run, and reach messages only made safe;
 //  - a macro bomb and 30,000 nested parentheses stop at a named limit;
+//  - recursion, and chains of calls whose private memory would overflow a
+//    work-item's stack, are refused;
 //  - no program of the kernel corpus (tests/kernels) makes the host
 //    compiler fail (DC_ERR_INTERNAL), with or without bounds checking.
 // SPDX-License-Identifier: MIT
@@ -253,6 +255,41 @@ START_TEST(test_kernel_injection_forged_pointers_refused) {
 }
 END_TEST
 
+//===-- refused: stack bombs --------------------------------------------===//
+
+// A work-item's stack (a CPU fiber's: 64 KiB, no guard page) must not
+// overflow into the engine's memory: no recursion, and no chain of calls
+// whose private memory passes the limit.
+static const route_t kStackBombs[] = {
+    {"int bomb(int n) {\n  int pad[1000];\n  pad[n % 1000] = n;\n"
+     "  barrier(CLK_LOCAL_MEM_FENCE);\n  return pad[0] + `bomb(n + 1);\n}\n"
+     KERNEL_OPEN "  o[0] = bomb(o[1]);\n}\n",
+     NULL, "recursion is not allowed in OpenCL C (bomb calls bomb)", NULL},
+    // Copies of a 12 KB struct passed down: each function fits the limit.
+    {"typedef struct big { int v[3000]; } big_t;\n"
+     "int h3(big_t b) { barrier(CLK_LOCAL_MEM_FENCE); return b.v[0]; }\n"
+     "int h2(big_t b) { return h3(b); }\n"
+     "int h1(big_t b) { return h2(b); }\n"
+     "__kernel void `k(__global int* o) {\n  big_t b;\n  b.v[0] = o[1];\n"
+     "  o[0] = h1(b);\n}\n",
+     NULL, "exceeded by kernel 'k': 48008 bytes along k calls h1 calls h2 "
+     "calls h3", NULL},
+    // Sizes that overflow 32 bits would count as small.
+    {"__constant char `table[65536][65536] = {1};\n" KERNEL_OPEN
+     "  o[0] = table[1][2];\n}\n",
+     NULL, "array too large: 4294967296 bytes, over the limit of 1073741824 "
+     "bytes for one object", NULL},
+    {"typedef `struct { int a[16000][16000]; int b[16000][16000]; } two_t;\n"
+     KERNEL_OPEN "  o[0] = 1;\n}\n",
+     NULL, "struct too large: over the limit", NULL},
+};
+
+START_TEST(test_kernel_injection_stack_bombs_refused) {
+  const route_t* r = &kStackBombs[_i];
+  expect_refused(r->marked, r->options, r->message, r->allowed);
+}
+END_TEST
+
 //===-- refused: the engine's names -------------------------------------===//
 
 // The names of the generated code and its prelude are not the program's:
@@ -379,6 +416,42 @@ START_TEST(test_kernel_injection_pragma_gcc_poison_ignored) {
   dispatch1(kernel_of(p, "k"), 3, 0, &a, 1);
   const int32_t* o = host(b);
   for (int i = 0; i < 3; ++i) ck_assert_int_eq(o[i], 5);
+  dc_buffer_release(b);
+  dc_program_release(p);
+}
+END_TEST
+
+// Integer division by zero and INT_MIN / -1 are undefined in OpenCL C,
+// but on x86 they raise SIGFPE, which would end the host process: the CPU
+// device divides by 1 instead, for scalars and vectors, / and %, and the
+// compound assignments.
+START_TEST(test_kernel_injection_division_traps_nothing) {
+  dc_program_t* p = build(
+      "inj.cl",
+      "__kernel void k(__global int* o, int zero, int minus_one) {\n"
+      "  int lo = (int)0x80000000;\n"
+      "  o[0] = 7 / zero; o[1] = 7 % zero;\n"
+      "  o[2] = lo / minus_one; o[3] = lo % minus_one;\n"
+      "  long l = (long)0x8000000000000000UL;\n"
+      "  o[4] = (int)((l / (long)minus_one) >> 32);\n"
+      "  int4 v = (int4)(lo, 5, 9, -9) / (int4)(minus_one, zero, 2, 1);\n"
+      "  o[5] = v.x; o[6] = v.y; o[7] = v.z; o[8] = v.w;\n"
+      "  int q = 11; q /= zero; o[9] = q; q %= zero; o[10] = q;\n"
+      "  uint u = 12u; o[11] = (int)(u / (uint)zero);\n"
+      "}\n",
+      NULL);
+  dc_buffer_t* b = int_buffer(12);
+  int32_t zero = 0, minus_one = -1;
+  dc_arg_t a[3] = {dc_arg_buffer(b), dc_arg_value(DC_DTYPE_I32, 1, &zero),
+                   dc_arg_value(DC_DTYPE_I32, 1, &minus_one)};
+  dispatch1(kernel_of(p, "k"), 1, 0, a, 3);
+  const int32_t* o = host(b);
+  const int32_t want[12] = {7, 0, INT32_MIN, 0, INT32_MIN, INT32_MIN, 5, 4,
+                            -9, 11, 0, 12};
+  for (int i = 0; i < 12; ++i) {
+    ck_assert_msg(o[i] == want[i], "o[%d] = %d, expected %d", i, o[i],
+                  want[i]);
+  }
   dc_buffer_release(b);
   dc_program_release(p);
 }
@@ -730,6 +803,8 @@ static Suite* kernel_injection_suite(void) {
                       (int)COUNT_OF(kExtensions));
   tcase_add_loop_test(refused, test_kernel_injection_forged_pointers_refused,
                       0, (int)COUNT_OF(kForgedPointers));
+  tcase_add_loop_test(refused, test_kernel_injection_stack_bombs_refused, 0,
+                      (int)COUNT_OF(kStackBombs));
   tcase_add_loop_test(refused,
                       test_kernel_injection_internal_names_undeclared, 0,
                       (int)COUNT_OF(kInternalNames));
@@ -740,6 +815,7 @@ static Suite* kernel_injection_suite(void) {
   tcase_add_test(accepted,
                  test_kernel_injection_define_named_like_host_function);
   tcase_add_test(accepted, test_kernel_injection_pragma_gcc_poison_ignored);
+  tcase_add_test(accepted, test_kernel_injection_division_traps_nothing);
   tcase_add_test(accepted, test_kernel_injection_host_names_run);
   tcase_add_loop_test(accepted, test_kernel_injection_program_names, 0,
                       (int)COUNT_OF(kProgramNames));

@@ -394,6 +394,69 @@ START_TEST(test_kernel_lang_vectors) {
 }
 END_TEST
 
+// The vector forms C has no syntax for, which the code generators write
+// out: literals with vector parts, typedef'd vector types, a cast of a
+// scalar without parentheses, ?:, !, && and || on vectors, vec_step,
+// several lanes assigned at once, and shift counts masked to the width.
+static const char kVectorForms[] =
+    "typedef float4 vec_t;\n"
+    "__kernel void forms(__global float* f, __global int* i, int sh) {\n"
+    "  float4 a = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
+    "  float2 b = (float2)(5.0f, 6.0f);\n"
+    "  vec_t c = (vec_t)(a.xy, b);\n"
+    "  f[0] = c.x; f[1] = c.y; f[2] = c.z; f[3] = c.w;\n"
+    "  float4 d = (float4)2.0f;\n"
+    "  f[4] = d.w;\n"
+    "  int4 gt = a > (float4)(2.5f);\n"
+    "  float4 s = gt ? a : d;\n"
+    "  f[5] = s.x; f[6] = s.y; f[7] = s.z; f[8] = s.w;\n"
+    "  int4 m = (int4)(1, 0, -1, 0);\n"
+    "  int4 n = !m, both = m && gt, either = m || gt;\n"
+    "  i[0] = n.x; i[1] = n.y; i[2] = n.z; i[3] = n.w;\n"
+    "  i[4] = both.x; i[5] = both.y; i[6] = both.z; i[7] = both.w;\n"
+    "  i[8] = either.x; i[9] = either.y; i[10] = either.z; i[11] = either.w;\n"
+    "  i[12] = vec_step(float4) + vec_step(a.lo) * 10;\n"
+    "  float4 v = a;\n"
+    "  v.xy = b;\n"
+    "  v.wx += (float2)(10.0f, 20.0f);\n"
+    "  f[9] = v.x; f[10] = v.y; f[11] = v.z; f[12] = v.w;\n"
+    "  v.zy = v.yz;\n"
+    "  f[13] = v.y; f[14] = v.z;\n"
+    "  float2 old = v.xy++;\n"
+    "  f[15] = old.x; f[16] = v.x;\n"
+    "  i[13] = 1 << sh;\n"
+    "  int8 e = (int8)(m, (int2)(7), 8, 9);\n"
+    "  i[14] = e.s4 + e.s7 * 10 + e.s2 * 100;\n"
+    "}\n";
+
+START_TEST(test_kernel_lang_vector_forms) {
+  dc_program_t* p = build_on(dut, "forms.cl", kVectorForms, NULL);
+  dc_buffer_t* bf = sentinel_buffer(DC_DTYPE_F32, 17);
+  dc_buffer_t* bi = sentinel_buffer(DC_DTYPE_I32, 15);
+  int32_t sh = 33;  // OpenCL masks a shift count to the width: 1 << 1
+  dc_arg_t args[3] = {dc_arg_buffer(bf), dc_arg_buffer(bi),
+                      dc_arg_value(DC_DTYPE_I32, 1, &sh)};
+  dispatch1(kernel_of(p, "forms"), 1, 0, args, 3);
+  const float* f = contents(bf);
+  const float fwant[17] = {1, 2, 5, 6, 2, 2, 2, 3, 4,
+                           25, 6, 3, 14, 3, 6, 25, 26};
+  for (int k = 0; k < 17; ++k) {
+    ck_assert_msg(f[k] == fwant[k], "f[%d] = %g, expected %g", k, f[k],
+                  fwant[k]);
+  }
+  const int32_t* i = contents(bi);
+  const int32_t iwant[15] = {0, -1, 0, -1, 0, 0, -1, 0,
+                             -1, 0, -1, -1, 24, 2, -3};
+  for (int k = 0; k < 15; ++k) {
+    ck_assert_msg(i[k] == iwant[k], "i[%d] = %d, expected %d", k, i[k],
+                  iwant[k]);
+  }
+  dc_buffer_release(bf);
+  dc_buffer_release(bi);
+  dc_program_release(p);
+}
+END_TEST
+
 //===-- core: constants, typedefs, helpers, the preprocessor ------------===//
 
 static const char kProgramScope[] =
@@ -407,8 +470,12 @@ static const char kProgramScope[] =
     "__constant real kScale = 0.5f;\n"
     "constant float4 kVec = (float4)(1.0f, 2.0f, 3.0f, 4.0f);\n"
     "__constant int4 kQuad[2] = {(int4)(1, 2, 3, 4), (int4)(7)};\n"
-    "int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n"
-    "int fib(int n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }\n"
+    "int fact(int n) { int r = 1; for (; n > 1; --n) r *= n; return r; }\n"
+    "int fib(int n) {\n"
+    "  int a = 0, b = 1;\n"
+    "  for (; n > 0; --n) { int t = a + b; a = b; b = t; }\n"
+    "  return a;\n"
+    "}\n"
     "int id_twice(void) { return 2 * (int)get_global_id(0); }\n"
     "int via(int x) { return x + id_twice() - 2 * (int)get_global_id(0); }\n"
     "void store(__global real* o, real v) { o[get_global_id(0)] = v; }\n"
@@ -1339,8 +1406,28 @@ static const char kLimits[] =
     "  uchar16 u = (uchar16)(200);\n"
     "  lo[1] = c.s3 + u.sE;\n"
     "}\n"
-    "int depth(int n) { return n == 0 ? 0 : 1 + depth(n - 1); }\n"
-    "__kernel void deep(__global int* o) { o[0] = depth(10000); }\n";
+    "int leaf(int n) {\n"
+    "  volatile int a[1000];\n"
+    "  for (int i = 0; i < 1000; ++i) a[i] = i + n;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  return a[999];\n"
+    "}\n"
+    "int middle(int n) {\n"
+    "  volatile int a[1000];\n"
+    "  for (int i = 0; i < 1000; ++i) a[i] = i * n;\n"
+    "  return a[1] + leaf(n);\n"
+    "}\n"
+    "int outer(int n) {\n"
+    "  volatile int a[1000];\n"
+    "  for (int i = 0; i < 1000; ++i) a[i] = n - i;\n"
+    "  return a[0] + middle(n);\n"
+    "}\n"
+    "__kernel void deep(__global int* o) {\n"
+    "  volatile int a[1000];\n"
+    "  for (int i = 0; i < 1000; ++i) a[i] = i;\n"
+    "  int id = get_global_id(0);\n"
+    "  o[id] = a[id] + outer(id);\n"
+    "}\n";
 
 START_TEST(test_kernel_lang_limits) {
   dc_program_t* p = build_on(dut, "limits.cl", kLimits, NULL);
@@ -1375,12 +1462,14 @@ START_TEST(test_kernel_lang_limits) {
   ck_assert(*(const double*)contents(bd) == 2.0 - 1.0 + 0.5);
   ck_assert_int_eq(((const int64_t*)contents(bl))[0], 3 * (1LL << 40) + 1);
   ck_assert_int_eq(((const int64_t*)contents(bl))[1], 199);
-  // Deep recursion, on the CPU only: a GPU thread's stack is a few KiB.
-  if (dut_is_cpu()) {
-    dc_arg_t one = dc_arg_buffer(bout);
-    dispatch1(kernel_of(p, "deep"), 1, 0, &one, 1);
-    ck_assert_int_eq(((const int32_t*)contents(bout))[0], 10000);
-  }
+  // A chain of helpers near the private memory limit, on fibers on the
+  // CPU (a group of 256 stacks): 999 + 4 * id.
+  dc_kernel_t* deep = kernel_of(p, "deep");
+  expect_dut_mode(deep, "fibers");
+  dc_arg_t one = dc_arg_buffer(bout);
+  dispatch1(deep, 256, 256, &one, 1);
+  out = contents(bout);
+  for (int i = 0; i < 256; ++i) ck_assert_int_eq(out[i], 999 + 4 * i);
   free(in);
   dc_buffer_release(bin);
   dc_buffer_release(bout);
@@ -1396,6 +1485,7 @@ static Suite* kernel_lang_suite(void) {
   tcase_add_test(core, test_kernel_lang_scalar_types);
   tcase_add_test(core, test_kernel_lang_work_item_functions_in_every_dimension);
   tcase_add_test(core, test_kernel_lang_vectors);
+  tcase_add_test(core, test_kernel_lang_vector_forms);
   tcase_add_test(core, test_kernel_lang_constants_typedefs_helpers_and_defines);
   tcase_add_test(core, test_kernel_lang_early_return);
   tcase_add_test(core, test_kernel_lang_barrier_tree_reduction);

@@ -225,6 +225,62 @@ START_TEST(test_kernel_sema_too_many_arguments) {
 }
 END_TEST
 
+//===-- errors: recursion -----------------------------------------------===//
+
+// OpenCL C 1.2 6.9 forbids recursion, and a work-item's stack could not
+// bound it: the call that closes a cycle is the error, naming the cycle.
+START_TEST(test_kernel_sema_direct_recursion) {
+  expect_error("int f(int n) {\n"
+               "  return n > 0 ? n + `f(n - 1) : 0;\n"
+               "}\n"
+               "__kernel void k(__global int* o) { o[0] = f(o[1]); }\n",
+               "recursion is not allowed in OpenCL C (f calls f)");
+}
+END_TEST
+
+// Through a prototype: 'even' calls 'odd' before its body is read.
+START_TEST(test_kernel_sema_mutual_recursion) {
+  expect_error("int odd(int n);\n"
+               "int even(int n) { return n == 0 ? 1 : odd(n - 1); }\n"
+               "int odd(int n) { return n == 0 ? 0 : `even(n - 1); }\n"
+               "__kernel void k(__global int* o) { o[0] = even(o[1]); }\n",
+               "recursion is not allowed in OpenCL C (even calls odd calls "
+               "even)");
+}
+END_TEST
+
+START_TEST(test_kernel_sema_recursion_through_three_functions) {
+  expect_error("int b(int n);\n"
+               "int c(int n);\n"
+               "int a(int n) { return n + b(n); }\n"
+               "int b(int n) { return n * c(n - 1); }\n"
+               "int c(int n) {\n"
+               "  if (n < 2) return 1;\n"
+               "  return `a(n / 2);\n"
+               "}\n"
+               "__kernel void k(__global int* o) { o[0] = a(o[1]); }\n",
+               "recursion is not allowed in OpenCL C (a calls b calls c "
+               "calls a)");
+}
+END_TEST
+
+// A chain of 2,000 helpers, each calling the one before, is no cycle;
+// the check walks it without recursing itself.
+START_TEST(test_kernel_sema_deep_call_chain_compiles) {
+  enum { kDepth = 2000 };
+  char* source = malloc(kDepth * 64 + 128);
+  ck_assert_ptr_nonnull(source);
+  char* p = source + sprintf(source, "int f0(int x) { return x + 1; }\n");
+  for (int i = 1; i < kDepth; ++i) {
+    p += sprintf(p, "int f%d(int x) { return f%d(x) + 1; }\n", i, i - 1);
+  }
+  sprintf(p, "__kernel void k(__global int* o) { o[0] = f%d(o[1]); }\n",
+          kDepth - 1);
+  expect_compiles("chain.cl", source);
+  free(source);
+}
+END_TEST
+
 //===-- errors: built-ins -----------------------------------------------===//
 
 START_TEST(test_kernel_sema_get_global_id_without_argument) {
@@ -356,10 +412,10 @@ END_TEST
 
 START_TEST(test_kernel_sema_swizzle_out_of_range) {
   expect_error("__kernel void k(__global float* o) {\n"
-               "  float3 v = (float3)(1.0f, 2.0f, 3.0f);\n"
-               "  o[0] = v.`w;\n"
+               "  float2 v = (float2)(1.0f, 2.0f);\n"
+               "  o[0] = v.`z;\n"
                "}\n",
-               "'.w' is out of range for float3");
+               "'.z' is out of range for float2");
 }
 END_TEST
 
@@ -526,6 +582,61 @@ START_TEST(test_kernel_sema_private_memory_limit) {
 }
 END_TEST
 
+// The limit holds for a kernel with the helpers it calls: a fiber's stack
+// holds the whole chain. Each function here is under the limit by itself.
+// A prototype after a definition still counts the definition's bytes.
+START_TEST(test_kernel_sema_private_memory_of_a_call_chain) {
+  expect_error("int leaf(int i) {\n"
+               "  int a[3000];\n"
+               "  a[i] = i;\n"
+               "  return a[0];\n"
+               "}\n"
+               "int leaf(int i);\n"
+               "int mid(int i) {\n"
+               "  int b[1000];\n"
+               "  b[i] = leaf(i);\n"
+               "  return b[1];\n"
+               "}\n"
+               "__kernel void `k(__global int* o) {\n"
+               "  int c[1000];\n"
+               "  c[o[0]] = mid(o[1]);\n"
+               "  o[2] = c[0];\n"
+               "}\n",
+               "private memory limit (16384 bytes for a kernel and the "
+               "helpers it calls) exceeded by kernel 'k': 20016 bytes along "
+               "k calls mid calls leaf");
+  // Parameters count: a struct passed by value is copied to the stack.
+  expect_error("typedef struct big { int v[3000]; } big_t;\n"
+               "int get(big_t b, int i) { return b.v[i]; }\n"
+               "__kernel void `k(__global int* o) {\n"
+               "  big_t b;\n"
+               "  b.v[o[0]] = 1;\n"
+               "  o[1] = get(b, o[2]);\n"
+               "}\n",
+               "exceeded by kernel 'k': 24012 bytes along k calls get");
+}
+END_TEST
+
+// In a diamond (k calls b and c, both call d) each chain counts d once,
+// and the kernel needs its worst chain, not the sum of all four.
+// |C_INTS|: the size of c's array; |MARK|: the mark before the kernel.
+#define DIAMOND(C_INTS, MARK)                                                \
+  "int d(int i) { int a[1250]; a[i] = i; return a[0]; }\n"                   \
+  "int b(int i) { int a[1250]; a[i] = d(i); return a[1]; }\n"                \
+  "int c(int i) { int a[" C_INTS "]; a[i] = d(i); return a[2]; }\n"          \
+  "__kernel void " MARK "k(__global int* o) {\n"                             \
+  "  int a[1250];\n"                                                         \
+  "  a[o[0]] = b(o[1]) + c(o[2]);\n"                                         \
+  "  o[3] = a[0];\n"                                                         \
+  "}\n"
+
+START_TEST(test_kernel_sema_private_memory_of_a_diamond) {
+  expect_compiles("diamond.cl", DIAMOND("1250", ""));  // 15016 of 20020
+  expect_error(DIAMOND("1700", "`"), "exceeded by kernel 'k': 16816 bytes "
+                                     "along k calls c calls d");
+}
+END_TEST
+
 // 30,000 nested parentheses are an error that names the nesting limit,
 // never a stack overflow.
 START_TEST(test_kernel_sema_deep_parentheses) {
@@ -583,6 +694,10 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_builtin_not_called);
   tcase_add_test(errors, test_kernel_sema_kernel_calls_kernel);
   tcase_add_test(errors, test_kernel_sema_too_many_arguments);
+  tcase_add_test(errors, test_kernel_sema_direct_recursion);
+  tcase_add_test(errors, test_kernel_sema_mutual_recursion);
+  tcase_add_test(errors, test_kernel_sema_recursion_through_three_functions);
+  tcase_add_test(errors, test_kernel_sema_deep_call_chain_compiles);
   tcase_add_test(errors, test_kernel_sema_get_global_id_without_argument);
   tcase_add_test(errors, test_kernel_sema_vstore_of_a_scalar);
   tcase_add_test(errors, test_kernel_sema_mul_hi_of_a_pointer);
@@ -614,6 +729,8 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(limits, test_kernel_sema_deep_parentheses);
   tcase_add_test(limits, test_kernel_sema_deep_unary_chains);
   tcase_add_test(limits, test_kernel_sema_private_memory_limit);
+  tcase_add_test(limits, test_kernel_sema_private_memory_of_a_call_chain);
+  tcase_add_test(limits, test_kernel_sema_private_memory_of_a_diamond);
   return s;
 }
 

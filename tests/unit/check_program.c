@@ -648,14 +648,6 @@ START_TEST(test_program_rejected_constructs) {
        "type"},
       {"__kernel void k(__global float* o) {\n"
        "  float4 v = (float4)(0.0f);\n"
-       "  v.xy = (float2)(1.0f, 2.0f);\n"
-       "  o[0] = v.x;\n"
-       "}\n",
-       "3:5",
-       "assigning to several vector components at once is not supported; "
-       "assign them one by one"},
-      {"__kernel void k(__global float* o) {\n"
-       "  float4 v = (float4)(0.0f);\n"
        "  o[0] = v.foo;\n"
        "}\n",
        "3:12",

@@ -128,8 +128,14 @@ typedef struct dc__function_t {
   dc__stmt_t* body;           // NULL for a prototype
   uint32_t body_end;          // token just past the body's '}'
   bool calls_barrier;         // its own body reaches a barrier
+  // Bytes of its own private variables (all scopes) and parameters; a
+  // kernel's chains of calls add up these (parse_calls.c).
+  uint32_t private_bytes;
   // Its body, or a helper it calls (at any depth), reaches dc_grid_sync().
   bool calls_grid_sync;
+  // A helper it calls (at any depth) reaches a barrier or dc_grid_sync()
+  // (parse_calls.c).
+  bool helper_reaches_barrier;
   uint32_t required_group_size[3];  // reqd_work_group_size, or zeros
 } dc__function_t;
 
@@ -161,6 +167,8 @@ typedef struct dc__program_ast_t {
   // The overload each call of a built-in resolved to, at its name token
   // (builtin_table.h), or NULL.
   const struct dc__builtin_t* const* token_builtins;
+  // The compile's types: its records, for the code generators.
+  const struct dc__types_t* types;
 } dc__program_ast_t;
 
 // Parses and checks the preprocessed |tokens| (ending with EOF). Errors

@@ -516,6 +516,53 @@ DC__WI_FN(global_offset, w->launch->global_offset[d], 0)
 #define DC_VEC(T, ...) ((T){__VA_ARGS__})
 #define DC_SPLAT(T, x) ((__typeof__(((T){0})[0]))(x) - (T){0})
 
+// Integer division and remainder as the code generator writes them where
+// the divisor is not a constant known to be safe. OpenCL leaves x / 0 and
+// INT_MIN / -1 undefined, but x86 raises SIGFPE for both, which would end
+// the host process: these divide by 1 instead (x / 0 gives x, x % 0 gives
+// 0; INT_MIN / -1 gives INT_MIN, the wrapped result, and INT_MIN % -1 0).
+#define DC__SMIN(T) ((T)(~0ull << (8 * sizeof(T) - 1)))
+#define DC__DIVISOR(n, d)                                                    \
+  (((d) == 0 || ((__typeof__(d))-1 < 0 && (d) == (__typeof__(d))-1 &&       \
+                 (n) == DC__SMIN(__typeof__(n))))                            \
+       ? (__typeof__(d))1                                                    \
+       : (d))
+#define DC_DIV(a, b)                                                         \
+  ({                                                                         \
+    __auto_type dc__n = (a);                                                 \
+    __auto_type dc__d = (b);                                                 \
+    dc__n / DC__DIVISOR(dc__n, dc__d);                                       \
+  })
+#define DC_MOD(a, b)                                                         \
+  ({                                                                         \
+    __auto_type dc__n = (a);                                                 \
+    __auto_type dc__d = (b);                                                 \
+    dc__n % DC__DIVISOR(dc__n, dc__d);                                       \
+  })
+// Lane by lane: a mask of the lanes to divide by 1 instead.
+#define DC__VDIVISOR(n, d)                                                   \
+  ({                                                                         \
+    typedef __typeof__((d)[0]) dc__L;                                        \
+    __typeof__(d) dc__m = (__typeof__(d))((d) == 0);                         \
+    if ((dc__L)-1 < 0) {                                                     \
+      dc__m |= (__typeof__(d))((d) == (dc__L)-1) &                           \
+               (__typeof__(d))((n) == DC__SMIN(dc__L));                      \
+    }                                                                        \
+    ((d) & ~dc__m) | (dc__m & 1);                                            \
+  })
+#define DC_VDIV(a, b)                                                        \
+  ({                                                                         \
+    __auto_type dc__n = (a);                                                 \
+    __auto_type dc__d = (b);                                                 \
+    dc__n / DC__VDIVISOR(dc__n, dc__d);                                      \
+  })
+#define DC_VMOD(a, b)                                                        \
+  ({                                                                         \
+    __auto_type dc__n = (a);                                                 \
+    __auto_type dc__d = (b);                                                 \
+    dc__n % DC__VDIVISOR(dc__n, dc__d);                                      \
+  })
+
 // v.xy etc.: DC_SWIZZLE(v, 0, 1) evaluates v once. One index gives the
 // lane itself (a scalar), as OpenCL's v.x does.
 #define DC__ARG17(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13,    \

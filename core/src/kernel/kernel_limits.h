@@ -51,10 +51,19 @@
 // Nesting of statements, blocks, parentheses, calls and unary operators
 // (each level recurses in the parser and the code generators).
 #define DC_LIMIT_NESTING 256
-// Bytes of the private variables of one function, all scopes together: a
-// work-item's private memory is a stack (64 KiB for a CPU fiber), so a
-// larger frame could overwrite what lies beyond it.
+// Bytes of private memory of a kernel with the helpers it calls: each
+// function's private variables (all scopes together) and parameters,
+// summed along the kernel's worst chain of calls (recursion is refused,
+// so every chain ends), and each function's alone. A work-item's private
+// memory is a stack: on a CPU fiber, 64 KiB without a guard page, so a
+// deeper one would overwrite the engine's memory beyond it. A quarter of
+// that leaves the rest to what the C compiler adds: temporaries, spilled
+// registers, call frames and the prelude's own functions.
 #define DC_LIMIT_PRIVATE_BYTES (16u << 10)
+// Bytes of one type (an array, a struct): sizes are 32-bit in the
+// analysis and the code generators, and no buffer or local memory holds
+// more.
+#define DC_LIMIT_OBJECT_BYTES (1u << 30)
 // Slots of one braced initialiser, so a designator such as [100000000]
 // cannot make the compiler allocate gigabytes.
 #define DC_LIMIT_INIT_SLOTS (1u << 20)

@@ -243,6 +243,20 @@ static bool check_variable(dc__sema_t* s, const dc__token_t* name,
   return true;
 }
 
+// Adds |bytes| of the private variable or parameter |name| to the
+// function's count: its frame is held to DC_LIMIT_PRIVATE_BYTES by itself
+// too, so the message can name what crossed it.
+static bool count_private(dc__sema_t* s, const dc__token_t* name,
+                          uint64_t bytes) {
+  s->private_bytes += bytes;
+  if (s->private_bytes <= DC_LIMIT_PRIVATE_BYTES) return true;
+  dc__sema_error(s, name, "private memory limit (%u bytes per function) "
+                 "exceeded by '%s': use __local or __global memory for "
+                 "large arrays", DC_LIMIT_PRIVATE_BYTES,
+                 dc__sema_spell(s, name));
+  return false;
+}
+
 // Reads one declarator of a declaration and its initialiser.
 static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
                                   dc__declarator_t* d, bool in_function) {
@@ -259,19 +273,14 @@ static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
     return d->decl != NULL;
   }
   if (!check_variable(s, name, type, in_function)) return false;
-  if (in_function && type->space == DC_ADDRESS_PRIVATE) {
-    s->private_bytes += dc__ty_size(type);
-    if (s->private_bytes > DC_LIMIT_PRIVATE_BYTES) {
-      dc__sema_error(s, name, "private memory limit (%u bytes per function) "
-                     "exceeded by '%s': use __local or __global memory for "
-                     "large arrays", DC_LIMIT_PRIVATE_BYTES,
-                     dc__sema_spell(s, name));
-      return false;
-    }
+  if (in_function && type->space == DC_ADDRESS_PRIVATE &&
+      !count_private(s, name, dc__ty_size(type))) {
+    return false;
   }
   d->decl = dc__sema_declare(s, in_function ? DC_DECL_VAR : DC_DECL_GLOBAL,
                              name, type);
   if (d->decl == NULL) return false;
+  d->decl->align = after.align;
   if (dc__sema_accept(s, "=")) {
     d->initializer.begin = s->pos;
     if (type->space == DC_ADDRESS_LOCAL) {
@@ -908,8 +917,22 @@ static dc__decl_t* declare_function(dc__sema_t* s, dc__function_t* fn,
       d->params[i] = fn->params[i].decl;
     }
   }
-  d->function = index;
+  // A prototype after the definition must not point the calls at itself:
+  // the call graph (parse_calls.c) follows |function| to the body.
+  if (!d->is_defined) d->function = index;
   return d;
+}
+
+// Counts the parameters in the function's private memory: a struct
+// passed by value is copied onto the stack like a variable.
+static bool count_params(dc__sema_t* s, const dc__function_t* fn) {
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    const dc__decl_t* p = fn->params[i].decl;
+    // An array parameter is a pointer (8 bytes).
+    uint32_t bytes = p->type->kind == DC_TY_ARRAY ? 8u : dc__ty_size(p->type);
+    if (!count_private(s, p->token, bytes)) return false;
+  }
+  return true;
 }
 
 static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
@@ -931,11 +954,13 @@ static bool parse_function_body(dc__sema_t* s, dc__function_t* fn,
     }
   }
   d->is_defined = true;
-  s->function = d;
   s->private_bytes = 0;
+  if (!count_params(s, fn)) return false;
+  s->function = d;
   fn->body = parse_block_in(s, false);
   s->function = NULL;
   if (fn->body == NULL) return false;
+  fn->private_bytes = (uint32_t)s->private_bytes;
   dc__check_jumps(s, fn);
   fn->body_end = s->pos;
   fn->calls_barrier = mark_barriers(fn->body);
@@ -1019,28 +1044,6 @@ static bool parse_top_level(dc__sema_t* s, items_t* items) {
   return decl != NULL && add_global(s, items, first, type_only, decl);
 }
 
-// A function that calls one reaching dc_grid_sync() reaches it too, so the
-// reflection of a kernel says so whichever helper holds the call (every
-// back end needs it to know the dispatch is cooperative).
-static void propagate_grid_sync(const dc__sema_t* s, items_t* items) {
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t i = 0; i < items->function_count; ++i) {
-      dc__function_t* fn = &items->functions[i];
-      if (fn->body == NULL || fn->calls_grid_sync) continue;
-      for (uint32_t k = fn->body->token; k < fn->body_end; ++k) {
-        const dc__decl_t* callee = s->token_decls[k];
-        if (callee != NULL && callee->kind == DC_DECL_FUNCTION &&
-            items->functions[callee->function].calls_grid_sync) {
-          fn->calls_grid_sync = true;
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
-}
-
 // Every function a program calls must be defined in it: there is nothing
 // outside the program to link with.
 static void check_definitions(dc__sema_t* s, const items_t* items) {
@@ -1096,7 +1099,9 @@ dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
   }
   if (!s->failed && diag->errors == 0) {
     check_definitions(s, items);
-    propagate_grid_sync(s, items);
+    if (!s->failed) {
+      dc__check_calls(s, items->functions, items->function_count);
+    }
   }
   out->tokens = tokens->items;
   out->token_count = (uint32_t)tokens->count;
@@ -1109,6 +1114,7 @@ dc_status_t dc__parse(dc__arena_t* arena, const dc__token_list_t* tokens,
   out->token_decls = s->token_decls;
   out->token_names = s->token_names;
   out->token_builtins = s->token_builtins;
+  out->types = s->types;
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
   return s->failed || diag->errors ? DC_ERR_COMPILE : DC_OK;
 }

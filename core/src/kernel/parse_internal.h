@@ -1,6 +1,7 @@
-// parse_internal.h: what the parser's two files share: parse.c
-// (statements, functions, the program, names) and parse_types.c
-// (specifiers, declarators, records, enums, attributes).
+// parse_internal.h: what the parser's files share: parse.c (statements,
+// functions, the program, names), parse_types.c (specifiers, declarators,
+// records, enums, attributes), parse_jumps.c and parse_calls.c (checks of
+// a function's jumps and of the program's call graph).
 // SPDX-License-Identifier: MIT
 #ifndef DC_KERNEL_PARSE_INTERNAL_H_
 #define DC_KERNEL_PARSE_INTERNAL_H_
@@ -71,5 +72,14 @@ DC_INTERNAL bool dc__sema_grow(dc__sema_t* s, void** items,
 // Checks that every break, continue, case, default and goto of |fn|'s
 // body has the statement it belongs in or jumps to (parse_jumps.c).
 DC_INTERNAL void dc__check_jumps(dc__sema_t* s, const dc__function_t* fn);
+
+// Checks the call graph of the |count| functions once all are parsed
+// (parse_calls.c): no recursion, direct or through other functions, and
+// no kernel whose private memory with the helpers it calls, along its
+// worst chain of calls, passes DC_LIMIT_PRIVATE_BYTES. Completes what
+// each function reaches through its calls (calls_grid_sync,
+// helper_reaches_barrier).
+DC_INTERNAL void dc__check_calls(dc__sema_t* s, dc__function_t* fns,
+                                 uint32_t count);
 
 #endif  // DC_KERNEL_PARSE_INTERNAL_H_

@@ -205,6 +205,17 @@ static void parse_attribute(dc__sema_t* s, dc__specs_t* specs) {
     parse_aligned(s, specs);
   } else if (dc__tok_is(name, "packed") || dc__tok_is(name, "__packed__")) {
     specs->packed = true;
+  } else if (dc__tok_is(name, "endian")) {
+    // endian(host) or endian(device) (6.11.3): the same on every device
+    // the engine has (little-endian).
+    if (!dc__sema_expect(s, "(")) return;
+    const dc__token_t* which = dc__sema_cur(s);
+    if (!dc__tok_is(which, "host") && !dc__tok_is(which, "device")) {
+      dc__sema_error(s, which, "endian takes host or device");
+      return;
+    }
+    ++s->pos;
+    dc__sema_expect(s, ")");
   } else if (dc__tok_is(name, "always_inline") ||
              dc__tok_is(name, "noinline") ||
              dc__tok_is(name, "__always_inline__") ||
@@ -213,8 +224,8 @@ static void parse_attribute(dc__sema_t* s, dc__specs_t* specs) {
   } else {
     dc__sema_error(s, name, "unknown attribute '%s' (the kernel language "
                    "knows reqd_work_group_size, work_group_size_hint, "
-                   "vec_type_hint, aligned, packed, always_inline and "
-                   "noinline)", dc__sema_spell(s, name));
+                   "vec_type_hint, aligned, packed, endian, always_inline "
+                   "and noinline)", dc__sema_spell(s, name));
   }
 }
 
@@ -252,9 +263,11 @@ static bool parse_fields(dc__sema_t* s, dc__record_t* r) {
                      r->is_union ? "union" : "struct");
       return false;
     }
+    uint32_t shared_align = specs.align;  // before the type: every member
     do {
       uint32_t name = 0;
       const dc__ty_t* type = NULL;
+      specs.align = shared_align;
       if (!dc__parse_declarator(s, &specs, false, &name, &type)) return false;
       const dc__token_t* at = &s->toks[name];
       dc__sema_note_name(s, at, DC_NAME_FIELD);
@@ -284,8 +297,11 @@ static bool parse_fields(dc__sema_t* s, dc__record_t* r) {
         if (count) memcpy(grown, fields, count * sizeof(*grown));
         fields = grown;
       }
-      fields[count++] = (dc__field_t){dc__sema_spell(s, at), type, 0,
-                                      at->line, at->col};
+      fields[count++] = (dc__field_t){.name = dc__sema_spell(s, at),
+                                      .type = type,
+                                      .align = specs.align,
+                                      .line = at->line,
+                                      .col = at->col};
     } while (dc__sema_accept(s, ","));
     if (!dc__sema_expect(s, ";")) return false;
   }
@@ -350,6 +366,16 @@ static const dc__ty_t* parse_record(dc__sema_t* s, dc__specs_t* specs) {
   r->align_attr = specs->align > after.align ? specs->align : after.align;
   specs->packed = false;
   specs->align = 0;
+  uint64_t bytes = 0;  // what the layout adds up (its sizes are 32-bit)
+  for (uint32_t i = 0; i < r->field_count; ++i) {
+    bytes += dc__ty_size(r->fields[i].type) + dc__field_align(r, &r->fields[i]);
+  }
+  if (bytes > DC_LIMIT_OBJECT_BYTES) {
+    dc__sema_error(s, keyword, "%s too large: over the limit of %u bytes "
+                   "for one object", is_union ? "union" : "struct",
+                   DC_LIMIT_OBJECT_BYTES);
+    return NULL;
+  }
   dc__record_layout(r);
   return type;
 }
@@ -530,6 +556,14 @@ static bool parse_qualifier(dc__sema_t* s, dc__specs_t* specs,
   return true;
 }
 
+bool dc__sema_check_vector3(dc__sema_t* s, const dc__ty_t* t,
+                            const dc__token_t* at) {
+  if (t == NULL || t->kind != DC_TY_VECTOR || t->width != 3) return true;
+  dc__sema_error(s, at, "3-component vector types are not supported; use "
+                        "the 4-component type");
+  return false;
+}
+
 // Reads a type word that is not a keyword combination: a scalar or
 // vector name, event_t, a typedef name, struct, union or enum. NULL if
 // the cursor holds none (without an error) or after an error.
@@ -544,7 +578,10 @@ static const dc__ty_t* parse_named_type(dc__sema_t* s, dc__specs_t* specs,
   }
   if (dc__tok_is(t, "enum")) return parse_enum(s);
   ++s->pos;
-  if (vector_name(t, &sc, &width)) return dc__ty_vector(s->types, sc, width);
+  if (vector_name(t, &sc, &width)) {
+    const dc__ty_t* v = dc__ty_vector(s->types, sc, width);
+    return dc__sema_check_vector3(s, v, t) ? v : NULL;
+  }
   if (dc__tok_is(t, "event_t")) return dc__ty_event(s->types);
   if (!dc__tok_is(t, "char") && !dc__tok_is(t, "short") &&
       !dc__tok_is(t, "int") && !dc__tok_is(t, "long") &&
@@ -704,6 +741,13 @@ bool dc__parse_declarator(dc__sema_t* s, const dc__specs_t* specs,
   uint32_t dims[MAX_DIMENSIONS], count = 0;
   if (!parse_dimensions(s, dims, &count)) return false;
   for (uint32_t i = count; i-- > 0;) {
+    if ((uint64_t)dims[i] * dc__ty_size(type) > DC_LIMIT_OBJECT_BYTES) {
+      dc__sema_error(s, t, "array too large: %llu bytes, over the limit of "
+                     "%u bytes for one object",
+                     (unsigned long long)dims[i] * dc__ty_size(type),
+                     DC_LIMIT_OBJECT_BYTES);
+      return false;
+    }
     type = dc__ty_array(s->types, type, dims[i]);
     if (type == NULL) return false;
   }

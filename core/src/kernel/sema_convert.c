@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sema_internal.h"
+#include "tree_walk.h"
 
 //===-- Nodes -------------------------------------------------------------===//
 
@@ -228,22 +229,8 @@ static dc__expr_t* fold_conversion(dc__sema_t* s, dc__expr_t* e,
 
 //===-- Conversions -------------------------------------------------------===//
 
-// The variable an lvalue designates storage of (through components,
-// members and array elements, not through pointers), or NULL.
-static dc__decl_t* object_of(const dc__expr_t* e) {
-  for (;;) {
-    if (e->kind == DC_EXPR_NAME) return e->decl;
-    bool inside = e->kind == DC_EXPR_SWIZZLE ||
-                  (e->kind == DC_EXPR_MEMBER && !e->arrow) ||
-                  (e->kind == DC_EXPR_INDEX &&
-                   e->lhs->type->kind == DC_TY_ARRAY);
-    if (!inside) return NULL;
-    e = e->lhs;
-  }
-}
-
 void dc__sema_mark_assigned(const dc__expr_t* e) {
-  dc__decl_t* d = object_of(e);
+  dc__decl_t* d = dc__expr_root(e);
   if (d != NULL) d->is_assigned = true;
 }
 
@@ -276,9 +263,29 @@ dc__expr_t* dc__sema_arith(dc__sema_t* s, dc__expr_t* e, const dc__ty_t* to,
   return dc__sema_cast_node(s, e, to, conv, implicit);
 }
 
+// -(x converted to int or long), for a bool cast to an integer vector.
+static dc__expr_t* bool_mask(dc__sema_t* s, dc__expr_t* e,
+                             const dc__ty_t* element) {
+  bool wide = dc__scalar_size(element->scalar) == 8;
+  const dc__ty_t* t =
+      dc__sema_scalar(s, wide ? DC_SCALAR_LONG : DC_SCALAR_INT);
+  e = dc__sema_arith(s, e, t, /*implicit=*/true);
+  dc__expr_t* minus = e ? dc__sema_node(s, DC_EXPR_UNARY, t, e->token) : NULL;
+  if (minus == NULL) return NULL;
+  minus->op = "-";
+  minus->lhs = e;
+  return minus;
+}
+
 dc__expr_t* dc__sema_splat(dc__sema_t* s, dc__expr_t* e,
                            const dc__ty_t* vector, bool implicit) {
   const dc__ty_t* element = dc__sema_scalar(s, vector->scalar);
+  // An explicit cast of a bool to an integer vector sets every bit of
+  // each component for true (6.2.2): (uchar4)true is 255 in each.
+  if (!implicit && e != NULL && e->type->kind == DC_TY_SCALAR &&
+      e->type->scalar == DC_SCALAR_BOOL && dc__ty_is_integer(element)) {
+    e = bool_mask(s, e, element);
+  }
   e = dc__sema_arith(s, e, element, /*implicit=*/true);
   return dc__sema_cast_node(s, e, vector, DC_CONV_SPLAT, implicit);
 }

@@ -197,6 +197,7 @@ static const dc__builtin_t* resolve_builtin(dc__sema_t* s,
     dc__sema_error(s, name, "%s", why);
     return NULL;
   }
+  if (!dc__sema_check_vector3(s, b->result, name)) return NULL;
   if (b->param_count != args->count ||
       b->param_count > DC_BUILTIN_MAX_PARAMS) {
     dc__sema_error(s, name, "'%s' takes %u argument(s), not %u",
@@ -290,13 +291,14 @@ static dc__expr_t* builtin_constant(dc__sema_t* s, const dc__token_t* t) {
   return e;
 }
 
-// true, false and NULL: the macros of OpenCL C 6.1.1 and C99 7.17, here
-// as the constants they expand to (1, 0 and (void*)0).
+// true, false and NULL: the values of OpenCL C 6.1.1 and C99 7.17 (bool
+// 1 and 0, as clang types them, and (void*)0).
 static dc__expr_t* language_constant(dc__sema_t* s, const dc__token_t* t,
                                      bool* found) {
   *found = true;
   if (dc__tok_is(t, "true") || dc__tok_is(t, "false")) {
-    return dc__sema_int(s, dc__sema_int_ty(s), dc__tok_is(t, "true"), t);
+    return dc__sema_int(s, dc__sema_scalar(s, DC_SCALAR_BOOL),
+                        dc__tok_is(t, "true"), t);
   }
   if (dc__tok_is(t, "NULL")) {
     const dc__ty_t* p = dc__ty_pointer(s->types, dc__ty_void(s->types));
@@ -509,6 +511,7 @@ static dc__expr_t* swizzle(dc__sema_t* s, dc__expr_t* e,
   const dc__ty_t* type = dc__ty_qualified(
       s->types, dc__ty_vector(s->types, vt->scalar, (unsigned)n), vt->quals,
       vt->space);
+  if (!dc__sema_check_vector3(s, type, name)) return NULL;
   dc__expr_t* z = dc__sema_node(s, DC_EXPR_SWIZZLE, type, e->token);
   if (z == NULL) return NULL;
   z->lhs = e;

@@ -59,6 +59,7 @@ struct dc__decl_t {
   bool is_kernel;            // FUNCTION
   bool is_defined;           // FUNCTION: its body has been seen
   uint32_t param_index;      // PARAM
+  uint32_t align;            // VAR, GLOBAL: its aligned(N), 0 if none
   bool is_used;              // referred to at least once
   bool is_assigned;          // stored to, or its address taken
 };

@@ -13,6 +13,9 @@ struct dc__types_t {
   uint32_t capacity;  // a power of two
   uint32_t count;
   uint32_t next_id;   // for records and enums
+  dc__record_t** records;  // in the order they were declared
+  uint32_t record_count;
+  uint32_t record_capacity;
 };
 
 dc__types_t* dc__types_new(dc__arena_t* arena) {
@@ -191,7 +194,26 @@ dc__record_t* dc__record_new(dc__types_t* types, const char* tag,
   r->tag = tag ? tag : "";
   r->id = ++types->next_id;
   r->is_union = is_union;
+  if (types->record_count == types->record_capacity) {
+    uint32_t capacity = types->record_capacity ? 2 * types->record_capacity
+                                               : 16;
+    dc__record_t** grown =
+        dc__arena_alloc(types->arena, capacity * sizeof(*grown));
+    if (grown == NULL) return NULL;
+    if (types->record_count > 0) {
+      memcpy(grown, types->records, types->record_count * sizeof(*grown));
+    }
+    types->records = grown;
+    types->record_capacity = capacity;
+  }
+  types->records[types->record_count++] = r;
   return r;
+}
+
+dc__record_t* const* dc__types_records(const dc__types_t* types,
+                                       uint32_t* count) {
+  *count = types->record_count;
+  return types->records;
 }
 
 dc__enum_t* dc__enum_new(dc__types_t* types, const char* tag) {
@@ -206,11 +228,16 @@ static uint32_t round_up(uint32_t n, uint32_t align) {
   return align ? (n + align - 1) / align * align : n;
 }
 
+uint32_t dc__field_align(const dc__record_t* record, const dc__field_t* f) {
+  uint32_t a = record->is_packed ? 1 : dc__ty_align(f->type);
+  return f->align > a ? f->align : a;
+}
+
 void dc__record_layout(dc__record_t* r) {
   uint32_t offset = 0, size = 0, align = 1;
   for (uint32_t i = 0; i < r->field_count; ++i) {
     dc__field_t* f = &r->fields[i];
-    uint32_t a = r->is_packed ? 1 : dc__ty_align(f->type);
+    uint32_t a = dc__field_align(r, f);
     if (a > align) align = a;
     if (r->is_union) {
       f->offset = 0;

@@ -40,6 +40,7 @@ typedef struct dc__field_t {
   const char* name;
   const dc__ty_t* type;
   uint32_t offset;  // bytes from the start of the record
+  uint32_t align;   // its aligned(N) attribute, 0 if none
   uint32_t line;    // where it was declared
   uint32_t col;
 } dc__field_t;
@@ -111,8 +112,15 @@ DC_INTERNAL const dc__ty_t* dc__ty_qualified(dc__types_t* types,
 DC_INTERNAL dc__record_t* dc__record_new(dc__types_t* types, const char* tag,
                                          bool is_union);
 DC_INTERNAL dc__enum_t* dc__enum_new(dc__types_t* types, const char* tag);
+// Every record of the compile, in the order they were declared.
+DC_INTERNAL dc__record_t* const* dc__types_records(const dc__types_t* types,
+                                                   uint32_t* count);
 // Lays out |record|'s fields (offsets, size, alignment) once they are all
 // known, and marks it complete.
+// The alignment |field| takes in |record|: its type's (1 when packed),
+// raised by its own aligned(N).
+DC_INTERNAL uint32_t dc__field_align(const dc__record_t* record,
+                                     const dc__field_t* field);
 DC_INTERNAL void dc__record_layout(dc__record_t* record);
 // The field named |name| (NUL-terminated), or NULL.
 DC_INTERNAL const dc__field_t* dc__record_field(const dc__record_t* record,

@@ -1,13 +1,12 @@
 // cpu_codegen.c: the CPU back end's translation of kernels into C.
 //
-// The emitter walks the statement trees and writes C, rewriting each
-// expression token by token: address-space keywords disappear, `char`
-// becomes signed, vector literals and swizzles become prelude macros,
-// calls to helper functions gain the work-item argument, and names resolve
-// through a scope stack to what they became (a per-work-item array slot
-// for a private variable that lives across a barrier, a pointer into the
-// group's local memory for a __local variable). A #line directive before
-// every source line keeps the C compiler's messages in the user's lines.
+// The shared code generator (cgen.h) writes expressions, declarations and
+// statements from the typed tree; this back end adds what running
+// work-items on a CPU thread takes. Its hooks keep a private variable that
+// lives across a barrier in a per-work-item array slot and a __local
+// variable in the group's local memory, and it wraps kernels in the loops
+// that run a group's work-items. A #line directive before every statement
+// keeps the output in the user's lines (for debuggers and fault reports).
 //
 // Kernels with barriers are split into regions (see dc__exec_mode_t). The
 // control flow around a barrier must be the same for every work-item of a
@@ -20,49 +19,36 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "builtin_table.h"
+#include "tree_walk.h"
+
 #define MAX_SYMBOLS 4096
 #define MAX_SCOPES 256
 
 typedef enum sym_kind_e {
-  SYM_PLAIN,     // an ordinary C variable: emitted as written
   SYM_HOISTED,   // private, lives across a barrier: dc_h_N[_w]
   SYM_LOCALMEM,  // __local variable of a kernel body: (*dc_l_N)
   SYM_REMAT,     // recomputed in every region (see rematerializable())
-  SYM_BUFFER,    // a kernel's __global/__constant pointer parameter
 } sym_kind_t;
 
+// A variable the back end keeps somewhere of its own, in scope.
 typedef struct sym_t {
-  const dc__token_t* name;
+  const dc__decl_t* decl;
   sym_kind_t kind;
-  uint32_t id;  // hoisted or localmem index; parameter index for buffers
-  const dc__stmt_t* decl;  // SYM_REMAT: the declaration to repeat
-  uint32_t declarator;
-  bool is_param;           // a kernel parameter
+  uint32_t id;  // hoisted or localmem index
 } sym_t;
 
-// A declaration that gets storage outside the normal C scopes.
-typedef struct storage_t {
-  const dc__stmt_t* decl;
-  uint32_t declarator;
-} storage_t;
-
 typedef struct emitter_t {
-  dc__arena_t* arena;
-  dc__diag_t* diag;
-  const dc__program_ast_t* ast;
-  const dc__token_t* toks;
-  const dc__codegen_options_t* options;
-  dc__strbuf_t* out;
-  const dc__function_t* fn;  // function being emitted
-  bool in_kernel;
-  dc__exec_mode_t mode;
+  dc__cgen_t g;  // first: the hooks receive it
+  const dc__exec_mode_t* modes;  // per function of the program
+  dc__exec_mode_t mode;          // of the kernel being written
   sym_t syms[MAX_SYMBOLS];
   uint32_t sym_count;
   uint32_t scopes[MAX_SCOPES];
   uint32_t scope_depth;
-  storage_t hoisted[MAX_SYMBOLS];
+  const dc__decl_t* hoisted[MAX_SYMBOLS];  // dc_h_N: the variable N
   uint32_t hoisted_count;
-  storage_t localmem[256];
+  const dc__decl_t* localmem[256];         // dc_l_N
   uint32_t localmem_count;
   uint32_t region;          // number of the open region, 0 if none
   uint32_t region_counter;
@@ -70,15 +56,14 @@ typedef struct emitter_t {
   bool calls_helpers;       // helpers read the work-item from _wi
   uint32_t promoted[MAX_SYMBOLS];  // hoisted ids held in registers in the
   uint32_t promoted_count;         // open region (dc_r_N)
-  uint32_t loop_depth;      // user loops and switches around the code
-  uint32_t line;            // line of the last #line emitted
-  bool failed;
-  bool static_init;         // emitting a program-scope initialiser
 } emitter_t;
 
 static void fail(emitter_t* e, const dc__token_t* t, const char* message) {
-  e->failed = true;
-  dc__diag_error(e->diag, t->line, t->col, "%s", message);
+  dc__cgen_fail(&e->g, t, message);
+}
+
+static const dc__token_t* token_at(const emitter_t* e, uint32_t index) {
+  return &e->g.ast->tokens[index];
 }
 
 //===-- Symbols ---------------------------------------------------------===//
@@ -91,89 +76,33 @@ static void pop_scope(emitter_t* e) {
   if (e->scope_depth > 0) e->sym_count = e->scopes[--e->scope_depth];
 }
 
-static void declare(emitter_t* e, const dc__token_t* name, sym_kind_t kind,
+static void declare(emitter_t* e, const dc__decl_t* decl, sym_kind_t kind,
                     uint32_t id) {
   if (e->sym_count == MAX_SYMBOLS) {
-    fail(e, name, "too many variables in one function");
+    fail(e, decl->token, "too many variables in one function");
     return;
   }
-  e->syms[e->sym_count++] = (sym_t){name, kind, id, NULL, 0, false};
+  e->syms[e->sym_count++] = (sym_t){decl, kind, id};
 }
 
-static const sym_t* lookup(const emitter_t* e, const dc__token_t* t) {
+static const sym_t* lookup(const emitter_t* e, const dc__decl_t* decl) {
   for (uint32_t i = e->sym_count; i-- > 0;) {
-    const dc__token_t* n = e->syms[i].name;
-    if (n->length == t->length && memcmp(n->text, t->text, t->length) == 0) {
-      return &e->syms[i];
-    }
-  }
-  return NULL;
-}
-
-static const dc__function_t* find_function(const emitter_t* e,
-                                           const dc__token_t* t) {
-  for (uint32_t i = 0; i < e->ast->function_count; ++i) {
-    const dc__token_t* n = &e->toks[e->ast->functions[i].name];
-    if (n->length == t->length && memcmp(n->text, t->text, t->length) == 0) {
-      return &e->ast->functions[i];
-    }
+    if (e->syms[i].decl == decl) return &e->syms[i];
   }
   return NULL;
 }
 
 //===-- Output ----------------------------------------------------------===//
 
-static void puts_out(emitter_t* e, const char* s) {
-  dc__strbuf_puts(e->out, s);
-}
+static void puts_out(emitter_t* e, const char* s) { dc__cgen_puts(&e->g, s); }
 
-// Moves the output to |line| of the user's source with a #line directive.
 static void at_line(emitter_t* e, uint32_t line) {
-  if (line == e->line || line == 0) return;
-  dc__strbuf_printf(e->out, "\n#line %u \"%s\"\n", line, e->options->file);
-  e->line = line;
-}
-
-static void emit_text(emitter_t* e, const dc__token_t* t, const char* text,
-                      size_t length) {
-  at_line(e, t->line);
-  dc__strbuf_append(e->out, " ", 1);
-  dc__strbuf_append(e->out, text, length);
-}
-
-// Token |t| as the generated code spells it (spelling.h).
-static const char* spelled(const emitter_t* e, const dc__token_t* t) {
-  return dc__token_spelling(e->arena, e->ast, t);
-}
-
-static void emit_token(emitter_t* e, const dc__token_t* t) {
-  const char* text = spelled(e, t);
-  emit_text(e, t, text, strlen(text));
-}
-
-// The C spelling of a language keyword, or NULL to drop it, or |t| itself.
-static const char* keyword_spelling(const dc__token_t* t, bool* drop) {
-  static const char* const kDropped[] = {
-      "__global", "global", "__local", "local", "__private", "private",
-      "__kernel", "kernel",
-  };
-  *drop = false;
-  if (t->kind != DC_TOK_IDENT) return NULL;
-  for (size_t i = 0; i < sizeof(kDropped) / sizeof(kDropped[0]); ++i) {
-    if (dc__tok_is(t, kDropped[i])) {
-      *drop = true;
-      return NULL;
-    }
-  }
-  if (dc__tok_is(t, "__constant") || dc__tok_is(t, "constant")) return "const";
-  if (dc__tok_is(t, "char")) return "dc_char";
-  return NULL;
+  dc__cgen_at_line(&e->g, line);
 }
 
 // The emitter is one translation unit split by concept across these files
 // (the way Lua's one-file builds and luv's sources are organised), so its
 // many small helpers stay static.
-#include "cpu_emit_expr.c"
 #include "cpu_emit_stmt.c"
 #include "cpu_emit_regions.c"
 #include "cpu_emit_kernel.c"
@@ -242,31 +171,47 @@ static const char kModuleSupport[] =
     " : (__typeof__(dc_p_))dc__oob(dc_fault, a, line, dc_i_, dc_len[a]); })"
     "\n";
 
-static void emit_global(emitter_t* e, const dc__global_t* g) {
-  at_line(e, e->toks[g->tokens.begin].line);
-  if (!g->is_typedef) puts_out(e, " static");
-  e->static_init = !g->is_typedef;
-  emit_range(e, g->tokens.begin, g->tokens.end);
-  e->static_init = false;
-}
-
 // Chooses each kernel's execution mode: loops without barriers, regions
 // for barriers in structured control flow, fibers for the rest.
 static void plan_kernels(emitter_t* e, dc__exec_mode_t* modes) {
-  propagate_barriers(e);
-  for (uint32_t i = 0; i < e->ast->function_count; ++i) {
-    const dc__function_t* fn = &e->ast->functions[i];
+  for (uint32_t i = 0; i < e->g.ast->function_count; ++i) {
+    const dc__function_t* fn = &e->g.ast->functions[i];
+    bool barrier = fn->calls_barrier || fn->helper_reaches_barrier;
     modes[i] = DC_EXEC_LOOP;
-    if (!fn->is_kernel && fn->calls_barrier) {
+    if (!fn->is_kernel && barrier) {
       modes[i] = DC_EXEC_FIBERS;  // a helper with a barrier needs the runtime
     }
-    if (!fn->is_kernel || fn->body == NULL || !fn->calls_barrier) continue;
+    if (!fn->is_kernel || fn->body == NULL || !barrier) continue;
     placement_t p = {.e = e};
     check_placement(&p, fn->body);
-    bool fibers = p.needs_fibers || helper_with_barrier(e, fn) != NULL;
+    bool fibers = p.needs_fibers || fn->helper_reaches_barrier;
     modes[i] = fibers ? DC_EXEC_FIBERS : DC_EXEC_REGIONS;
   }
 }
+
+// A kernel's entry point, in the execution mode planned for it.
+static void cpu_kernel(dc__cgen_t* g, const dc__function_t* fn) {
+  emitter_t* e = (emitter_t*)g;
+  dc__exec_mode_t mode = e->modes[fn - g->ast->functions];
+  if (mode == DC_EXEC_FIBERS) {
+    emit_fiber_kernel(e, fn);
+  } else {
+    emit_kernel(e, fn, mode);
+  }
+}
+
+static const dc__cgen_hooks_t kHooks = {
+    .cxx = false,
+    .vector_prefix = "",
+    .wi_param = "dc__wi_t* _wi",
+    .helper_prefix = "\nstatic inline __attribute__((unused))",
+    .helper_body_prefix = " DC_WI_FROM(_wi) DC_WI_LOCAL(_wi)",
+    .global_prefix = " static",
+    .name = cpu_name,
+    .stmt = cpu_stmt,
+    .kernel = cpu_kernel,
+    .safe_division = true,
+};
 
 dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
                             const dc__codegen_options_t* options,
@@ -275,10 +220,10 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
   if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
-  *e = (emitter_t){.arena = arena, .diag = diag, .ast = ast,
-                   .toks = ast->tokens, .options = options, .out = out};
+  dc__cgen_init(&e->g, arena, diag, ast, &kHooks, out, options->file);
+  e->g.bounds_check = options->bounds_check;
   plan_kernels(e, modes);
-  if (e->failed) return DC_ERR_COMPILE;
+  if (e->g.failed) return DC_ERR_COMPILE;
   puts_out(e, kModuleSupport);
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     if (modes[i] == DC_EXEC_FIBERS) {
@@ -286,37 +231,8 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
       break;
     }
   }
-  // Typedefs first: the helpers' prototypes below may use them.
-  for (uint32_t k = 0; k < ast->order_count; ++k) {
-    int32_t item = ast->order[k];
-    if (item < 0 && ast->globals[~item].is_typedef) {
-      emit_global(e, &ast->globals[~item]);
-    }
-  }
-  for (uint32_t i = 0; i < ast->function_count; ++i) {
-    if (!ast->functions[i].is_kernel) {
-      emit_helper(e, &ast->functions[i], /*prototype=*/true);
-    }
-  }
-  for (uint32_t k = 0; k < ast->order_count && !e->failed; ++k) {
-    int32_t item = ast->order[k];
-    if (item < 0) {
-      if (!ast->globals[~item].is_typedef) {
-        emit_global(e, &ast->globals[~item]);
-      }
-      continue;
-    }
-    const dc__function_t* fn = &ast->functions[item];
-    if (fn->body == NULL) continue;
-    if (fn->is_kernel && modes[item] == DC_EXEC_FIBERS) {
-      emit_fiber_kernel(e, fn);
-    } else if (fn->is_kernel) {
-      emit_kernel(e, fn, modes[item]);
-    } else {
-      emit_helper(e, fn, /*prototype=*/false);
-    }
-  }
-  puts_out(e, "\n");
+  e->modes = modes;
+  dc__cgen_program(&e->g);
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
-  return e->failed ? DC_ERR_COMPILE : DC_OK;
+  return e->g.failed ? DC_ERR_COMPILE : DC_OK;
 }

@@ -4,8 +4,7 @@
 #define DC_CPU_CODEGEN_H_
 
 #include "ast.h"
-#include "pp.h"
-#include "spelling.h"
+#include "cgen.h"
 #include "strbuf.h"
 
 // How a kernel's work-items run on one thread.

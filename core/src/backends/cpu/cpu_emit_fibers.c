@@ -64,29 +64,26 @@ static const char kFiberSupport[] =
 static void emit_param_names(emitter_t* e, const dc__function_t* fn,
                              const char* prefix) {
   for (uint32_t i = 0; i < fn->param_count; ++i) {
-    const dc__token_t* n = &e->toks[fn->params[i].name];
-    dc__strbuf_printf(e->out, "%s%s%s", i ? ", " : "", prefix,
-                      spelled(e, n));
+    dc__cgen_printf(&e->g, "%s%s%s", i ? ", " : "", prefix,
+                    dc__cgen_name(&e->g, fn->decl->params[i]));
   }
 }
 
 // Copies the dispatch's arguments into the fiber kernel's argument pack.
 static void emit_pack(emitter_t* e, const dc__function_t* fn) {
   for (uint32_t i = 0; i < fn->param_count; ++i) {
-    const dc__param_t* p = &fn->params[i];
-    const dc__token_t* n = &e->toks[p->name];
-    if (p->type.pointer_depth == 0) {
-      dc__strbuf_printf(e->out,
-                        "\n  __builtin_memcpy(&_p.%s, _args[%u],"
-                        " sizeof(_p.%s));",
-                        spelled(e, n), i, spelled(e, n));
-    } else if (p->type.address_space == DC_ADDRESS_LOCAL) {
-      dc__strbuf_printf(e->out,
-                        "\n  _p.%s = (void*)(_localmem +"
-                        " (uintptr_t)_args[%u]);",
-                        spelled(e, n), i);
+    const dc__decl_t* d = fn->decl->params[i];
+    const char* name = dc__cgen_name(&e->g, d);
+    if (d->type->kind != DC_TY_POINTER) {
+      dc__cgen_printf(&e->g,
+                      "\n  __builtin_memcpy(&_p.%s, _args[%u], sizeof(_p.%s));",
+                      name, i, name);
+    } else if (is_local_pointer(d)) {
+      dc__cgen_printf(&e->g,
+                      "\n  _p.%s = (void*)(_localmem + (uintptr_t)_args[%u]);",
+                      name, i);
     } else {
-      dc__strbuf_printf(e->out, "\n  _p.%s = _args[%u];", spelled(e, n), i);
+      dc__cgen_printf(&e->g, "\n  _p.%s = _args[%u];", name, i);
     }
   }
 }
@@ -94,98 +91,90 @@ static void emit_pack(emitter_t* e, const dc__function_t* fn) {
 // A kernel on fibers: its body becomes a function of one work-item, run by
 // the fiber runtime through a trampoline that reads the argument pack.
 static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
-  const dc__token_t* name = &e->toks[fn->name];
-  int nl = (int)name->length;
-  const char* nt = name->text;
-  e->fn = fn;
-  e->in_kernel = true;
+  const char* name = fn->decl->name;
+  e->g.fn = fn;
+  e->g.in_kernel = true;
   e->mode = DC_EXEC_FIBERS;
   e->hoisted_count = e->localmem_count = 0;
   e->region = 0;
   e->uses_done = false;
   push_scope(e);
-  for (uint32_t i = 0; i < fn->param_count; ++i) {
-    const dc__param_t* p = &fn->params[i];
-    bool buffer = p->type.pointer_depth > 0 &&
-                  p->type.address_space != DC_ADDRESS_LOCAL;
-    declare(e, &e->toks[p->name], buffer ? SYM_BUFFER : SYM_PLAIN, i);
-    e->syms[e->sym_count - 1].is_param = true;
-  }
-  dc__strbuf_t* main_out = e->out;
+  dc__strbuf_t* main_out = e->g.out;
   dc__strbuf_t body;
-  dc__strbuf_init(&body, e->arena);
-  e->out = &body;
-  e->line = 0;
-  emit_stmt(e, fn->body);
+  dc__strbuf_init(&body, e->g.arena);
+  e->g.out = &body;
+  dc__cgen_new_line(&e->g);
+  dc__cgen_stmt(&e->g, fn->body);
   dc__strbuf_t types;
   emit_storage_typedefs(e, &types);
-  e->out = main_out;
-  e->line = 0;
-  dc__strbuf_printf(e->out, "\ntypedef struct dc_kp_%.*s {", nl, nt);
+  e->g.out = main_out;
+  dc__cgen_new_line(&e->g);
+  dc__cgen_printf(&e->g, "\ntypedef struct dc_kp_%s {", name);
   for (uint32_t i = 0; i < fn->param_count; ++i) {
-    const dc__range_t r = fn->params[i].tokens;
-    for (uint32_t k = r.begin; k < r.end; ++k) {
-      if (!dc__tok_is(&e->toks[k], "const")) emit_range(e, k, k + 1);
-    }
-    puts_out(e, ";");
+    const dc__decl_t* d = fn->decl->params[i];
+    dc__cgen_printf(&e->g, " %s;",
+                    param_declaration(e, d, dc__cgen_name(&e->g, d)));
   }
-  dc__strbuf_printf(e->out, " char dc_unused; } dc_kp_%.*s;", nl, nt);
-  dc__strbuf_printf(e->out, "\nstatic void dc_kb_%.*s", nl, nt);
-  emit_params(e, fn, /*with_wi=*/true);
-  puts_out(e, " { DC_WI_FROM(_wi) DC_WI_LOCAL(_wi)"
+  dc__cgen_printf(&e->g, " char dc_unused; } dc_kp_%s;", name);
+  dc__cgen_printf(&e->g, "\nstatic void dc_kb_%s(dc__wi_t* _wi", name);
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    const dc__decl_t* d = fn->decl->params[i];
+    dc__cgen_printf(&e->g, ", %s",
+                    param_declaration(e, d, dc__cgen_name(&e->g, d)));
+  }
+  puts_out(e, ") { DC_WI_FROM(_wi) DC_WI_LOCAL(_wi)"
               "\n  const size_t* dc_len = _wi->lengths; (void)dc_len;"
               "\n  dc__fault_t* dc_fault = _wi->fault; (void)dc_fault;"
               "\n  char* _localmem = _wi->localmem; char* _scratch = 0;"
               " const size_t _wg = 0; (void)_scratch; (void)_wg;");
-  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
+  dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/true);
-  dc__strbuf_append(e->out, body.data ? body.data : "", body.length);
+  dc__strbuf_append(e->g.out, body.data ? body.data : "", body.length);
   puts_out(e, "\n}");
-  e->line = 0;
-  dc__strbuf_printf(e->out,
-                    "\nstatic void dc_kt_%.*s(void) {"
-                    " dc__fiber_group_t* g = dc__fg;"
-                    " dc__fiber_t* f = &g->fibers[g->current];"
-                    " const dc_kp_%.*s* p = g->args; dc_kb_%.*s(&f->wi",
-                    nl, nt, nl, nt, nl, nt);
+  dc__cgen_new_line(&e->g);
+  dc__cgen_printf(&e->g,
+                  "\nstatic void dc_kt_%s(void) {"
+                  " dc__fiber_group_t* g = dc__fg;"
+                  " dc__fiber_t* f = &g->fibers[g->current];"
+                  " const dc_kp_%s* p = g->args; dc_kb_%s(&f->wi",
+                  name, name, name);
   if (fn->param_count) puts_out(e, ", ");
   emit_param_names(e, fn, "p->");
   puts_out(e, "); f->done = 1; }");
-  dc__strbuf_printf(e->out,
-                    "\n__attribute__((visibility(\"default\"))) void "
-                    "dc_k_%.*s_run(const dc__launch_t* _launch_in, "
-                    "void* const* _args, const size_t* dc_len, "
-                    "size_t _gbegin, size_t _gend, char* _localmem, "
-                    "char* _scratch, dc__fault_t* dc_fault) {"
-                    "\n  dc_kp_%.*s _p;"
-                    "\n  dc__wi_t _proto = {.launch = _launch_in,"
-                    " .localmem = _localmem, .lengths = dc_len,"
-                    " .fault = dc_fault};"
-                    "\n  const size_t _ng0 = _launch_in->num_groups[0],"
-                    " _ng1 = _launch_in->num_groups[1];"
-                    "\n  const size_t* _ls = _launch_in->local_size;",
-                    nl, nt, nl, nt);
+  dc__cgen_printf(&e->g,
+                  "\n__attribute__((visibility(\"default\"))) void "
+                  "dc_k_%s_run(const dc__launch_t* _launch_in, "
+                  "void* const* _args, const size_t* dc_len, "
+                  "size_t _gbegin, size_t _gend, char* _localmem, "
+                  "char* _scratch, dc__fault_t* dc_fault) {"
+                  "\n  dc_kp_%s _p;"
+                  "\n  dc__wi_t _proto = {.launch = _launch_in,"
+                  " .localmem = _localmem, .lengths = dc_len,"
+                  " .fault = dc_fault};"
+                  "\n  const size_t _ng0 = _launch_in->num_groups[0],"
+                  " _ng1 = _launch_in->num_groups[1];"
+                  "\n  const size_t* _ls = _launch_in->local_size;",
+                  name, name);
   emit_pack(e, fn);
   puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend; ++_g) {"
               "\n    _proto.group[0] = _g % _ng0;"
               " _proto.group[1] = (_g / _ng0) % _ng1;"
               " _proto.group[2] = _g / (_ng0 * _ng1);");
-  dc__strbuf_printf(e->out,
-                    "\n    dc__fibers_run(&_proto, (int)(_ls[0] * _ls[1] *"
-                    " _ls[2]), _scratch, dc_kt_%.*s, &_p);\n  }\n}",
-                    nl, nt);
-  dc__strbuf_printf(e->out,
-                    "\n__attribute__((visibility(\"default\"))) size_t "
-                    "dc_k_%.*s_local_size(void) { size_t _wg = 0;",
-                    nl, nt);
-  dc__strbuf_append(e->out, types.data ? types.data : "", types.length);
+  dc__cgen_printf(&e->g,
+                  "\n    dc__fibers_run(&_proto, (int)(_ls[0] * _ls[1] *"
+                  " _ls[2]), _scratch, dc_kt_%s, &_p);\n  }\n}",
+                  name);
+  dc__cgen_printf(&e->g,
+                  "\n__attribute__((visibility(\"default\"))) size_t "
+                  "dc_k_%s_local_size(void) { size_t _wg = 0;",
+                  name);
+  dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  (void)_wg; return _loff;\n}");
-  dc__strbuf_printf(e->out,
-                    "\n__attribute__((visibility(\"default\"))) size_t "
-                    "dc_k_%.*s_scratch_size(size_t _wg) {"
-                    " return DC_FIBER_SCRATCH(_wg); }\n",
-                    nl, nt);
+  dc__cgen_printf(&e->g,
+                  "\n__attribute__((visibility(\"default\"))) size_t "
+                  "dc_k_%s_scratch_size(size_t _wg) {"
+                  " return DC_FIBER_SCRATCH(_wg); }\n",
+                  name);
   pop_scope(e);
 }
-

@@ -4,175 +4,199 @@
 // the emitter's helpers static); not compiled on its own.
 // SPDX-License-Identifier: MIT
 
-static bool is_type_keyword(const dc__token_t* t) {
-  static const char* const kNames[] = {
-      "char",  "uchar",  "short", "ushort", "int",    "uint",    "long",
-      "ulong", "float",  "double", "bool",  "size_t", "ptrdiff_t",
-      "unsigned", "signed", "const", "intptr_t", "uintptr_t", "sizeof",
-  };
-  for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
-    if (dc__tok_is(t, kNames[i])) return true;
+// The built-ins a rematerialised value may call: their result depends
+// only on their arguments and the work-item's position.
+static bool is_pure_builtin(const dc__builtin_t* b) {
+  static const char* const kPure[] = {"min", "max", "clamp", "mad24",
+                                      "mul24", "abs"};
+  if (b->klass == DC_BUILTIN_WORK_ITEM) return true;
+  for (size_t i = 0; i < sizeof(kPure) / sizeof(kPure[0]); ++i) {
+    if (strcmp(b->name, kPure[i]) == 0) return true;
   }
   return false;
 }
 
-static bool is_work_item_function(const dc__token_t* t) {
-  static const char* const kNames[] = {
-      "get_global_id",   "get_local_id",      "get_group_id",
-      "get_local_size",  "get_global_size",   "get_num_groups",
-      "get_global_offset", "get_work_dim",    "get_enqueued_local_size",
-      "min", "max", "clamp", "mad24", "mul24", "abs",
-  };
-  for (size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
-    if (dc__tok_is(t, kNames[i])) return true;
-  }
-  return false;
-}
-
-// True if the function body assigns to |name| (other than in the
-// declaration at token |declared|), or takes its address.
-static bool assigned_in_function(const emitter_t* e, const dc__token_t* name,
-                                 uint32_t declared) {
-  const dc__stmt_t* body = e->fn->body;
-  for (uint32_t k = body->token; k < e->ast->token_count; ++k) {
-    const dc__token_t* t = &e->toks[k];
-    if (t->kind == DC_TOK_EOF) break;
-    if (k == declared || t->kind != DC_TOK_IDENT || t->length != name->length ||
-        memcmp(t->text, name->text, t->length) != 0) {
-      continue;
+// True for an expression a rematerialised value cannot contain.
+static bool varies(const dc__expr_t* x, void* ctx) {
+  emitter_t* e = ctx;
+  switch (x->kind) {
+    case DC_EXPR_INT:
+    case DC_EXPR_FLOAT:
+    case DC_EXPR_CONSTANT:
+    case DC_EXPR_SIZEOF:
+    case DC_EXPR_BINARY:
+    case DC_EXPR_COND:
+    case DC_EXPR_CAST:
+    case DC_EXPR_SWIZZLE:
+    case DC_EXPR_VECTOR:
+      return false;
+    case DC_EXPR_NAME: {
+      const dc__decl_t* d = x->decl;
+      if (d->kind == DC_DECL_ENUM_CONST) return false;
+      const sym_t* s = lookup(e, d);
+      if (s != NULL && s->kind == SYM_REMAT) return false;
+      return !(d->kind == DC_DECL_PARAM && !d->is_assigned);
     }
-    const dc__token_t* prev = k > 0 ? &e->toks[k - 1] : NULL;
-    const dc__token_t* next = &e->toks[k + 1];
-    if (dc__tok_is(next, ".") && e->toks[k + 2].kind == DC_TOK_IDENT) {
-      next = &e->toks[k + 3];  // v.x = ... assigns to v as well
-    }
-    if (dc__tok_is_assignment(next) || (prev && (dc__tok_is(prev, "++") ||
-                                         dc__tok_is(prev, "--") ||
-                                         dc__tok_is(prev, "&")))) {
+    case DC_EXPR_BUILTIN:
+      return !is_pure_builtin(x->builtin);
+    case DC_EXPR_UNARY:  // a dereference, an address, ++ and --
+      return strcmp(x->op, "*") == 0 || strcmp(x->op, "&") == 0 ||
+             strstr(x->op, "++") != NULL || strstr(x->op, "--") != NULL;
+    default:  // calls, assignments, memory reads
       return true;
-    }
   }
-  return false;
-}
-
-// True if the function body takes the address of |name| anywhere.
-static bool address_taken(const emitter_t* e, const dc__token_t* name) {
-  for (uint32_t k = e->fn->body->token + 1; k < e->ast->token_count; ++k) {
-    const dc__token_t* t = &e->toks[k];
-    if (t->kind == DC_TOK_EOF) break;
-    if (t->kind == DC_TOK_IDENT && t->length == name->length &&
-        memcmp(t->text, name->text, t->length) == 0 &&
-        dc__tok_is(&e->toks[k - 1], "&")) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // A private variable can be recomputed in each region instead of kept per
 // work-item when its value depends only on the work-item's ids, uniform
-// values (kernel parameters) and other such variables, and the kernel
-// never changes it: `int gx = get_global_id(0);`. Reads of memory and calls
-// other than pure built-ins rule it out, as their result may change
-// between regions.
-static bool rematerializable(const emitter_t* e, const dc__stmt_t* decl,
-                             uint32_t index) {
-  const dc__declarator_t* d = &decl->declarators[index];
-  if (d->initializer.begin == d->initializer.end) return false;
-  for (uint32_t k = d->declarator.begin; k < d->declarator.end; ++k) {
-    if (dc__tok_is(&e->toks[k], "[")) return false;  // arrays are stored
-  }
-  if (assigned_in_function(e, &e->toks[d->name], d->name)) return false;
-  for (uint32_t k = d->initializer.begin; k < d->initializer.end; ++k) {
-    const dc__token_t* t = &e->toks[k];
-    const dc__token_t* prev = k > d->initializer.begin ? &e->toks[k - 1] : NULL;
-    if (dc__tok_is(t, "[") || dc__tok_is(t, "->") || dc__tok_is(t, "{")) {
-      return false;
-    }
-    if (dc__tok_is(t, "*") && (prev == NULL || (prev->kind == DC_TOK_PUNCT &&
-                                                !dc__tok_is(prev, ")") &&
-                                                !dc__tok_is(prev, "]")))) {
-      return false;  // a dereference
-    }
-    if (t->kind != DC_TOK_IDENT) continue;
-    const sym_t* s = lookup(e, t);
-    bool call = dc__tok_is(&e->toks[k + 1], "(");
-    if (s != NULL) {
-      if (s->kind != SYM_REMAT &&
-          !(s->is_param && !assigned_in_function(e, t, UINT32_MAX))) {
-        return false;
-      }
-    } else if (call && !is_work_item_function(t)) {
-      return false;
-    } else if (!call && vector_width_of(t) == 0 && !is_type_keyword(t)) {
-      return false;  // an unknown name: play safe
-    }
-  }
-  return true;
+// values (kernel parameters the kernel never changes) and other such
+// variables, and the kernel never changes it: `int gx = get_global_id(0);`.
+// Reads of memory and calls other than pure built-ins rule it out, as
+// their result may change between regions.
+static bool rematerializable(emitter_t* e, const dc__decl_t* d) {
+  return d->init != NULL && !is_array(d) && !d->is_assigned &&
+         d->init->kind != DC_EXPR_INIT_LIST &&
+         !dc__expr_any(d->init, varies, e);
 }
 
-static void emit_remat_decl(emitter_t* e, const sym_t* s) {
-  const dc__declarator_t* d = &s->decl->declarators[s->declarator];
-  at_line(e, e->toks[d->name].line);
-  emit_specifiers(e, s->decl, /*strip_const=*/false);
-  emit_text(e, &e->toks[d->name], "", 0);
-  for (uint32_t k = d->declarator.begin; k < d->declarator.end; ++k) {
-    // The declarator's own name is emitted as written, not looked up.
-    if (k == d->name) {
-      emit_token(e, &e->toks[k]);
-    } else {
-      emit_range(e, k, k + 1);
-    }
-  }
-  puts_out(e, " =");
-  emit_range(e, d->initializer.begin, d->initializer.end);
-  puts_out(e, ";");
+// Whether the kernel being written takes the address of |d| anywhere.
+static bool takes_address(const dc__expr_t* x, void* d) {
+  return x->kind == DC_EXPR_UNARY && strcmp(x->op, "&") == 0 &&
+         dc__expr_root(x->lhs) == d;
 }
+
+static bool address_taken(const emitter_t* e, const dc__decl_t* d) {
+  return dc__stmt_any(e->g.fn->body, takes_address, (void*)d);
+}
+
+// Loads each hoisted scalar or vector in scope into a local for the
+// region (dc_r_N), which the compiler keeps in a register; close_region()
+// stores it back. Arrays stay in place: copying them would cost more.
+static void promote_hoisted(emitter_t* e) {
+  e->promoted_count = 0;
+  for (uint32_t i = 0; i < e->sym_count; ++i) {
+    const sym_t* s = &e->syms[i];
+    if (s->kind != SYM_HOISTED || is_array(s->decl) ||
+        address_taken(e, s->decl)) {
+      continue;  // a pointer to the register copy would outlive the region
+    }
+    dc__cgen_printf(&e->g, " dc_ht_%u dc_r_%u = dc_h_%u[_w];", s->id, s->id,
+                    s->id);
+    e->promoted[e->promoted_count++] = s->id;
+  }
+}
+
+// Declares, at the top of a region, every rematerialised variable in
+// scope, in the order they were declared (later ones may use earlier ones).
+static void emit_remat(emitter_t* e) {
+  for (uint32_t i = 0; i < e->sym_count; ++i) {
+    if (e->syms[i].kind != SYM_REMAT) continue;
+    // A later declaration of the same name shadows this one.
+    bool shadowed = false;
+    for (uint32_t k = i + 1; k < e->sym_count && !shadowed; ++k) {
+      shadowed = e->syms[k].kind == SYM_REMAT &&
+                 strcmp(e->syms[i].decl->name, e->syms[k].decl->name) == 0;
+    }
+    if (!shadowed) dc__cgen_variable(&e->g, e->syms[i].decl, NULL);
+  }
+}
+
+// The start of a region: a loop over the group's work-items. The innermost
+// loop is marked `omp simd`: work-items of a group do not synchronise
+// between barriers (OpenCL makes their interleaving unspecified), so the C
+// compiler may run several at once in vector lanes. The counters are ints
+// (a group has at most 1024 work-items): kernels usually keep ids in int
+// variables, and with int counters their index arithmetic stays affine, so
+// the compiler emits contiguous vector accesses instead of gathers.
+static void open_region(emitter_t* e) {
+  if (e->region != 0) return;
+  e->region = ++e->region_counter;
+  puts_out(e,
+           "\nfor (int _lz = 0; _lz < (int)_ls2; ++_lz)"
+           " for (int _ly = 0; _ly < (int)_ls1; ++_ly)"
+           "\n#pragma omp simd\n");
+  if (e->mode == DC_EXEC_LOOP) {
+    // The run function sets the range: one group's, or a flat chunk's.
+    puts_out(e, "for (size_t _lx = _lx_begin; _lx < _lx_end; ++_lx) {");
+  } else {
+    puts_out(e, "for (int _lx = 0; _lx < (int)_ls0; ++_lx) {"
+                " const int _w = (_lz * (int)_ls1 + _ly) * (int)_ls0 + _lx;"
+                " (void)_w;");
+  }
+  if (e->calls_helpers) {
+    puts_out(e, " _wi->local[0] = _lx; _wi->local[1] = _ly;"
+                " _wi->local[2] = _lz;");
+  }
+  if (e->uses_done) puts_out(e, " if (dc_done[_w]) continue;");
+  puts_out(e, " {");
+  emit_remat(e);
+  promote_hoisted(e);
+  dc__cgen_new_line(&e->g);  // the next user statement needs its #line
+  push_scope(e);
+}
+
+// Ends the open region. The variables the back end keeps stay visible:
+// their storage outlives the region.
+static void close_region(emitter_t* e) {
+  if (e->region == 0) return;
+  if (e->scope_depth) --e->scope_depth;
+  for (uint32_t i = 0; i < e->promoted_count; ++i) {
+    dc__cgen_printf(&e->g, " dc_h_%u[_w] = dc_r_%u;", e->promoted[i],
+                    e->promoted[i]);
+  }
+  e->promoted_count = 0;
+  dc__cgen_printf(&e->g, "\n} dc_next_%u:; }", e->region);
+  dc__cgen_new_line(&e->g);
+  e->region = 0;
+}
+
+// Emits |expr| as work-item 0 sees it: the value of uniform control flow.
+// Outside the region loops, the run function's _lx, _ly, _lz and _w are 0.
+static void emit_uniform(emitter_t* e, const dc__expr_t* expr) {
+  puts_out(e, "({");
+  emit_remat(e);
+  puts_out(e, " (");
+  if (e->calls_helpers) {
+    puts_out(e, "_wi->local[0] = 0, _wi->local[1] = 0, _wi->local[2] = 0, ");
+  }
+  puts_out(e, "(");
+  dc__cgen_expr(&e->g, expr);
+  puts_out(e, ")); })");
+}
+
+static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s);
 
 // A declaration directly inside a block that contains a barrier.
 static void emit_group_decl(emitter_t* e, const dc__stmt_t* block,
                             uint32_t index) {
   const dc__stmt_t* decl = block->children[index];
-  if (is_localmem_decl(e, decl)) {
+  if (is_localmem_decl(decl)) {
     declare_localmem(e, decl);
     return;
   }
-  bool any_hoisted = false;
+  bool any_hoisted = false, remat = true;
   for (uint32_t i = 0; i < decl->declarator_count; ++i) {
-    any_hoisted |= needs_hoisting(e, block, index,
-                                  &e->toks[decl->declarators[i].name]);
+    const dc__decl_t* d = decl->declarators[i].decl;
+    any_hoisted |= needs_hoisting(block, index, d);
+    remat &= rematerializable(e, d);
   }
   open_region(e);
   if (!any_hoisted) {
-    emit_plain_decl(e, decl);
+    dc__cgen_stmt(&e->g, decl);
     return;
-  }
-  bool remat = true;
-  for (uint32_t i = 0; i < decl->declarator_count; ++i) {
-    remat &= rematerializable(e, decl, i);
   }
   if (remat) {
     // Cheaper to recompute in every region than to keep per work-item,
     // and the compiler then sees work-item ids as what they are.
     for (uint32_t i = 0; i < decl->declarator_count; ++i) {
-      declare(e, &e->toks[decl->declarators[i].name], SYM_REMAT, 0);
-      e->syms[e->sym_count - 1].decl = decl;
-      e->syms[e->sym_count - 1].declarator = i;
-      emit_remat_decl(e, &e->syms[e->sym_count - 1]);
+      declare(e, decl->declarators[i].decl, SYM_REMAT, 0);
+      dc__cgen_variable(&e->g, decl->declarators[i].decl, NULL);
     }
     return;
   }
   // All declarators of a hoisted declaration are hoisted together, which
   // keeps declarations like `int a = 1, b = a;` in order.
-  for (uint32_t i = 0; i < decl->declarator_count; ++i) {
-    const dc__declarator_t* d = &decl->declarators[i];
-    uint32_t id = add_storage(e, e->hoisted, &e->hoisted_count, MAX_SYMBOLS,
-                              decl, i);
-    declare(e, &e->toks[d->name], SYM_HOISTED, id);
-    if (d->initializer.begin != d->initializer.end) {
-      emit_hoisted_init(e, id, d);
-    }
-  }
+  hoist(e, decl);
 }
 
 // A for loop with a barrier inside: init and step run per work-item, the
@@ -181,29 +205,22 @@ static void emit_group_for(emitter_t* e, const dc__stmt_t* s) {
   push_scope(e);
   if (s->init && s->init->kind == DC_STMT_DECL) {
     open_region(e);
-    for (uint32_t i = 0; i < s->init->declarator_count; ++i) {
-      const dc__declarator_t* d = &s->init->declarators[i];
-      uint32_t id = add_storage(e, e->hoisted, &e->hoisted_count, MAX_SYMBOLS,
-                                s->init, i);
-      declare(e, &e->toks[d->name], SYM_HOISTED, id);
-      if (d->initializer.begin != d->initializer.end) {
-        emit_hoisted_init(e, id, d);
-      }
-    }
+    hoist(e, s->init);
   } else if (s->init) {
     emit_group_stmt(e, s->init);
   }
   close_region(e);
   puts_out(e, " for (;;) {");
-  if (s->expr.begin != s->expr.end) {
+  if (s->value != NULL) {
     puts_out(e, " if (!");
-    emit_uniform(e, s->expr);
+    emit_uniform(e, s->value);
     puts_out(e, ") break;");
   }
   emit_group_stmt(e, s->body);
-  if (s->step.begin != s->step.end) {
+  if (s->step_value != NULL) {
     open_region(e);
-    emit_range(e, s->step.begin, s->step.end);
+    puts_out(e, " ");
+    dc__cgen_expr(&e->g, s->step_value);
     puts_out(e, ";");
     close_region(e);
   }
@@ -227,13 +244,13 @@ static void emit_group_block(emitter_t* e, const dc__stmt_t* s) {
 // a barrier join the open region; those with one become control flow that
 // runs once per group.
 static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
-  if (e->failed) return;
+  if (e->g.failed) return;
   if (!s->has_barrier) {
     open_region(e);
-    emit_stmt(e, s);
+    dc__cgen_stmt(&e->g, s);
     return;
   }
-  at_line(e, e->toks[s->token].line);
+  at_line(e, token_at(e, s->token)->line);
   switch (s->kind) {
     case DC_STMT_BARRIER:
       close_region(e);  // all work-items reach it before any goes on
@@ -259,7 +276,7 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
     case DC_STMT_IF:
       close_region(e);
       puts_out(e, " if (");
-      emit_uniform(e, s->expr);
+      emit_uniform(e, s->value);
       puts_out(e, ")");
       emit_group_block(e, s->body);
       if (s->else_body) {
@@ -276,7 +293,7 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
     case DC_STMT_WHILE:
       close_region(e);
       puts_out(e, " for (;;) { if (!");
-      emit_uniform(e, s->expr);
+      emit_uniform(e, s->value);
       puts_out(e, ") break;");
       emit_group_block(e, s->body);
       puts_out(e, " }");
@@ -286,7 +303,7 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       puts_out(e, " do");
       emit_group_block(e, s->body);
       puts_out(e, " while (");
-      emit_uniform(e, s->expr);
+      emit_uniform(e, s->value);
       puts_out(e, ");");
       break;
     default:  // rejected by check_barrier_placement
@@ -339,30 +356,3 @@ static void check_placement(placement_t* p, const dc__stmt_t* s) {
   check_placement(p, s->else_body);
   if (loop) --p->depth;
 }
-
-// True if |fn| calls a helper function whose body reaches a barrier.
-static const dc__function_t* helper_with_barrier(const emitter_t* e,
-                                                 const dc__function_t* fn) {
-  if (fn->body == NULL) return NULL;
-  for (uint32_t i = 0; i < e->ast->function_count; ++i) {
-    const dc__function_t* h = &e->ast->functions[i];
-    if (h == fn || !h->calls_barrier || h->is_kernel) continue;
-    if (name_used_in(e, &e->toks[h->name], fn->body)) return h;
-  }
-  return NULL;
-}
-
-// Helpers that call helpers with barriers reach a barrier too.
-static void propagate_barriers(emitter_t* e) {
-  dc__function_t* fns = (dc__function_t*)e->ast->functions;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (uint32_t i = 0; i < e->ast->function_count; ++i) {
-      if (!fns[i].calls_barrier && helper_with_barrier(e, &fns[i])) {
-        fns[i].calls_barrier = true;
-        changed = true;
-      }
-    }
-  }
-}
-

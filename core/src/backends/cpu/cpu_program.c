@@ -12,6 +12,7 @@
 // costs a hash and a lookup; in a new process, a disk cache hit costs a
 // file read and a dlopen.
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <ftw.h>
@@ -144,9 +145,11 @@ static bool list_has_word(const char* list, const char* name, size_t n) {
 }
 
 // Writes "#define DC_NEED_X 1" for each prelude section whose identifiers
-// (listed in the prelude's "// @section NAME: ids..." lines) the program
-// uses, so the C compiler parses only what the program needs.
-static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
+// (listed in the prelude's "// @section NAME: ids..." lines) the generated
+// code |c| uses, so the C compiler parses only what the program needs. The
+// generated code, not the source: the generator calls built-ins of its
+// own (select for a vector ?:).
+static void emit_sections(const dc__strbuf_t* c, dc__strbuf_t* out) {
   static const char kTag[] = "// @section ";
   for (const char* p = strstr(dc__cpu_prelude_text, kTag); p != NULL;
        p = strstr(p + 1, kTag)) {
@@ -154,13 +157,20 @@ static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
     const char* colon = strchr(name, ':');
     const char* eol = strchr(name, '\n');
     if (colon == NULL || (eol != NULL && colon > eol)) continue;
-    for (uint32_t i = 0; i < ast->token_count; ++i) {
-      const dc__token_t* t = &ast->tokens[i];
-      if (t->kind == DC_TOK_IDENT &&
-          list_has_word(colon + 1, t->text, t->length)) {
-        dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name), name);
+    for (size_t i = 0; i < c->length;) {
+      const char* word = c->data + i;
+      size_t n = 0;
+      while (i + n < c->length && (isalnum((unsigned char)word[n]) ||
+                                   word[n] == '_')) {
+        ++n;
+      }
+      if (n > 0 && !isdigit((unsigned char)word[0]) &&
+          list_has_word(colon + 1, word, n)) {
+        dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name),
+                          name);
         break;
       }
+      i += n > 0 ? n : 1;
     }
   }
 }
@@ -217,7 +227,7 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
       break;
     }
   }
-  emit_sections(b->ast, &code);
+  emit_sections(&generated, &code);
   dc__strbuf_puts(&code, dc__cpu_prelude_text);
   dc__strbuf_append(&code, generated.data ? generated.data : "",
                     generated.length);

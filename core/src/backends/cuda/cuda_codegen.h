@@ -4,8 +4,7 @@
 #define DC_CUDA_CODEGEN_H_
 
 #include "ast.h"
-#include "pp.h"
-#include "spelling.h"
+#include "cgen.h"
 #include "strbuf.h"
 
 // What the generated module exports for kernel K (see cuda_prelude.h):
@@ -28,21 +27,9 @@ typedef struct dc__cuda_codegen_options_t {
   bool bounds_check;  // check indexing of buffer arguments
 } dc__cuda_codegen_options_t;
 
-// Where an emitted token of the user's source landed in the generated
-// text, so that a compiler message about a generated column can be moved
-// back to the user's column.
-typedef struct dc__cuda_mark_t {
-  size_t offset;    // in the generated text
-  uint32_t length;  // bytes emitted for the token
-  uint32_t line;    // the user's line and column
-  uint32_t col;
-} dc__cuda_mark_t;
-
 typedef struct dc__cuda_translation_t {
-  const char* source;      // NUL-terminated CUDA C++, to compile after the
-  size_t length;           // prelude
-  dc__cuda_mark_t* marks;  // in increasing offset order
-  size_t mark_count;
+  const char* source;  // NUL-terminated CUDA C++, to compile after the
+  size_t length;       // prelude
   // Per function of the AST: whether it reaches a barrier (or a grid
   // sync), itself or through the helpers it calls.
   bool* reaches_barrier;

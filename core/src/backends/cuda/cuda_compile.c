@@ -2,21 +2,10 @@
 // messages.
 //
 // The prelude goes to NVRTC as a header of its own (DC_CUDA_PRELUDE_NAME)
-// and the generated source carries #line directives, so NVRTC names the
-// user's program and line for every message about the user's code. Its
-// messages have the shape
-//
-//   prog.cl(4): error: identifier "y" is undefined
-//         out[i] = y;
-//                  ^
-//
-// where the echoed line is the generated one: the code generator's marks
-// (dc__cuda_user_column) turn the caret's position back into the user's
-// column. A message inside the prelude (a built-in called with the wrong
-// types) names the user's line where the template was instantiated
-// ("... at line 4 of prog.cl"); that line is used. A message about
-// anything else is the engine's fault: the whole log is kept, as the CPU
-// device keeps its C compiler's.
+// and the generated source carries #line directives, so NVRTC's messages
+// name the user's program and line. The front end has checked the
+// program, so any message is about the engine's code: the whole log is
+// kept for the bug report, as the CPU device keeps its C compiler's.
 // SPDX-License-Identifier: MIT
 #include "cuda_compile.h"
 
@@ -101,265 +90,6 @@ void dc__cuda_options_text(const dc__build_options_t* options,
   }
 }
 
-//===-- Columns ---------------------------------------------------------===//
-
-// The generated line around |offset|: [*begin, *end).
-static void line_around(const dc__cuda_translation_t* t, size_t offset,
-                        size_t* begin, size_t* end) {
-  size_t b = offset, n = offset;
-  while (b > 0 && t->source[b - 1] != '\n') --b;
-  while (n < t->length && t->source[n] != '\n') ++n;
-  *begin = b;
-  *end = n;
-}
-
-// Trailing spaces do not count when an echoed line is compared.
-static size_t trimmed(const char* text, size_t length) {
-  while (length > 0 && (text[length - 1] == ' ' || text[length - 1] == '\r')) {
-    --length;
-  }
-  return length;
-}
-
-uint32_t dc__cuda_user_column(const dc__cuda_translation_t* t, uint32_t line,
-                              const char* echo, size_t echo_length,
-                              size_t caret) {
-  echo_length = trimmed(echo, echo_length);
-  for (size_t i = 0; i < t->mark_count; ++i) {
-    if (t->marks[i].line != line) continue;
-    size_t begin, end;
-    line_around(t, t->marks[i].offset, &begin, &end);
-    if (trimmed(t->source + begin, end - begin) != echo_length ||
-        memcmp(t->source + begin, echo, echo_length) != 0) {
-      continue;
-    }
-    // The last token that starts at or before the caret.
-    size_t at = begin + caret;
-    const dc__cuda_mark_t* best = &t->marks[i];
-    for (size_t k = i; k < t->mark_count && t->marks[k].offset <= at &&
-                       t->marks[k].offset < end;
-         ++k) {
-      if (t->marks[k].line == line) best = &t->marks[k];
-    }
-    size_t inside = at >= best->offset ? at - best->offset : 0;
-    return best->col + (uint32_t)(inside < best->length ? inside : 0);
-  }
-  return 0;
-}
-
-//===-- Messages --------------------------------------------------------===//
-
-typedef struct span_t {
-  const char* text;
-  size_t length;
-} span_t;
-
-// One message of the log: its header "file(line): kind: message" and the
-// lines that follow it (the echoed source, the caret, notes).
-typedef struct message_t {
-  span_t file;
-  uint32_t line;
-  bool error;
-  span_t text;
-  const span_t* rest;
-  size_t rest_count;
-} message_t;
-
-static bool span_is(span_t s, const char* text) {
-  return s.length == strlen(text) && memcmp(s.text, text, s.length) == 0;
-}
-
-// Parses "file(123): error: text"; false if |l| is not such a header.
-static bool parse_header(span_t l, message_t* m) {
-  const char* close = NULL;
-  for (size_t i = 0; i + 2 < l.length && close == NULL; ++i) {
-    if (memcmp(l.text + i, "): ", 3) == 0) close = l.text + i;
-  }
-  if (close == NULL) return false;
-  const char* open = close;
-  while (open > l.text && open[-1] >= '0' && open[-1] <= '9') --open;
-  if (open == close || open == l.text || open[-1] != '(') return false;
-  m->file = (span_t){l.text, (size_t)(open - 1 - l.text)};
-  m->line = (uint32_t)strtoul(open, NULL, 10);
-  const char* kind = close + 3;
-  const char* end = l.text + l.length;
-  const char* colon = memchr(kind, ':', (size_t)(end - kind));
-  if (colon == NULL) return false;
-  m->error = (size_t)(end - kind) >= 5 &&
-             (memcmp(kind, "error", 5) == 0 ||
-              memcmp(kind, "catastrophic error", 18) == 0);
-  const char* text = colon + 1;
-  while (text < end && *text == ' ') ++text;
-  m->text = (span_t){text, (size_t)(end - text)};
-  return true;
-}
-
-// Whether |l| is the caret line under an echoed source line.
-static bool is_caret_line(span_t l, size_t* caret) {
-  const char* hat = memchr(l.text, '^', l.length);
-  if (hat == NULL) return false;
-  for (const char* c = l.text; c < l.text + l.length; ++c) {
-    if (*c != ' ' && *c != '^') return false;
-  }
-  *caret = (size_t)(hat - l.text);
-  return true;
-}
-
-// The user's line named by a note such as 'detected during instantiation
-// of "..." at line 12 of prog.cl', or 0.
-static uint32_t instantiation_line(const message_t* m, const char* file) {
-  for (size_t i = 0; i < m->rest_count; ++i) {
-    span_t l = m->rest[i];
-    for (size_t k = 0; k + 8 < l.length; ++k) {
-      if (memcmp(l.text + k, "at line ", 8) != 0) continue;
-      char* after = NULL;
-      unsigned long line = strtoul(l.text + k + 8, &after, 10);
-      size_t left = (size_t)(l.text + l.length - after);
-      size_t n = strlen(file);
-      // "at line 12 of prog.cl" or 'of "prog.cl"'
-      if (left >= 4 + n && memcmp(after, " of ", 4) == 0 &&
-          (memcmp(after + 4, file, n) == 0 ||
-           (after[4] == '"' && left >= 6 + n &&
-            memcmp(after + 5, file, n) == 0))) {
-        return (uint32_t)line;
-      }
-    }
-  }
-  return 0;
-}
-
-// The first column the user's |line| has in the translation (1 if none).
-static uint32_t first_column(const dc__cuda_translation_t* t, uint32_t line) {
-  uint32_t col = 0;
-  for (size_t i = 0; i < t->mark_count; ++i) {
-    if (t->marks[i].line == line && (col == 0 || t->marks[i].col < col)) {
-      col = t->marks[i].col;
-    }
-  }
-  return col ? col : 1;
-}
-
-// The user's column of a message about the user's file: from the echoed
-// line and its caret (which NVRTC indents by two spaces).
-static uint32_t message_column(const dc__cuda_translation_t* t,
-                               const message_t* m) {
-  size_t caret;
-  for (size_t i = 1; i < m->rest_count; ++i) {
-    span_t echo = m->rest[i - 1];
-    if (!is_caret_line(m->rest[i], &caret) || echo.length < 2 || caret < 2) {
-      continue;
-    }
-    uint32_t col = dc__cuda_user_column(t, m->line, echo.text + 2,
-                                        echo.length - 2, caret - 2);
-    if (col != 0) return col;
-  }
-  return first_column(t, m->line);
-}
-
-// Whether |p| starts a name the code generator or the prelude made from
-// one of the user's: dc__sin, dc_float4, dc_char, dc_u_new. Returns the
-// prefix's length, 0 if none.
-static size_t engine_prefix(const char* start, const char* p) {
-  static const char* const kTypes[] = {"char",  "uchar", "short", "ushort",
-                                       "int",   "uint",  "long",  "ulong",
-                                       "float", "double"};
-  if (p > start &&
-      (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-       (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'))) {
-    return 0;  // inside a longer name
-  }
-  if (strncmp(p, "dc__", 4) == 0) return 4;
-  if (strncmp(p, "dc_u_", 5) == 0) return 5;
-  if (strncmp(p, "dc_", 3) != 0) return 0;
-  for (size_t i = 0; i < sizeof(kTypes) / sizeof(kTypes[0]); ++i) {
-    if (strncmp(p + 3, kTypes[i], strlen(kTypes[i])) == 0) return 3;
-  }
-  return 0;
-}
-
-// Writes the message |m| with the engine's names as the user wrote them
-// (a call of sin that matches no overload is reported as "dc__sin").
-static void tidy(span_t m, char* out, size_t size) {
-  size_t n = 0;
-  for (size_t i = 0; i < m.length && n + 1 < size;) {
-    size_t skip = engine_prefix(m.text, m.text + i);
-    if (skip > 0 && i + skip <= m.length) {
-      i += skip;
-      continue;
-    }
-    out[n++] = m.text[i++];
-  }
-  out[n] = '\0';
-}
-
-// Adds |m| to |diag| if it is about the user's source; returns whether it
-// was an error that did.
-static bool copy_message(const dc__cuda_translation_t* t, const message_t* m,
-                         dc__diag_t* diag) {
-  uint32_t line = 0, col = 0;
-  if (span_is(m->file, diag->file)) {
-    line = m->line;
-    col = message_column(t, m);
-  } else if ((line = instantiation_line(m, diag->file)) != 0) {
-    col = first_column(t, line);
-  }
-  if (line == 0 || !m->error) return false;
-  char text[512];
-  tidy(m->text, text, sizeof(text));
-  dc__diag_error(diag, line, col, "%s", text);
-  // Notes (candidates, instantiation contexts) follow, as NVRTC wrote
-  // them; the echoed generated line and its caret mean nothing to users.
-  for (size_t i = 0; i < m->rest_count; ++i) {
-    size_t caret;
-    bool echo = i + 1 < m->rest_count && is_caret_line(m->rest[i + 1], &caret);
-    if (echo || is_caret_line(m->rest[i], &caret)) continue;
-    tidy(m->rest[i], text, sizeof(text) - 1);
-    dc__diag_append(diag, text);
-    dc__diag_append(diag, "\n");
-  }
-  return true;
-}
-
-// Splits |log| into lines (in |lines|, allocated from |arena|).
-static size_t split_lines(dc__arena_t* arena, const char* log, span_t** lines) {
-  size_t count = 1;
-  for (const char* c = log; *c; ++c) count += *c == '\n';
-  *lines = dc__arena_alloc(arena, count * sizeof(**lines));
-  if (*lines == NULL) return 0;
-  size_t n = 0;
-  for (const char* l = log; *l;) {
-    const char* end = strchr(l, '\n');
-    size_t length = end ? (size_t)(end - l) : strlen(l);
-    (*lines)[n++] = (span_t){l, length};
-    l += length + (end ? 1 : 0);
-  }
-  return n;
-}
-
-// Copies NVRTC's messages about the user's code into |diag|. Returns how
-// many errors it copied.
-static uint32_t copy_log(dc__arena_t* arena, const dc__cuda_translation_t* t,
-                         const char* log, dc__diag_t* diag) {
-  span_t* lines = NULL;
-  size_t count = split_lines(arena, log, &lines);
-  uint32_t errors = 0;
-  for (size_t i = 0; i < count; ++i) {
-    message_t m;
-    if (!parse_header(lines[i], &m)) continue;
-    size_t end = i + 1;
-    while (end < count && lines[end].length > 0) {
-      message_t next;
-      if (parse_header(lines[end], &next)) break;
-      ++end;
-    }
-    m.rest = &lines[i + 1];
-    m.rest_count = end - i - 1;
-    errors += copy_message(t, &m, diag) ? 1 : 0;
-    i = end - 1;
-  }
-  return errors;
-}
-
 //===-- Compiling -------------------------------------------------------===//
 
 static dc_status_t nvrtc_failure(const dc__cuda_nvrtc_t* nvrtc, nvrtcResult r,
@@ -412,27 +142,16 @@ static dc_status_t take_image(const dc__cuda_nvrtc_t* nvrtc, nvrtcProgram p,
 }
 
 // A failed compile. The front end checked the program, so NVRTC failing
-// on what the generator made of it is the engine's bug: DC_ERR_INTERNAL.
-// NVRTC's messages, taken back to the user's lines where they can be, go
-// to the build log for the bug report.
-static dc_status_t report_compile_errors(const dc__cuda_translation_t* t,
-                                         const char* log, dc__diag_t* diag) {
-  dc__arena_t arena;
-  dc__arena_init(&arena, diag->allocator);
-  dc__diag_t mapped;
-  dc__diag_init(&mapped, diag->allocator, diag->file);
-  uint32_t errors = copy_log(&arena, t, log ? log : "", &mapped);
-  dc__arena_free_all(&arena);
-  dc__diag_append(diag, mapped.log ? mapped.log : "");
+// on what the generator made of it is the engine's bug: DC_ERR_INTERNAL,
+// with NVRTC's messages (in the user's lines, through the generated
+// #line directives) in the build log for the bug report.
+static dc_status_t report_compile_errors(const char* log, dc__diag_t* diag) {
   dc__diag_append(diag, log ? log : "(no output)\n");
-  dc_status_t st = DC_FAIL(
+  return DC_FAIL(
       DC_ERR_INTERNAL,
       "internal error: NVRTC rejected the CUDA code generated for program "
-      "'%s'%s%s; this is a bug of the engine, please report it with the "
-      "program",
-      diag->file, errors ? ": " : "", errors ? mapped.first_error : "");
-  dc__diag_free(&mapped);
-  return st;
+      "'%s'; this is a bug of the engine, please report it with the program",
+      diag->file);
 }
 
 dc_status_t dc__cuda_nvrtc_compile(const dc__cuda_nvrtc_t* nvrtc,
@@ -457,7 +176,7 @@ dc_status_t dc__cuda_nvrtc_compile(const dc__cuda_nvrtc_t* nvrtc,
   char* log = program_log(nvrtc, p, allocator, &log_size);
   dc_status_t st = DC_OK;
   if (r == NVRTC_ERROR_COMPILATION) {
-    st = report_compile_errors(t, log, diag);
+    st = report_compile_errors(log, diag);
   } else if (r != NVRTC_SUCCESS) {
     st = nvrtc_failure(nvrtc, r, arch);
   } else {

@@ -7,6 +7,7 @@
 
 #include "cuda_api.h"
 #include "cuda_codegen.h"
+#include "pp.h"
 
 // The name under which the prelude is given to NVRTC (the generated
 // source includes it) and the name of the generated source itself: a
@@ -45,11 +46,10 @@ DC_INTERNAL void dc__cuda_options_text(const dc__build_options_t* options,
                                        const dc__cuda_target_t* target,
                                        char* text, size_t size);
 
-// Compiles |t| for |target|. The compiler's messages about the user's
-// source go to |diag| as "file:line:col: error: ..." in the user's
-// coordinates (DC_ERR_COMPILE); a failure of NVRTC itself is
-// DC_ERR_UNSUPPORTED (an option or architecture it does not know),
-// DC_ERR_OUT_OF_MEMORY or DC_ERR_INTERNAL, with NVRTC's message. On
+// Compiles |t| for |target|. NVRTC rejecting the generated code is an
+// engine bug: DC_ERR_INTERNAL, with NVRTC's log in |diag|. A failure of
+// NVRTC itself is DC_ERR_UNSUPPORTED (an option or architecture it does
+// not know), DC_ERR_OUT_OF_MEMORY or DC_ERR_INTERNAL, with its message. On
 // success |out| owns memory from |allocator| (dc__cuda_image_free).
 DC_INTERNAL dc_status_t dc__cuda_nvrtc_compile(
     const dc__cuda_nvrtc_t* nvrtc, const dc__cuda_translation_t* t,
@@ -64,14 +64,6 @@ DC_INTERNAL void dc__cuda_image_free(dc__cuda_image_t* image);
 DC_INTERNAL bool dc__cuda_dump_source(const char* name,
                                       const dc__cuda_translation_t* t,
                                       char* path, size_t path_size);
-
-// Finds the user's column for a compiler message at the user's |line|
-// whose generated source line reads |echo| with the caret at |caret|
-// (0-based), from the code generator's marks; 0 when no generated line
-// of |line| reads |echo|.
-DC_INTERNAL uint32_t dc__cuda_user_column(const dc__cuda_translation_t* t,
-                                          uint32_t line, const char* echo,
-                                          size_t echo_length, size_t caret);
 
 // For tests and tools, without a GPU: builds |source| (the program
 // |name|, with the build |options|, may be NULL) as dc_program_create

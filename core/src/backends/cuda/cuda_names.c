@@ -1,54 +1,10 @@
-// cuda_names.c: the names the CUDA code generator rewrites: the
-// language's keywords, its type names, the built-ins whose names carry a
-// type or a width, C++ keywords, and functions CUDA has but the language
-// does not.
+// cuda_names.c: the built-ins whose names carry a type or a width, which
+// the CUDA prelude implements as templates.
 // SPDX-License-Identifier: MIT
 #include "cuda_names.h"
 
 #include <stdio.h>
 #include <string.h>
-
-// C++ keywords that C lacks: valid names in a kernel, renamed dc_u_<name>.
-bool dc__cuda_is_cxx_keyword(const dc__token_t* t) {
-  static const char* const kKeywords[] = {
-      "alignas",   "alignof",       "and",         "and_eq",
-      "asm",       "bitand",        "bitor",       "catch",
-      "char8_t",   "char16_t",      "char32_t",    "class",
-      "compl",     "concept",       "consteval",   "constexpr",
-      "constinit", "const_cast",    "co_await",    "co_return",
-      "co_yield",  "decltype",      "delete",      "dynamic_cast",
-      "explicit",  "export",        "friend",      "mutable",
-      "namespace", "new",           "noexcept",    "not",
-      "not_eq",    "nullptr",       "operator",    "or",
-      "or_eq",     "protected",     "public",      "reinterpret_cast",
-      "requires",  "static_assert", "static_cast", "template",
-      "this",      "thread_local",  "throw",       "try",
-      "typeid",    "typename",      "using",       "virtual",
-      "wchar_t",   "xor",           "xor_eq",
-  };
-  for (size_t i = 0; i < sizeof(kKeywords) / sizeof(kKeywords[0]); ++i) {
-    if (dc__tok_is(t, kKeywords[i])) return true;
-  }
-  return false;
-}
-
-// The CUDA spelling of a language keyword: NULL to keep |t|, "" to drop
-// it.
-const char* dc__cuda_keyword_spelling(const dc__token_t* t) {
-  static const char* const kDropped[] = {
-      "__global", "global",   "__local", "local",    "__private",
-      "private",  "__kernel", "kernel",  "register",
-  };
-  if (t->kind != DC_TOK_IDENT) return NULL;
-  for (size_t i = 0; i < sizeof(kDropped) / sizeof(kDropped[0]); ++i) {
-    if (dc__tok_is(t, kDropped[i])) return "";
-  }
-  if (dc__tok_is(t, "__constant") || dc__tok_is(t, "constant")) return "const";
-  if (dc__tok_is(t, "restrict") || dc__tok_is(t, "__restrict")) {
-    return "__restrict__";
-  }
-  return NULL;
-}
 
 // Recognises the language's type names: writes the prelude's spelling of
 // "float4" (dc_float4) or "char" (dc_char) to |out| and returns the

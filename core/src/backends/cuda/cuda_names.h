@@ -1,19 +1,10 @@
-// cuda_names.h: how the CUDA code generator spells the language's names
-// (cuda_names.c).
+// cuda_names.h: how the CUDA code generator spells the built-ins whose
+// names carry a type or a width (cuda_names.c).
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_NAMES_H_
 #define DC_CUDA_NAMES_H_
 
 #include "lex.h"
-
-// Whether |t| is a C++ keyword that C lacks (a valid name in a kernel,
-// which the generator renames dc_u_<name>).
-DC_INTERNAL bool dc__cuda_is_cxx_keyword(const dc__token_t* t);
-
-// The CUDA spelling of a keyword of the language: NULL to keep |t| as it
-// is, "" to drop it (address spaces, __kernel, register), "const" for
-// __constant, "__restrict__" for restrict.
-DC_INTERNAL const char* dc__cuda_keyword_spelling(const dc__token_t* t);
 
 // Recognises the language's type names in |t| from |skip| bytes in:
 // writes the prelude's spelling ("float4": dc_float4, "char": dc_char,

@@ -796,6 +796,8 @@ static __forceinline__ T* dc__idx(T* p, I index, uint arg, uint line,
   dc__record_fault(arg, line, i, length);
   return (T*)(void*)dc__sink;
 }
+// What the code generator writes: the kernel's dc_len holds the lengths.
+#define DC_IDX(p, i, arg, line) dc__idx(p, i, arg, line, dc_len.n[arg])
 #endif  // DC__BOUNDS_CHECK
 
 #endif  // DC_CUDA_PRELUDE_H_

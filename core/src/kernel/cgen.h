@@ -1,0 +1,137 @@
+// cgen.h: the code generator of kernel programs, shared by the devices
+// that compile C-like source: the CPU device (C for the system compiler,
+// after cpu_prelude.h) and the CUDA device (C++ for NVRTC, after
+// cuda_prelude.h).
+//
+// It walks the typed tree (tree.h) and writes what the tree says, never
+// the user's text: names are spelled from declarations (with
+// DC_USER_PREFIX), numbers from their values, types from the interned
+// types, and every implicit conversion the analysis made explicit is
+// written as a cast. A back end differs from another only through the
+// hooks below (how it spells vector types and the work-item record, which
+// variables it keeps elsewhere, how its barriers, returns and __local
+// declarations run) and through what it wraps around functions: the CPU
+// back end splits kernels at barriers into loops over work-items
+// (cpu_codegen.c), the CUDA back end keeps their structure.
+// SPDX-License-Identifier: MIT
+#ifndef DC_KERNEL_CGEN_H_
+#define DC_KERNEL_CGEN_H_
+
+#include "ast.h"
+#include "diag.h"
+#include "strbuf.h"
+#include "tree.h"
+#include "types.h"
+
+typedef struct dc__cgen_t dc__cgen_t;
+
+typedef struct dc__cgen_hooks_t {
+  // The dialect: false for C (gcc), true for C++ (NVRTC).
+  bool cxx;
+  // Vector types are spelled <prefix><element><width>: "float4", "dc_float4".
+  const char* vector_prefix;
+  // A helper function's first parameter, the work-item record "_wi".
+  const char* wi_param;
+  // What a helper function's definition starts with ("static inline ...").
+  const char* helper_prefix;
+  // What its body starts with, after the '{' (may be "").
+  const char* helper_body_prefix;
+  // What a program-scope __constant variable's definition starts with.
+  const char* global_prefix;
+  // Writes a reference to variable |d| when the back end keeps it
+  // somewhere of its own (a per-work-item slot, group-local memory) and
+  // returns true; false to spell it by its name.
+  bool (*name)(dc__cgen_t* g, const dc__decl_t* d);
+  // Emits |s| the back end's own way and returns true (declarations of
+  // __local variables, returns, barriers); false for the shared emitter.
+  bool (*stmt)(dc__cgen_t* g, const dc__stmt_t* s);
+  // Writes kernel |fn|'s entry point (the back end's own).
+  void (*kernel)(dc__cgen_t* g, const dc__function_t* fn);
+  // The name a built-in is called by, when it is not the table's spelling
+  // (CUDA: the prelude's templates for convert_, as_, vloadN); NULL to
+  // keep the table's. May be NULL itself.
+  const char* (*builtin)(dc__cgen_t* g, const dc__builtin_t* b);
+  // Integer division and remainder go through the prelude's DC_DIV and
+  // DC_MOD (no trap on a zero divisor or on INT_MIN / -1): needed where
+  // those trap (x86), not on a GPU.
+  bool safe_division;
+} dc__cgen_hooks_t;
+
+// The generator's state. A back end embeds it as the first member of its
+// own emitter, so its hooks can reach the rest.
+struct dc__cgen_t {
+  dc__arena_t* arena;
+  dc__diag_t* diag;
+  const dc__program_ast_t* ast;
+  const dc__cgen_hooks_t* hooks;
+  dc__strbuf_t* out;
+  const char* file;          // the program's name, escaped for #line
+  uint32_t line;             // of the last #line written
+  bool failed;
+  bool bounds_check;         // index kernels' buffer arguments with DC_IDX
+  const dc__function_t* fn;  // the function being written
+  bool in_kernel;
+  bool static_init;          // writing a program-scope initialiser
+  uint32_t loop_depth;       // loops and switches around the statement
+  uint32_t temps;            // names temporaries (dc_tN)
+};
+
+DC_INTERNAL void dc__cgen_init(dc__cgen_t* g, dc__arena_t* arena,
+                               dc__diag_t* diag, const dc__program_ast_t* ast,
+                               const dc__cgen_hooks_t* hooks,
+                               dc__strbuf_t* out, const char* file);
+
+// Reports that |at| cannot be translated (DC_ERR_COMPILE, at the user's
+// line and column).
+DC_INTERNAL void dc__cgen_fail(dc__cgen_t* g, const dc__token_t* at,
+                               const char* message);
+DC_INTERNAL void dc__cgen_puts(dc__cgen_t* g, const char* text);
+DC_INTERNAL void dc__cgen_printf(dc__cgen_t* g, const char* format, ...)
+    DC_PRINTF_LIKE(2, 3);
+// Moves the output to |line| of the user's source with a #line directive.
+DC_INTERNAL void dc__cgen_at_line(dc__cgen_t* g, uint32_t line);
+// Forgets the current line: the next dc__cgen_at_line writes one.
+DC_INTERNAL void dc__cgen_new_line(dc__cgen_t* g);
+
+//===-- Types (cgen_type.c) -----------------------------------------------===//
+
+// A declaration of |name| (NULL: none, as in a cast) with |type|, in C's
+// declarator syntax: "float* dcu_p", "int dcu_a[4]", "struct dc_r1". The
+// address spaces go (the preludes work with plain pointers); a __constant
+// object or pointee is const. |drop| removes those qualifiers (DC_Q_*)
+// from the object itself (from an array's elements): storage the back end
+// writes even though the program may not.
+DC_INTERNAL const char* dc__cgen_declaration(dc__cgen_t* g,
+                                             const dc__ty_t* type,
+                                             const char* name,
+                                             unsigned drop);
+// The name the output gives |d|: DC_USER_PREFIX and its own name.
+DC_INTERNAL const char* dc__cgen_name(dc__cgen_t* g, const dc__decl_t* d);
+// Defines every struct and union of the program (each before the records
+// that hold it by value), with their layout asserted.
+DC_INTERNAL void dc__cgen_records(dc__cgen_t* g);
+
+//===-- Expressions (cgen_expr.c) -----------------------------------------===//
+
+DC_INTERNAL void dc__cgen_expr(dc__cgen_t* g, const dc__expr_t* e);
+// An initialiser: as dc__cgen_expr, with braces for lists (and, where
+// g->static_init is set, for vectors: constant data, no code).
+DC_INTERNAL void dc__cgen_initializer(dc__cgen_t* g, const dc__expr_t* e);
+
+//===-- Statements and functions (cgen_stmt.c) ----------------------------===//
+
+DC_INTERNAL void dc__cgen_stmt(dc__cgen_t* g, const dc__stmt_t* s);
+// `T name = init;` for the variable |d|, spelled |name| (NULL: its own).
+DC_INTERNAL void dc__cgen_variable(dc__cgen_t* g, const dc__decl_t* d,
+                                   const char* name);
+// The whole program: its records, its helpers' prototypes, then its
+// __constant variables, helpers and kernels (hooks->kernel) in the order
+// they were written.
+DC_INTERNAL void dc__cgen_program(dc__cgen_t* g);
+// A helper function's definition (or prototype only).
+DC_INTERNAL void dc__cgen_helper(dc__cgen_t* g, const dc__function_t* fn,
+                                 bool prototype);
+// The program-scope __constant variable |d|.
+DC_INTERNAL void dc__cgen_global(dc__cgen_t* g, const dc__decl_t* d);
+
+#endif  // DC_KERNEL_CGEN_H_
