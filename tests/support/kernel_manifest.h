@@ -305,19 +305,19 @@ static inline void dc_manifest_free(dc_manifest_t* m) {
   m->count = 0;
 }
 
-#ifdef DC_KERNEL_CORPUS_DIR  // the tests/kernels directory
-// Reads the corpus's manifest.txt, as dc_manifest_read().
-static inline bool dc_corpus_read_manifest(dc_manifest_t* m) {
+// Reads |dir|/manifest.txt, as dc_manifest_read().
+static inline bool dc_corpus_read_manifest_in(const char* dir,
+                                              dc_manifest_t* m) {
   char path[1024];
-  snprintf(path, sizeof(path), "%s/manifest.txt", DC_KERNEL_CORPUS_DIR);
+  snprintf(path, sizeof(path), "%s/manifest.txt", dir);
   return dc_manifest_read(path, m);
 }
 
-// Reads the corpus file |file| whole: a malloc'd NUL-terminated string, or
-// NULL if it cannot be read.
-static inline char* dc_corpus_read_file(const char* file) {
+// Reads |dir|/|file| whole: a malloc'd NUL-terminated string, or NULL if it
+// cannot be read.
+static inline char* dc_corpus_read_file_in(const char* dir, const char* file) {
   char path[1024];
-  snprintf(path, sizeof(path), "%s/%s", DC_KERNEL_CORPUS_DIR, file);
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
   FILE* f = fopen(path, "rb");
   if (f == NULL) return NULL;
   fseek(f, 0, SEEK_END);
@@ -328,6 +328,15 @@ static inline char* dc_corpus_read_file(const char* file) {
   fclose(f);
   if (text != NULL) text[got] = '\0';
   return text;
+}
+
+#ifdef DC_KERNEL_CORPUS_DIR  // the corpus a test runs (tests/kernels, ...)
+static inline bool dc_corpus_read_manifest(dc_manifest_t* m) {
+  return dc_corpus_read_manifest_in(DC_KERNEL_CORPUS_DIR, m);
+}
+
+static inline char* dc_corpus_read_file(const char* file) {
+  return dc_corpus_read_file_in(DC_KERNEL_CORPUS_DIR, file);
 }
 #endif
 

@@ -393,7 +393,7 @@ static void emit_unary(dc__cgen_t* g, const dc__expr_t* e) {
                 !is_vector(e->lhs->type);
   dc__cgen_printf(g, as_int ? "((int)%s(" : "(%s(", op);
   emit(g, e->lhs);
-  put(g, as_int ? ")))" : "))");
+  put(g, "))");
 }
 
 //===-- Conversions -------------------------------------------------------===//

@@ -169,8 +169,15 @@ static void define_record(dc__cgen_t* g, const dc__record_t* r,
   define_fields(g, r, state);
   state[r->id] = 2;
   const char* kind = r->is_union ? "union" : "struct";
+  // Attributes go after the keyword, where both gcc and NVRTC honour
+  // them (NVRTC ignores them after the closing brace).
   dc__cgen_printf(g, "\n%s", kind);
   if (r->is_packed) dc__cgen_puts(g, " __attribute__((packed))");
+  if (r->align_attr != 0) {
+    dc__cgen_printf(g, g->hooks->cxx ? " alignas(%u)"
+                                     : " __attribute__((aligned(%u)))",
+                    r->align_attr);
+  }
   dc__cgen_printf(g, " dc_r%u {", r->id);
   for (uint32_t i = 0; i < r->field_count; ++i) {
     const dc__field_t* f = &r->fields[i];
@@ -185,11 +192,7 @@ static void define_record(dc__cgen_t* g, const dc__record_t* r,
     dc__cgen_printf(g, " %s;",
                     dc__cgen_declaration(g, f->type, name ? name : "", 0));
   }
-  dc__cgen_puts(g, " }");
-  if (r->align_attr != 0) {
-    dc__cgen_printf(g, " __attribute__((aligned(%u)))", r->align_attr);
-  }
-  dc__cgen_puts(g, ";");
+  dc__cgen_puts(g, " };");
   // A layout that differs from the analysis's would pass data the host
   // laid out one way to code that reads it another: fail the compile.
   const char* assert_word = g->hooks->cxx ? "static_assert" : "_Static_assert";
