@@ -12,7 +12,6 @@
 // costs a hash and a lookup; in a new process, a disk cache hit costs a
 // file read and a dlopen.
 // SPDX-License-Identifier: MIT
-#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <ftw.h>
@@ -25,6 +24,7 @@
 
 #include "context_internal.h"
 #include "cpu_abi.h"
+#include "builtin_table.h"
 #include "cpu_codegen.h"
 #include "cpu_compiler.h"
 #include "cpu_internal.h"
@@ -32,6 +32,7 @@
 #include "kcache.h"
 #include "program_internal.h"
 #include "sha256.h"
+#include "tree_walk.h"
 #include "worker_pool_internal.h"
 
 // The prelude and ABI text every generated module starts with (generated
@@ -144,12 +145,44 @@ static bool list_has_word(const char* list, const char* name, size_t n) {
   return false;
 }
 
-// Writes "#define DC_NEED_X 1" for each prelude section whose identifiers
-// (listed in the prelude's "// @section NAME: ids..." lines) the generated
-// code |c| uses, so the C compiler parses only what the program needs. The
-// generated code, not the source: the generator calls built-ins of its
-// own (select for a vector ?:).
-static void emit_sections(const dc__strbuf_t* c, dc__strbuf_t* out) {
+// What the generated code calls in the prelude: the built-ins the program
+// calls, and select for a vector ?: (which the generator writes so).
+typedef struct prelude_calls_t {
+  const char* names[256];
+  uint32_t count;
+  bool overflow;  // more than fit: every section is taken
+} prelude_calls_t;
+
+static bool note_prelude_call(const dc__expr_t* e, void* ctx) {
+  prelude_calls_t* c = ctx;
+  const char* name = NULL;
+  if (e->kind == DC_EXPR_BUILTIN) name = e->builtin->name;
+  if (e->kind == DC_EXPR_COND && e->cond->type->kind == DC_TY_VECTOR) {
+    name = "select";
+  }
+  if (name == NULL) return false;
+  for (uint32_t i = 0; i < c->count; ++i) {
+    if (strcmp(c->names[i], name) == 0) return false;
+  }
+  if (c->count == sizeof(c->names) / sizeof(c->names[0])) {
+    c->overflow = true;
+    return true;
+  }
+  c->names[c->count++] = name;
+  return false;
+}
+
+// Writes "#define DC_NEED_X 1" for each prelude section (listed in the
+// prelude's "// @section NAME: ids..." lines) that the program calls into,
+// so the C compiler parses only what the program needs.
+static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
+  prelude_calls_t calls = {.count = 0};
+  for (uint32_t i = 0; i < ast->function_count && !calls.overflow; ++i) {
+    dc__stmt_any(ast->functions[i].body, note_prelude_call, &calls);
+  }
+  for (uint32_t i = 0; i < ast->global_count && !calls.overflow; ++i) {
+    dc__stmt_any(ast->globals[i].decl, note_prelude_call, &calls);
+  }
   static const char kTag[] = "// @section ";
   for (const char* p = strstr(dc__cpu_prelude_text, kTag); p != NULL;
        p = strstr(p + 1, kTag)) {
@@ -157,20 +190,13 @@ static void emit_sections(const dc__strbuf_t* c, dc__strbuf_t* out) {
     const char* colon = strchr(name, ':');
     const char* eol = strchr(name, '\n');
     if (colon == NULL || (eol != NULL && colon > eol)) continue;
-    for (size_t i = 0; i < c->length;) {
-      const char* word = c->data + i;
-      size_t n = 0;
-      while (i + n < c->length && (isalnum((unsigned char)word[n]) ||
-                                   word[n] == '_')) {
-        ++n;
-      }
-      if (n > 0 && !isdigit((unsigned char)word[0]) &&
-          list_has_word(colon + 1, word, n)) {
-        dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name),
-                          name);
-        break;
-      }
-      i += n > 0 ? n : 1;
+    bool needed = calls.overflow;
+    for (uint32_t i = 0; i < calls.count && !needed; ++i) {
+      needed = list_has_word(colon + 1, calls.names[i],
+                             strlen(calls.names[i]));
+    }
+    if (needed) {
+      dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name), name);
     }
   }
 }
@@ -227,7 +253,7 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
       break;
     }
   }
-  emit_sections(&generated, &code);
+  emit_sections(b->ast, &code);
   dc__strbuf_puts(&code, dc__cpu_prelude_text);
   dc__strbuf_append(&code, generated.data ? generated.data : "",
                     generated.length);
