@@ -265,14 +265,24 @@ static const route_t kStackBombs[] = {
      "  barrier(CLK_LOCAL_MEM_FENCE);\n  return pad[0] + `bomb(n + 1);\n}\n"
      KERNEL_OPEN "  o[0] = bomb(o[1]);\n}\n",
      NULL, "recursion is not allowed in OpenCL C (bomb calls bomb)", NULL},
-    // Copies of a 12 KB struct passed down: each function fits the limit.
+    // Copies of a 12 KB struct passed down: the copy a call makes counts
+    // in the caller, with the parameter it already holds.
     {"typedef struct big { int v[3000]; } big_t;\n"
      "int h3(big_t b) { barrier(CLK_LOCAL_MEM_FENCE); return b.v[0]; }\n"
-     "int h2(big_t b) { return h3(b); }\n"
+     "int h2(big_t b) { return `h3(b); }\n"
      "int h1(big_t b) { return h2(b); }\n"
-     "__kernel void `k(__global int* o) {\n  big_t b;\n  b.v[0] = o[1];\n"
+     "__kernel void k(__global int* o) {\n  big_t b;\n  b.v[0] = o[1];\n"
      "  o[0] = h1(b);\n}\n",
-     NULL, "exceeded by kernel 'k': 48008 bytes along k calls h1 calls h2 "
+     NULL, "private memory limit (16384 bytes per function) exceeded by 'h3'",
+     NULL},
+    // Below the limit in every function, over it along the chain.
+    {"typedef struct mid { int v[1500]; } mid_t;\n"
+     "int h3(mid_t b) { barrier(CLK_LOCAL_MEM_FENCE); return b.v[0]; }\n"
+     "int h2(mid_t b) { return h3(b); }\n"
+     "int h1(mid_t b) { return h2(b); }\n"
+     "__kernel void `k(__global int* o) {\n  mid_t b;\n  b.v[0] = o[1];\n"
+     "  o[0] = h1(b);\n}\n",
+     NULL, "exceeded by kernel 'k': 42200 bytes along k calls h1 calls h2 "
      "calls h3", NULL},
     // Sizes that overflow 32 bits would count as small.
     {"__constant char `table[65536][65536] = {1};\n" KERNEL_OPEN

@@ -266,8 +266,10 @@ END_TEST
 
 // A chain of 2,000 helpers, each calling the one before, is no cycle;
 // the check walks it without recursing itself.
+// 200 levels of helpers compile; each level counts a call frame
+// (DC_LIMIT_CALL_FRAME_BYTES), so 300 are over the private memory limit.
 START_TEST(test_kernel_sema_deep_call_chain_compiles) {
-  enum { kDepth = 2000 };
+  enum { kDepth = 200 };
   char* source = malloc(kDepth * 64 + 128);
   ck_assert_ptr_nonnull(source);
   char* p = source + sprintf(source, "int f0(int x) { return x + 1; }\n");
@@ -603,17 +605,31 @@ START_TEST(test_kernel_sema_private_memory_of_a_call_chain) {
                "  o[2] = c[0];\n"
                "}\n",
                "private memory limit (16384 bytes for a kernel and the "
-               "helpers it calls) exceeded by kernel 'k': 20016 bytes along "
+               "helpers it calls) exceeded by kernel 'k': 20144 bytes along "
                "k calls mid calls leaf");
-  // Parameters count: a struct passed by value is copied to the stack.
+  // A struct passed by value is copied twice: into the caller's outgoing
+  // copy (counted in the caller) and the callee's parameter.
   expect_error("typedef struct big { int v[3000]; } big_t;\n"
                "int get(big_t b, int i) { return b.v[i]; }\n"
-               "__kernel void `k(__global int* o) {\n"
+               "__kernel void k(__global int* o) {\n"
                "  big_t b;\n"
                "  b.v[o[0]] = 1;\n"
-               "  o[1] = get(b, o[2]);\n"
+               "  o[1] = `get(b, o[2]);\n"
                "}\n",
-               "exceeded by kernel 'k': 24012 bytes along k calls get");
+               "private memory limit (16384 bytes per function) exceeded by "
+               "'get'");
+  expect_error("typedef struct mid { int v[1500]; } mid_t;\n"
+               "int get(mid_t b, int i) { return b.v[i]; }\n"
+               "int twice(mid_t b, int i) { return get(b, i) * 2; }\n"
+               "__kernel void `k(__global int* o) {\n"
+               "  mid_t b;\n"
+               "  b.v[o[0]] = 1;\n"
+               "  o[1] = twice(b, o[2]);\n"
+               "}\n",
+               // k: o 8 + b 6000 + the copy 6000; twice: b 6000 + i 4 +
+               // the copy 6000; get: b 6000 + i 4; two call frames of 64.
+               "exceeded by kernel 'k': 30144 bytes along k calls twice calls "
+               "get");
 }
 END_TEST
 
@@ -631,8 +647,8 @@ END_TEST
   "}\n"
 
 START_TEST(test_kernel_sema_private_memory_of_a_diamond) {
-  expect_compiles("diamond.cl", DIAMOND("1250", ""));  // 15016 of 20020
-  expect_error(DIAMOND("1700", "`"), "exceeded by kernel 'k': 16816 bytes "
+  expect_compiles("diamond.cl", DIAMOND("1250", ""));  // 15144 of 20020
+  expect_error(DIAMOND("1700", "`"), "exceeded by kernel 'k': 16944 bytes "
                                      "along k calls c calls d");
 }
 END_TEST

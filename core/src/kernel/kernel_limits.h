@@ -60,6 +60,10 @@
 // that leaves the rest to what the C compiler adds: temporaries, spilled
 // registers, call frames and the prelude's own functions.
 #define DC_LIMIT_PRIVATE_BYTES (16u << 10)
+// What each level of a chain of calls counts on top of its variables: a
+// return address, saved registers and alignment, so that a chain of
+// helpers without variables is bounded too (to 256 levels).
+#define DC_LIMIT_CALL_FRAME_BYTES 64u
 // Bytes of one type (an array, a struct): sizes are 32-bit in the
 // analysis and the code generators, and no buffer or local memory holds
 // more.

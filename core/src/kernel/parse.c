@@ -243,11 +243,8 @@ static bool check_variable(dc__sema_t* s, const dc__token_t* name,
   return true;
 }
 
-// Adds |bytes| of the private variable or parameter |name| to the
-// function's count: its frame is held to DC_LIMIT_PRIVATE_BYTES by itself
-// too, so the message can name what crossed it.
-static bool count_private(dc__sema_t* s, const dc__token_t* name,
-                          uint64_t bytes) {
+bool dc__sema_count_private(dc__sema_t* s, const dc__token_t* name,
+                            uint64_t bytes) {
   s->private_bytes += bytes;
   if (s->private_bytes <= DC_LIMIT_PRIVATE_BYTES) return true;
   dc__sema_error(s, name, "private memory limit (%u bytes per function) "
@@ -274,7 +271,7 @@ static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
   }
   if (!check_variable(s, name, type, in_function)) return false;
   if (in_function && type->space == DC_ADDRESS_PRIVATE &&
-      !count_private(s, name, dc__ty_size(type))) {
+      !dc__sema_count_private(s, name, dc__ty_size(type))) {
     return false;
   }
   d->decl = dc__sema_declare(s, in_function ? DC_DECL_VAR : DC_DECL_GLOBAL,
@@ -930,7 +927,7 @@ static bool count_params(dc__sema_t* s, const dc__function_t* fn) {
     const dc__decl_t* p = fn->params[i].decl;
     // An array parameter is a pointer (8 bytes).
     uint32_t bytes = p->type->kind == DC_TY_ARRAY ? 8u : dc__ty_size(p->type);
-    if (!count_private(s, p->token, bytes)) return false;
+    if (!dc__sema_count_private(s, p->token, bytes)) return false;
   }
   return true;
 }

@@ -146,7 +146,9 @@ static void finish(graph_t* g, uint32_t u) {
                                   callee->calls_grid_sync ||
                                   callee->helper_reaches_barrier;
   }
-  g->bytes[u] = g->fns[u].private_bytes + most;
+  // Each call level also takes a frame the count of variables misses.
+  g->bytes[u] = g->fns[u].private_bytes +
+                (g->next[u] != NONE ? most + DC_LIMIT_CALL_FRAME_BYTES : 0);
   g->state[u] = DONE;
 }
 

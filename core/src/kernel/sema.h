@@ -95,6 +95,13 @@ DC_INTERNAL void dc__sema_note_use(dc__sema_t* s, const dc__token_t* t,
 DC_INTERNAL void dc__sema_note_name(dc__sema_t* s, const dc__token_t* t,
                                     dc__name_kind_t kind);
 
+// Adds |bytes| of private memory that |name| takes (a variable, a
+// parameter, a call's struct temporaries) to the function's count: its
+// frame is held to DC_LIMIT_PRIVATE_BYTES by itself too, so the message
+// can name what crossed it. False after that error.
+DC_INTERNAL bool dc__sema_count_private(dc__sema_t* s, const dc__token_t* name,
+                                        uint64_t bytes);
+
 //===-- Types (parse.c) ---------------------------------------------------===//
 
 // True if the cursor starts a type name: a type keyword, a vector type, a

@@ -175,6 +175,16 @@ static dc__expr_t* call_function(dc__sema_t* s, dc__decl_t* f,
                                      context);
     if (args.items[i] == NULL) return NULL;
   }
+  // Structs passed or returned by value are copies in the caller's frame.
+  uint64_t copies = f->type->kind == DC_TY_RECORD ? dc__ty_size(f->type) : 0;
+  for (uint32_t i = 0; i < args.count; ++i) {
+    const dc__ty_t* t = args.items[i]->type;
+    if (t->kind == DC_TY_RECORD) copies += dc__ty_size(t);
+  }
+  if (copies > 0 && s->function != NULL &&
+      !dc__sema_count_private(s, name, copies)) {
+    return NULL;
+  }
   dc__expr_t* e = call_node(s, DC_EXPR_CALL, f->type->unqualified, name, &args);
   if (e != NULL) e->decl = f;
   return e;
