@@ -8,9 +8,8 @@
 // addresses, a packed struct read from a __global byte buffer; and the
 // loop pragmas #pragma unroll [N] (an extension every OpenCL C compiler
 // accepts: results must be those of the plain loop).
-// ENDIAN (the endian(host|device) attribute of 6.11.3), which the front
-// end refuses today, is compiled only when the manifest's program line
-// defines it.
+// ENDIAN (the endian(host|device) attribute of 6.11.3) is compiled only
+// when the manifest's program line defines it.
 // The runs and their expected outputs are in manifest.txt.
 
 __kernel __attribute__((reqd_work_group_size(8, 2, 1)))

@@ -10,8 +10,8 @@
 // through _sat, which clamps and turns NaN into 0 (6.2.3.3).
 // CAST_SCALAR (a scalar cast to a vector type without parentheses around
 // the scalar, 6.2.2) and CAST_BOOL (a bool cast to an integer vector
-// type), which the code generators cannot write yet, are compiled only
-// when the manifest's program line defines them.
+// type), are compiled only when the manifest's program line defines
+// them.
 // The runs and their expected outputs are in manifest.txt.
 
 // Casts (6.2.2): floating to integer rounds toward zero, integer to

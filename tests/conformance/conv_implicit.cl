@@ -8,9 +8,9 @@
 // widening of a scalar operand to the vector operand's element type and
 // width (6.2.6, 6.3). Operands come in as kernel arguments, so that no
 // folding in a front end can stand in for what the device computes.
-// The constructs that the code generators cannot write yet are compiled
-// only when the manifest's program line defines their macro, so that
-// each fails alone: WIDEN_TO_FLOATING (an int, uint or long variable
+// The conversions C itself does not make are compiled only when the
+// manifest's program line defines their macro, so that a regression in
+// one shows alone: WIDEN_TO_FLOATING (an int, uint or long variable
 // widened to a float vector), SPLAT_INIT, SPLAT_ASSIGN and SPLAT_RETURN
 // (a scalar converted to a vector type on initialisation, assignment
 // and return, 6.2.1).

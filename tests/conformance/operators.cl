@@ -9,8 +9,8 @@
 // element (6.3.j), sizeof (6.3.k), the comma operator (6.3.l) and the
 // assignment operators (6.3.o). No operation overflows a signed type or
 // divides by zero: those are undefined.
-// The forms the code generators cannot write yet are compiled only when
-// the manifest's program line defines their macro, so that each fails
+// The forms C has no operator for are compiled only when the manifest's
+// program line defines their macro, so that a regression in one shows
 // alone: VECTOR_SELECT (?: with a vector condition, 6.3.i), VECTOR_NOT
 // (! on a vector, 6.3.h), VECTOR_LOGICAL (&& and || on vectors, 6.3.g)
 // and VEC_STEP (vec_step, 6.12.12).

@@ -11,13 +11,11 @@
 // structs (under DESIGNATED, below).
 // (Compound literals are not OpenCL C 1.2; structs by value as kernel
 // arguments are not supported yet by the engine, so none is used.)
-// DESIGNATED (designated initialisers, C99 6.7.8, which the CUDA code
-// generator cannot write yet), NESTED_DESIGNATOR (a designator list
-// such as '.rs[1].hi = ...', which the front end refuses today), and
-// ENUM_FROM_INT (an int
-// converted implicitly to an enum type, C99 6.7.2.2 and 6.3.1.1, which
-// the CUDA code generator writes as C++ rejects it), are compiled only
-// when the manifest's program line defines them.
+// DESIGNATED (designated initialisers, C99 6.7.8), NESTED_DESIGNATOR (a
+// designator list such as '.rs[1].hi = ...') and ENUM_FROM_INT (an int
+// converted implicitly to an enum type, C99 6.7.2.2 and 6.3.1.1), which
+// C++ does not have as C does, are compiled only when the manifest's
+// program line defines them.
 // The runs and their expected outputs are in manifest.txt.
 
 // x at 0, n at 4, v at 16 (a float4 is aligned to 16), id at 32; 48

@@ -5,12 +5,13 @@
 // components: .xyzw, .s0-.sF and .S0-.SF, numeric and letter swizzles,
 // .lo/.hi/.even/.odd at every width and chained, single components as
 // lvalues, components of vectors in __global memory).
-// The forms the code generators cannot write yet are compiled only when
-// the manifest's program line defines their macro, so that each fails
+// The forms C has no syntax for are compiled only when the manifest's
+// program line defines their macro, so that a regression in one shows
 // alone: LITERAL_PARTS (literals with vector operands), LITERAL_TYPEDEF
 // (a literal spelled with a typedef of a vector type), SWIZZLE_ASSIGN
 // (several components as an lvalue), SWIZZLE_CHAIN (a component of a
-// swizzle as an lvalue), THREE_COMPONENT (3-component types).
+// swizzle as an lvalue), THREE_COMPONENT (3-component types, refused by
+// name: not supported yet).
 // The runs and their expected outputs are in manifest.txt.
 
 // Literals (6.1.6) with one scalar of the element type per component, or

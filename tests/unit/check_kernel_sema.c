@@ -283,6 +283,20 @@ START_TEST(test_kernel_sema_deep_call_chain_compiles) {
 }
 END_TEST
 
+// C would go on inside the member a designator chain reached; the front
+// end asks for a designator instead of guessing.
+START_TEST(test_kernel_sema_element_after_designator_chain) {
+  expect_error("typedef struct { int a; int b; } in_t;\n"
+               "typedef struct { in_t i; int c; } out_t;\n"
+               "__kernel void k(__global int* o) {\n"
+               "  out_t x = { .i.a = 1, `2 };\n"
+               "  o[0] = x.c;\n"
+               "}\n",
+               "after a designator such as '.a.b = ...', the next element "
+               "needs a designator of its own");
+}
+END_TEST
+
 //===-- errors: built-ins -----------------------------------------------===//
 
 START_TEST(test_kernel_sema_get_global_id_without_argument) {
@@ -714,6 +728,7 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_mutual_recursion);
   tcase_add_test(errors, test_kernel_sema_recursion_through_three_functions);
   tcase_add_test(errors, test_kernel_sema_deep_call_chain_compiles);
+  tcase_add_test(errors, test_kernel_sema_element_after_designator_chain);
   tcase_add_test(errors, test_kernel_sema_get_global_id_without_argument);
   tcase_add_test(errors, test_kernel_sema_vstore_of_a_scalar);
   tcase_add_test(errors, test_kernel_sema_mul_hi_of_a_pointer);

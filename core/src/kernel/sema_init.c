@@ -244,8 +244,8 @@ static dc__expr_t* init_value(dc__sema_t* s, const dc__ty_t* type,
   return dc__sema_convert(s, e, type, "initialiser");
 }
 
-// Reads '[index] =' or '.member =' and moves *next to the slot it names.
-static bool designator(dc__sema_t* s, aggregate_t* a, uint32_t* next) {
+// Reads one '[index]' or '.member' and moves *next to the slot it names.
+static bool designator_step(dc__sema_t* s, aggregate_t* a, uint32_t* next) {
   const dc__token_t* t = dc__sema_cur(s);
   bool index = dc__tok_is(t, "[");
   if (index != (a->type->kind == DC_TY_ARRAY)) {
@@ -288,13 +288,71 @@ static bool designator(dc__sema_t* s, aggregate_t* a, uint32_t* next) {
     *next = r->is_union ? 0 : (uint32_t)(f - r->fields);
     if (r->is_union) a->field = f;
   }
-  if (dc__sema_at(s, ".") || dc__sema_at(s, "[")) {
-    dc__sema_error(s, dc__sema_cur(s),
-                   "nested designators are not supported: write "
-                   "'.a = { .b = ... }'");
-    return false;
+  return true;
+}
+
+static bool at_designator(dc__sema_t* s) {
+  return dc__sema_at(s, ".") || dc__sema_at(s, "[");
+}
+
+// The rest of a designator chain (".b[2] = v" after ".a"), in the object
+// of |type| whose initialiser so far is |so_far| (NULL if none): a copy of
+// it with the designated part, read with its value, set.
+static dc__expr_t* designated(dc__sema_t* s, const dc__ty_t* type,
+                              dc__expr_t* so_far, const dc__token_t* where) {
+  if (!is_aggregate(type)) {
+    dc__sema_error(s, dc__sema_cur(s), "'%s' has no members or elements to "
+                   "designate", dc__sema_ty(s, type));
+    return NULL;
   }
-  return dc__sema_expect(s, "=");
+  if (so_far != NULL && so_far->kind != DC_EXPR_INIT_LIST) {
+    dc__sema_error(s, dc__sema_cur(s), "a designator cannot set part of a "
+                   "'%s' initialised whole", dc__sema_ty(s, type));
+    return NULL;
+  }
+  if (!dc__sema_enter(s, where)) return NULL;
+  aggregate_t a;
+  dc__expr_t* e = NULL;
+  uint32_t next = 0;
+  if (aggregate_begin(s, &a, type, /*top=*/false, where) &&
+      designator_step(s, &a, &next)) {
+    bool kept = true;
+    for (uint32_t i = 0; so_far != NULL && i < so_far->arg_count && kept;
+         ++i) {
+      kept = so_far->args[i] == NULL || slots_put(s, &a.slots, i,
+                                                  so_far->args[i]);
+    }
+    if (so_far != NULL && so_far->field != NULL && a.field == NULL) {
+      a.field = so_far->field;
+    }
+    dc__expr_t* inner = next < a.slots.count ? a.slots.items[next] : NULL;
+    dc__expr_t* v = !kept ? NULL
+                    : at_designator(s)
+                        ? designated(s, slot_type(&a, next), inner, where)
+                    : dc__sema_expect(s, "=")
+                        ? init_value(s, slot_type(&a, next), NULL)
+                        : NULL;
+    if (v != NULL && slots_put(s, &a.slots, next, v)) {
+      e = aggregate_end(s, &a, where);
+    }
+  }
+  dc__sema_leave(s);
+  return e;
+}
+
+// Reads a designator and its value into |a|: '[index] = v', '.member = v',
+// or a chain ('.a.b = v', '.rs[1].hi = v') that sets part of a member.
+// *next is the slot it named; *filled whether the value was read (chains).
+static bool designator(dc__sema_t* s, aggregate_t* a, uint32_t* next,
+                       bool* filled) {
+  const dc__token_t* where = dc__sema_cur(s);
+  *filled = false;
+  if (!designator_step(s, a, next)) return false;
+  if (!at_designator(s)) return dc__sema_expect(s, "=");
+  dc__expr_t* so_far = *next < a->slots.count ? a->slots.items[*next] : NULL;
+  dc__expr_t* v = designated(s, slot_type(a, *next), so_far, where);
+  *filled = true;
+  return v != NULL && slots_put(s, &a->slots, *next, v);
 }
 
 // '{' already read: the elements of an array, a struct or a union, up to
@@ -304,19 +362,29 @@ static dc__expr_t* braced_aggregate(dc__sema_t* s, const dc__ty_t* type,
   aggregate_t a;
   if (!aggregate_begin(s, &a, type, top, open)) return NULL;
   uint32_t next = 0;
+  bool after_chain = false;  // the last element was a designator chain
   while (!dc__sema_at(s, "}")) {
-    if ((dc__sema_at(s, ".") || dc__sema_at(s, "[")) &&
-        !designator(s, &a, &next)) {
+    bool filled = false;
+    if (at_designator(s)) {
+      if (!designator(s, &a, &next, &filled)) return NULL;
+    } else if (after_chain) {
+      // C would go on inside the member the chain reached; not supported.
+      dc__sema_error(s, dc__sema_cur(s), "after a designator such as "
+                     "'.a.b = ...', the next element needs a designator of "
+                     "its own");
       return NULL;
     }
+    after_chain = filled;
     if (next >= a.limit) {
       dc__sema_error(s, dc__sema_cur(s),
                      "excess elements in the initialiser of '%s'",
                      dc__sema_ty(s, type));
       return NULL;
     }
-    dc__expr_t* v = init_value(s, slot_type(&a, next), NULL);
-    if (v == NULL || !slots_put(s, &a.slots, next, v)) return NULL;
+    if (!filled) {
+      dc__expr_t* v = init_value(s, slot_type(&a, next), NULL);
+      if (v == NULL || !slots_put(s, &a.slots, next, v)) return NULL;
+    }
     ++next;
     if (!dc__sema_accept(s, ",")) break;
   }
