@@ -23,3 +23,17 @@ __kernel void fibers(__global int* data, __local int* t, int m) {
   switch (m) { default: barrier(CLK_LOCAL_MEM_FENCE); break; }
   data[get_global_id(0) + m] = t[l];
 }
+// Indexes into private, __local and __constant arrays are checked too, in
+// kernels and in helpers.
+__constant int kSquares[4] = {0, 1, 4, 9};
+int pick(int i) {
+  int t[4] = {10, 11, 12, 13};
+  return t[i] + kSquares[i];
+}
+__kernel void arrays(__global int* o, int i) {
+  __local int shared[8];
+  int l = get_local_id(0);
+  shared[l] = l;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  o[get_global_id(0)] = pick(i) + shared[(l + i) % 8];
+}

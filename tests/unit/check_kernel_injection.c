@@ -467,6 +467,31 @@ START_TEST(test_kernel_injection_division_traps_nothing) {
 }
 END_TEST
 
+// With bounds checks (as under dclua --sandbox), an index past a private
+// array does not write over the stack: the dispatch fails and says where.
+START_TEST(test_kernel_injection_private_array_checked) {
+  dc_program_t* p = build("inj.cl",
+                          "int poke(int i) {\n"
+                          "  int t[4] = {1, 2, 3, 4};\n"
+                          "  t[i] = 7;\n"
+                          "  return t[0];\n"
+                          "}\n" KERNEL_OPEN
+                          "  o[0] = poke(o[1]);\n}\n",
+                          "-dc-bounds-check");
+  dc_buffer_t* b = int_buffer(2);
+  int32_t* o = host(b);
+  o[1] = 100000;
+  dc_arg_t a = dc_arg_buffer(b);
+  dc_dispatch_t grid = {.dims = 1, .global = {1}};
+  ck_assert_int_eq(dc_kernel_dispatch(kernel_of(p, "k"), &grid, &a, 1),
+                   DC_ERR_OUT_OF_RANGE);
+  DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (inj.cl:3): index 100000 is "
+                                 "outside an array of 4 element(s)");
+  dc_buffer_release(b);
+  dc_program_release(p);
+}
+END_TEST
+
 //===-- accepted: user names that the host or the engine also uses ------===//
 
 // Every user name is spelled with a prefix of its own in the generated
@@ -826,6 +851,7 @@ static Suite* kernel_injection_suite(void) {
                  test_kernel_injection_define_named_like_host_function);
   tcase_add_test(accepted, test_kernel_injection_pragma_gcc_poison_ignored);
   tcase_add_test(accepted, test_kernel_injection_division_traps_nothing);
+  tcase_add_test(accepted, test_kernel_injection_private_array_checked);
   tcase_add_test(accepted, test_kernel_injection_host_names_run);
   tcase_add_loop_test(accepted, test_kernel_injection_program_names, 0,
                       (int)COUNT_OF(kProgramNames));

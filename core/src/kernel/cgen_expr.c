@@ -687,6 +687,15 @@ static const dc__decl_t* checked_buffer(const dc__cgen_t* g,
 }
 
 static void emit_index(dc__cgen_t* g, const dc__expr_t* e) {
+  const dc__ty_t* array = e->lhs->type;
+  if (g->bounds_check && array->kind == DC_TY_ARRAY && array->length > 0) {
+    put(g, "(");
+    emit(g, e->lhs);
+    put(g, ")[DC_AIDX(");
+    emit(g, e->rhs);
+    dc__cgen_printf(g, ", %u, %u)]", array->length, e->token->line);
+    return;
+  }
   const dc__decl_t* buffer = checked_buffer(g, e);
   if (buffer != NULL) {
     put(g, "(*DC_IDX(");

@@ -469,3 +469,19 @@ dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
   dc__telemetry_span(ctx, &span);
   return st;
 }
+
+dc_status_t dc__kernel_fault(const dc_kernel_t* k, const char* fn,
+                             uint32_t arg, uint32_t line, long long index,
+                             unsigned long long length) {
+  if (arg >= k->info.arg_count) {  // DC_FAULT_ARRAY
+    return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                   "%s: kernel '%s' (%s:%u): index %lld is outside an array "
+                   "of %llu element(s)",
+                   fn, k->info.name, k->program->name, line, index, length);
+  }
+  return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                 "%s: kernel '%s' (%s:%u): index %lld of argument %u '%s' is "
+                 "outside its %llu element(s)",
+                 fn, k->info.name, k->program->name, line, index, arg,
+                 k->args[arg].name, length);
+}

@@ -86,6 +86,16 @@ typedef struct dc__prepared_t {
 // Whether |kernel| is a live kernel (its program not released).
 DC_INTERNAL bool dc__kernel_valid(const dc_kernel_t* kernel);
 
+// What a bounds-checked dispatch of |kernel| ends with after its first
+// access out of range, at source |line|: |index| into argument |arg| of
+// |length| elements, or into a private, __local or __constant array when
+// |arg| is DC_FAULT_ARRAY. DC_ERR_OUT_OF_RANGE, with |fn| in the message.
+#define DC_FAULT_ARRAY 0xFFFFFFFFu
+DC_INTERNAL dc_status_t dc__kernel_fault(const dc_kernel_t* kernel,
+                                         const char* fn, uint32_t arg,
+                                         uint32_t line, long long index,
+                                         unsigned long long length);
+
 // Checks argument |index| against the kernel's reflection; messages start
 // with |fn|, the public function the caller is in.
 DC_INTERNAL dc_status_t dc__kernel_check_arg(const char* fn,

@@ -169,6 +169,10 @@ static const char kModuleSupport[] =
     " long long dc_i_ = (long long)(i);"
     " (dc_i_ >= 0 && (unsigned long long)dc_i_ < dc_len[a]) ? dc_p_ + dc_i_"
     " : (__typeof__(dc_p_))dc__oob(dc_fault, a, line, dc_i_, dc_len[a]); })"
+    // An index into an array of |n|: 0 (and a fault) when outside it.
+    "\n#define DC_AIDX(i, n, line) ({ long long dc_a_ = (long long)(i);"
+    " (dc_a_ >= 0 && dc_a_ < (long long)(n)) ? dc_a_"
+    " : ((void)dc__oob(_wi->fault, ~0u, line, dc_a_, n), 0ll); })"
     "\n";
 
 // Chooses each kernel's execution mode: loops without barriers, regions

@@ -208,7 +208,7 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
                     name);
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   puts_out(e, "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
-              "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"
+              "\n  dc__wi_t _wi_storage = {.launch = _launch_in, .fault = dc_fault};"
               "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;");
   const uint32_t* req = fn->required_group_size;
   if (req[0] != 0) {  // dispatch checks that the launch has this size

@@ -640,14 +640,8 @@ static dc_status_t run_cooperative(const dc_kernel_t* k,
 }
 
 static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
-  const dc_kernel_arg_info_t* a = &k->args[f->arg < k->info.arg_count
-                                               ? f->arg
-                                               : 0];
-  return DC_FAIL(DC_ERR_OUT_OF_RANGE,
-                 "dc_kernel_dispatch: kernel '%s' (%s:%u): index %lld of "
-                 "argument %u '%s' is outside its %zu element(s)",
-                 k->info.name, k->program->name, f->line, f->index, f->arg,
-                 a->name, f->length);
+  return dc__kernel_fault(k, "dc_kernel_dispatch", f->arg, f->line, f->index,
+                          f->length);
 }
 
 // A native kernel's work-groups: one call of the host function each, with

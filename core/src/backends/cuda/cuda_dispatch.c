@@ -231,14 +231,8 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
     dc__cuda_fault_state_t f;
     DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
-      const dc_kernel_arg_info_t* a =
-          &k->args[f.arg < k->info.arg_count ? f.arg : 0];
-      return DC_FAIL(DC_ERR_OUT_OF_RANGE,
-                     "%s: kernel '%s' (%s:%u): index %lld of argument %u "
-                     "'%s' is outside its %llu element(s)",
-                     kFn, k->info.name, k->program->name, f.line,
-                     (long long)f.index, f.arg, a->name,
-                     (unsigned long long)f.length);
+      return dc__kernel_fault(k, kFn, f.arg, f.line, (long long)f.index,
+                              (unsigned long long)f.length);
     }
   }
   if (k->info.uses_grid_sync) {

@@ -798,6 +798,16 @@ static __forceinline__ T* dc__idx(T* p, I index, uint arg, uint line,
 }
 // What the code generator writes: the kernel's dc_len holds the lengths.
 #define DC_IDX(p, i, arg, line) dc__idx(p, i, arg, line, dc_len.n[arg])
+// An index into an array of |n|: 0 (and a fault) when outside it.
+template <class I>
+static __forceinline__ long long dc__aidx(I index, unsigned long long n,
+                                          uint line) {
+  long long i = (long long)index;
+  if (i >= 0 && (unsigned long long)i < n) return i;
+  dc__record_fault(~0u, line, i, n);
+  return 0;
+}
+#define DC_AIDX(i, n, line) dc__aidx(i, n, line)
 #endif  // DC__BOUNDS_CHECK
 
 #endif  // DC_CUDA_PRELUDE_H_
