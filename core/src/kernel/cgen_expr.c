@@ -25,6 +25,10 @@ static const char* type_text(dc__cgen_t* g, const dc__ty_t* t) {
 
 static bool is_vector(const dc__ty_t* t) { return t->kind == DC_TY_VECTOR; }
 
+static bool is_bool(const dc__ty_t* t) {
+  return t->kind == DC_TY_SCALAR && t->scalar == DC_SCALAR_BOOL;
+}
+
 static bool has_op(const dc__expr_t* e, const char* op) {
   return e->op != NULL && strcmp(e->op, op) == 0;
 }
@@ -161,18 +165,27 @@ static bool is_comparison(const char* op) {
          strcmp(op, "&&") == 0 || strcmp(op, "||") == 0;
 }
 
+// Whether `a op b` in |type| is an integer division that must go through
+// the prelude's DC_DIV or DC_MOD: its divisor |b| is no constant known
+// not to trap (0, or -1 for a signed type).
+static bool needs_safe_division(const dc__cgen_t* g, const char* op,
+                                const dc__ty_t* type, operand_t b) {
+  dc__scalar_t element = dc__ty_element(type);
+  bool integer = element != DC_SCALAR_FLOAT && element != DC_SCALAR_DOUBLE;
+  int64_t k;
+  bool safe = constant_of(b, &k) && k != 0 &&
+              !(dc__ty_is_signed(type) && k == -1);
+  return (op[0] == '/' || op[0] == '%') && op[1] == '\0' && integer &&
+         g->hooks->safe_division && !safe;
+}
+
 // `a op b` for operands of |type|, the type the operation is done in.
 static void emit_binop(dc__cgen_t* g, const char* op, const dc__ty_t* type,
                        operand_t a, operand_t b) {
   bool vector = is_vector(type);
-  bool integer = dc__ty_is_integer(type) ||
-                 (vector && dc__ty_element(type) != DC_SCALAR_FLOAT &&
-                  dc__ty_element(type) != DC_SCALAR_DOUBLE);
   int64_t k = 0;
   bool constant = constant_of(b, &k);
-  bool division = strcmp(op, "/") == 0 || strcmp(op, "%") == 0;
-  if (division && integer && g->hooks->safe_division &&
-      !(constant && k != 0 && !(dc__ty_is_signed(type) && k == -1))) {
+  if (needs_safe_division(g, op, type, b)) {
     dc__cgen_printf(g, "%s(", op[0] == '/' ? (vector ? "DC_VDIV" : "DC_DIV")
                                            : (vector ? "DC_VMOD" : "DC_MOD"));
     emit_operand(g, a);
@@ -288,8 +301,7 @@ static void emit_update(dc__cgen_t* g, const dc__expr_t* lhs, const char* op,
                     lhs_type, n);
     const char* old = dc__arena_printf(g->arena, "((%s)dc_o%u)",
                                        type_text(g, op_type), n);
-    if (lhs->type->kind == DC_TY_SCALAR &&
-        lhs->type->scalar == DC_SCALAR_BOOL) {
+    if (is_bool(lhs->type)) {
       dc__cgen_printf(g, op[0] == '+' ? "1" : "!dc_o%u", n);  // C++ bool
     } else {
       dc__cgen_printf(g, "(%s)", lhs_type);
@@ -312,10 +324,6 @@ static void emit_update(dc__cgen_t* g, const dc__expr_t* lhs, const char* op,
   close_block(g, dc__arena_printf(g->arena, post ? "dc_o%u" : "dc_v%u", n));
 }
 
-static bool is_bool(const dc__ty_t* t) {
-  return t->kind == DC_TY_SCALAR && t->scalar == DC_SCALAR_BOOL;
-}
-
 static bool needs_update(const dc__cgen_t* g, const dc__expr_t* lhs,
                          const char* op, const dc__ty_t* op_type,
                          const dc__expr_t* rhs) {
@@ -328,13 +336,7 @@ static bool needs_update(const dc__cgen_t* g, const dc__expr_t* lhs,
       (op[0] == '+' || op[0] == '-')) {
     return true;
   }
-  bool division = op[0] == '/' || op[0] == '%';
-  int64_t k;
-  bool safe = constant_of((operand_t){rhs, NULL}, &k) && k != 0 &&
-              !(dc__ty_is_signed(op_type) && k == -1);
-  bool floating = dc__ty_element(op_type) == DC_SCALAR_FLOAT ||
-                  dc__ty_element(op_type) == DC_SCALAR_DOUBLE;
-  return division && !floating && g->hooks->safe_division && !safe;
+  return needs_safe_division(g, op, op_type, (operand_t){rhs, NULL});
 }
 
 static void emit_assign(dc__cgen_t* g, const dc__expr_t* e) {
