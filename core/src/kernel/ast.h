@@ -2,9 +2,9 @@
 //
 // Statements form a tree; declarations and expressions are typed
 // (tree.h: every name resolved, every expression typed, implicit
-// conversions explicit). Each statement also keeps the token ranges it was
-// read from, which the code generators still rewrite token by token; the
-// typed tree is what the semantic analysis proved valid.
+// conversions explicit), and the code generators write from them alone
+// (cgen.h). Each statement also keeps the token ranges it was read from,
+// for messages and the analyses that still read tokens.
 // SPDX-License-Identifier: MIT
 #ifndef DC_KERNEL_AST_H_
 #define DC_KERNEL_AST_H_

@@ -21,12 +21,13 @@
 //
 // What the code generator relies on: dc__launch_t (the launch record every
 // kernel receives first and passes to its helpers as _wi), dc__smem (the
-// dynamic shared memory holding __local arguments), dc__lane and
-// dc__swizzle (components), dc__vptr (void pointers), dc__convert, dc__as,
-// dc__vload, dc__vstore, dc_async_strided_copy_g2l and _l2g (the spellings
-// of async_work_group_strided_copy's two directions), and with
+// dynamic shared memory holding __local arguments), the dc_<type>N
+// vector types with their operator[] and dc__swizzle (components),
+// select (a vector ?:), dc__convert, dc__as, dc__vload, dc__vstore,
+// dc_async_strided_copy_g2l and _l2g (the spellings of
+// async_work_group_strided_copy's two directions), and with
 // DC__GRID_SYNC or DC__BOUNDS_CHECK defined, the grid barrier and the
-// bounds check.
+// bounds checks (DC_IDX, DC_AIDX).
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_PRELUDE_H_
 #define DC_CUDA_PRELUDE_H_
@@ -388,19 +389,10 @@ DC__COMPOUND(>>=, >>)
 
 //===-- Components --------------------------------------------------------===//
 
-// v.x, v.s3: dc__lane<I>(v), a reference (so `v.x = 1` works) to a lane
-// that must exist. v.xy, v.s0123: dc__swizzle<I...>(v), a new vector.
-// v.lo, v.hi, v.even, v.odd: half the lanes, a scalar for a 2-lane v.
-template <int I, class T, int N>
-static __forceinline__ constexpr T& dc__lane(dc__vec<T, N>& v) {
-  static_assert(I < N, "dclua: vector component out of range");
-  return v.s[I];
-}
-template <int I, class T, int N>
-static __forceinline__ constexpr const T& dc__lane(const dc__vec<T, N>& v) {
-  static_assert(I < N, "dclua: vector component out of range");
-  return v.s[I];
-}
+// The code generator writes v.x as v[0] (dc__vec's operator[], a
+// reference) and v.xy, v.s0123 as dc__swizzle<I...>(v), a new vector. The
+// prelude's built-ins take halves with dc__lo and the rest (a scalar for a
+// 2-lane v).
 
 template <int... I>
 struct dc__max_index {
@@ -449,35 +441,6 @@ static __forceinline__ auto dc__odd(const dc__vec<T, N>& v) {
   return dc__half<1, 2>(v);
 }
 
-//===-- void pointers -----------------------------------------------------===//
-
-// C converts a void* to any object pointer implicitly, C++ does not, and
-// kernels rely on it (`__global float* f = raw;` for a `__global void*`
-// argument). The code generator writes `void*` as dc__vptr, a pointer
-// that converts both ways. It has a pointer's size and layout, so a
-// buffer argument declared void* receives the device address unchanged.
-struct dc__vptr {
-  void* p;
-  dc__vptr() = default;
-  constexpr dc__vptr(decltype(nullptr)) : p(nullptr) {}
-  template <class T>
-  __forceinline__ dc__vptr(T* q) : p((void*)q) {}
-  template <class T>
-  __forceinline__ operator T*() const {
-    return (T*)p;
-  }
-  __forceinline__ explicit operator bool() const { return p != nullptr; }
-  __forceinline__ explicit operator unsigned long() const {
-    return (unsigned long)p;
-  }
-  __forceinline__ explicit operator long() const { return (long)p; }
-};
-static __forceinline__ bool operator==(dc__vptr a, dc__vptr b) {
-  return a.p == b.p;
-}
-static __forceinline__ bool operator!=(dc__vptr a, dc__vptr b) {
-  return a.p != b.p;
-}
 
 //===-- Work-item functions -----------------------------------------------===//
 
