@@ -82,7 +82,7 @@ end
 
 --===-- dc.profile ------------------------------------------------------===--
 
--- A loop of |n| steps: its time grows with n.
+-- A loop of |n| steps, which takes some time.
 local function spin(n)
   local acc = 0
   for i = 1, n do acc = acc + i % 7 end
@@ -107,11 +107,9 @@ do
   dc.profile(function() calls = calls + 1 end)
   t.equal(calls, 11, "default: 10 runs after 1 warmup")
 
-  -- Eight times the work takes about eight times as long.
-  local short = dc.profile(function() spin(20000) end, { runs = 9 })
+  -- Real work takes measurable time. (How much is the machine's business:
+  -- a test must not depend on it being idle, so no ratio of two timings.)
   r = dc.profile(function() spin(160000) end, { runs = 9, work = 1000 })
-  local ratio = r.p50_ms / short.p50_ms
-  t.check(ratio > 3 and ratio < 20, "p50 grows with the work: " .. ratio)
   t.check(r.min_ms > 0 and r.max_ms < 10000, "times are in milliseconds")
   t.near(r.per_second, 1000 / r.mean_ms, "per_second = 1000 / mean_ms")
   t.near(r.work_per_second, 1000 * r.per_second, "work_per_second")
