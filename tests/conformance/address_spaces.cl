@@ -10,8 +10,8 @@
 // another type within its space (char pointers read the bytes of any
 // object).
 // STRING_INIT (a __constant char array initialised by a string literal,
-// C99 6.7.8), which the engine refuses by name (not supported yet), is
-// compiled only when the manifest's program line defines it.
+// C99 6.7.8) is compiled only when the manifest's program line defines
+// it.
 // The runs and their expected outputs are in manifest.txt.
 
 __constant int kPrimes[8] = {2, 3, 5, 7, 11, 13, 17, 19};

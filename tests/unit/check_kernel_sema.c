@@ -297,6 +297,26 @@ START_TEST(test_kernel_sema_element_after_designator_chain) {
 }
 END_TEST
 
+// A string literal initialises an array of char or uchar only, and must
+// fit it (its NUL may be left out when it does not).
+START_TEST(test_kernel_sema_string_initialisers) {
+  expect_compiles("str.cl",
+                  "__constant char kWord[5] = \"hello\";\n"
+                  "__constant uchar kEsc[] = \"a\\n\\x41\" \"z\";\n"
+                  "__kernel void k(__global int* o) {\n"
+                  "  char t[8] = \"hi\";\n"
+                  "  o[0] = kWord[4] + kEsc[2] + t[1] + (int)sizeof(kEsc);\n"
+                  "}\n");
+  expect_error("__constant char kWord[4] = `\"hello\";\n"
+               "__kernel void k(__global int* o) { o[0] = kWord[0]; }\n",
+               "the string has 5 characters, more than '__constant char[4]' "
+               "holds");
+  expect_error("__constant int kWide[4] = `\"abc\";\n"
+               "__kernel void k(__global int* o) { o[0] = kWide[0]; }\n",
+               "a string literal initialises an array of char or uchar");
+}
+END_TEST
+
 //===-- errors: built-ins -----------------------------------------------===//
 
 START_TEST(test_kernel_sema_get_global_id_without_argument) {
@@ -729,6 +749,7 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_recursion_through_three_functions);
   tcase_add_test(errors, test_kernel_sema_deep_call_chain_compiles);
   tcase_add_test(errors, test_kernel_sema_element_after_designator_chain);
+  tcase_add_test(errors, test_kernel_sema_string_initialisers);
   tcase_add_test(errors, test_kernel_sema_get_global_id_without_argument);
   tcase_add_test(errors, test_kernel_sema_vstore_of_a_scalar);
   tcase_add_test(errors, test_kernel_sema_mul_hi_of_a_pointer);

@@ -64,11 +64,6 @@ DC_INTERNAL dc__type_t dc__legacy_type(const dc__ty_t* type);
 DC_INTERNAL bool dc__same_name(const char* name, uint32_t length,
                                const dc__token_t* t);
 
-// Makes room in an arena array of |count| items for one more.
-DC_INTERNAL bool dc__sema_grow(dc__sema_t* s, void** items,
-                               uint32_t* capacity, uint32_t count,
-                               size_t size);
-
 // Checks that every break, continue, case, default and goto of |fn|'s
 // body has the statement it belongs in or jumps to (parse_jumps.c).
 DC_INTERNAL void dc__check_jumps(dc__sema_t* s, const dc__function_t* fn);

@@ -75,6 +75,10 @@ DC_INTERNAL void dc__sema_error(dc__sema_t* s, const dc__token_t* t,
 DC_INTERNAL void dc__sema_warning(dc__sema_t* s, const dc__token_t* t,
                                   const char* format, ...)
     DC_PRINTF_LIKE(3, 4);
+// Makes room in an arena array of |count| items for one more.
+DC_INTERNAL bool dc__sema_grow(dc__sema_t* s, void** items,
+                               uint32_t* capacity, uint32_t count,
+                               size_t size);
 // The token's text as a NUL-terminated string in the arena.
 DC_INTERNAL const char* dc__sema_spell(dc__sema_t* s, const dc__token_t* t);
 // Enters one level of nesting; false (after an error naming the limit)

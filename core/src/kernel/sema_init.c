@@ -453,7 +453,10 @@ static dc__expr_t* braced(dc__sema_t* s, const dc__ty_t* type, bool top) {
 dc__expr_t* dc__sema_initializer(dc__sema_t* s, const dc__ty_t* type) {
   if (type == NULL) return NULL;
   if (dc__sema_at(s, "{")) return braced(s, type, /*top=*/true);
-  if (type->kind == DC_TY_ARRAY && dc__sema_cur(s)->kind != DC_TOK_STRING) {
+  if (type->kind == DC_TY_ARRAY && dc__sema_cur(s)->kind == DC_TOK_STRING) {
+    return dc__sema_string_init(s, type);
+  }
+  if (type->kind == DC_TY_ARRAY) {
     dc__sema_error(s, dc__sema_cur(s),
                    "an array ('%s') is initialised with a braced list "
                    "'{ ... }'",

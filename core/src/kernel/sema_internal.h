@@ -108,6 +108,12 @@ DC_INTERNAL dc__expr_t* dc__sema_char_literal(dc__sema_t* s,
 // The type of the string literals at the cursor (adjacent ones joined),
 // which it passes: __constant char[N]. Only sizeof may hold one.
 DC_INTERNAL const dc__ty_t* dc__sema_string_type(dc__sema_t* s);
+// The string literals at the cursor (adjacent ones joined) as the
+// initialiser of the char or uchar array |type| (its length from the
+// string when it has none): a list of the bytes, with the NUL where
+// there is room (C99 6.7.8p14).
+DC_INTERNAL dc__expr_t* dc__sema_string_init(dc__sema_t* s,
+                                             const dc__ty_t* type);
 
 //===-- Operators (sema_operators.c) --------------------------------------===//
 

@@ -302,6 +302,65 @@ const dc__ty_t* dc__sema_string_type(dc__sema_t* s) {
   return dc__ty_array(s->types, c, total);
 }
 
+// Appends the bytes of the string literal |t| to |bytes| (grown in the
+// arena); false after an error.
+static bool string_bytes(dc__sema_t* s, const dc__token_t* t,
+                         unsigned char** bytes, uint32_t* count,
+                         uint32_t* capacity) {
+  const char* p = t->text + 1;
+  const char* end = t->text + t->length - 1;  // the closing quote
+  while (p < end) {
+    unsigned value = (unsigned char)*p;
+    if (*p++ == '\\' && !escape_value(s, t, &p, end, &value)) return false;
+    if (!dc__sema_grow(s, (void**)bytes, capacity, *count, 1)) return false;
+    (*bytes)[(*count)++] = (unsigned char)value;
+  }
+  return true;
+}
+
+dc__expr_t* dc__sema_string_init(dc__sema_t* s, const dc__ty_t* type) {
+  const dc__token_t* at = dc__sema_cur(s);
+  const dc__ty_t* element = type->base;
+  if (element->kind != DC_TY_SCALAR ||
+      (element->scalar != DC_SCALAR_CHAR &&
+       element->scalar != DC_SCALAR_UCHAR)) {
+    dc__sema_error(s, at, "a string literal initialises an array of char or "
+                   "uchar, not '%s'", dc__sema_ty(s, type));
+    return NULL;
+  }
+  unsigned char* bytes = NULL;
+  uint32_t count = 0, capacity = 0;
+  while (dc__sema_cur(s)->kind == DC_TOK_STRING) {  // adjacent ones join
+    if (!string_bytes(s, dc__sema_cur(s), &bytes, &count, &capacity)) {
+      return NULL;
+    }
+    ++s->pos;
+  }
+  // The NUL is kept where there is room for it (C99 6.7.8p14).
+  uint32_t length = type->length ? type->length : count + 1;
+  if (count > length) {
+    dc__sema_error(s, at, "the string has %u characters, more than '%s' "
+                   "holds", count, dc__sema_ty(s, type));
+    return NULL;
+  }
+  uint32_t slots = count < length ? count + 1 : count;
+  dc__expr_t** args = dc__arena_alloc(s->arena, (slots + 1) * sizeof(*args));
+  if (args == NULL) return NULL;
+  const dc__ty_t* plain = element->unqualified;
+  for (uint32_t i = 0; i < slots; ++i) {
+    uint64_t v = i < count ? bytes[i] : 0;
+    if (plain->scalar == DC_SCALAR_CHAR) v = (uint64_t)(int64_t)(int8_t)v;
+    if ((args[i] = dc__sema_int(s, plain, v, at)) == NULL) return NULL;
+  }
+  const dc__ty_t* array = type->length ? type : dc__ty_array(s->types, element,
+                                                             length);
+  dc__expr_t* e = dc__sema_node(s, DC_EXPR_INIT_LIST, array, at);
+  if (e == NULL) return NULL;
+  e->args = args;
+  e->arg_count = slots;
+  return e;
+}
+
 dc__expr_t* dc__sema_number_literal(dc__sema_t* s, const dc__token_t* t) {
   return is_floating_literal(t) ? floating_literal(s, t)
                                 : integer_literal(s, t);
