@@ -21,6 +21,6 @@ DC_INTERNAL void dc__strbuf_puts(dc__strbuf_t* sb, const char* text);
 DC_INTERNAL void dc__strbuf_printf(dc__strbuf_t* sb, const char* format, ...)
     DC_PRINTF_LIKE(2, 3);
 DC_INTERNAL void dc__strbuf_vprintf(dc__strbuf_t* sb, const char* format,
-                                    va_list args);
+                                    va_list args) DC_PRINTF_LIKE(2, 0);
 
 #endif  // DC_STRBUF_H_

@@ -324,6 +324,31 @@ static inline char* dc_test_unmark(const char* marked, char* where,
   return source;
 }
 
+// Asserts that building |marked| (the mark removed) as |name| on the CPU
+// with |options| fails with DC_ERR_COMPILE and no program, that the first
+// error is the front end's at the mark ("name:L:C: error: ") and that it
+// says |message|.
+static inline void dc_test_expect_error_at(const char* name,
+                                           const char* marked,
+                                           const char* options,
+                                           const char* message) {
+  char where[32], want[160];
+  char* source = dc_test_unmark(marked, where, sizeof(where));
+  snprintf(want, sizeof(want), "dc_program_create: %s:%s: error: ", name,
+           where);
+  dc_program_t* p = SENTINEL;
+  dc_status_t st = try_build(cpu, name, source, options, &p);
+  ck_assert_msg(st == DC_ERR_COMPILE, "got %s (%s) for:\n%s",
+                dc_status_name(st), dc_last_error(), source);
+  ck_assert_ptr_null(p);
+  ck_assert_msg(strncmp(dc_last_error(), want, strlen(want)) == 0,
+                "message '%s' does not start with '%s'", dc_last_error(),
+                want);
+  ck_assert_msg(strstr(dc_last_error(), message) != NULL,
+                "message '%s' lacks '%s'", dc_last_error(), message);
+  free(source);
+}
+
 // |head|, then |depth| parentheses around "1", then |tail| (malloc'ed): a
 // source nested past every limit of the front end.
 static inline char* dc_test_nested_parens(const char* head, size_t depth,

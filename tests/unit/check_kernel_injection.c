@@ -73,25 +73,10 @@ static void expect_nothing_foreign(const char* text, const char* allowed) {
 // says |message|, and that it shows nothing foreign (but |allowed|).
 static void expect_refused(const char* marked, const char* options,
                            const char* message, const char* allowed) {
-  char where[32], want[128];
-  char* source = dc_test_unmark(marked, where, sizeof(where));
-  snprintf(want, sizeof(want), "dc_program_create: inj.cl:%s: error: ",
-           where);
-  dc_program_t* p = SENTINEL;
-  dc_status_t st = try_build(cpu, "inj.cl", source, options, &p);
-  ck_assert_msg(st == DC_ERR_COMPILE, "got %s (%s) for:\n%s",
-                dc_status_name(st), dc_last_error(), source);
-  ck_assert_ptr_null(p);
-  ck_assert_msg(strncmp(dc_last_error(), want, strlen(want)) == 0,
-                "message '%s' does not start with '%s'", dc_last_error(),
-                want);
-  ck_assert_msg(strstr(dc_last_error(), message) != NULL,
-                "message '%s' lacks '%s'", dc_last_error(), message);
+  dc_test_expect_error_at("inj.cl", marked, options, message);
   expect_nothing_foreign(dc_last_error(), allowed);
-  free(source);
 }
 
-// A buffer of |n| int32 on the CPU, each of whose bytes is 0xA5.
 static dc_buffer_t* int_buffer(size_t n) {
   dc_buffer_t* b = dc_test_buffer_new(cpu, DC_DTYPE_I32, n, "inj");
   fill_bytes(b, 0xA5);

@@ -14,21 +14,7 @@
 // error: ") and that it says |message|.
 static void expect_error_with(const char* marked, const char* options,
                               const char* message) {
-  char where[32], want[128];
-  char* source = dc_test_unmark(marked, where, sizeof(where));
-  snprintf(want, sizeof(want), "dc_program_create: sema.cl:%s: error: ",
-           where);
-  dc_program_t* p = SENTINEL;
-  dc_status_t st = try_build(cpu, "sema.cl", source, options, &p);
-  ck_assert_msg(st == DC_ERR_COMPILE, "got %s (%s) for:\n%s",
-                dc_status_name(st), dc_last_error(), source);
-  ck_assert_ptr_null(p);
-  ck_assert_msg(strncmp(dc_last_error(), want, strlen(want)) == 0,
-                "message '%s' does not start with '%s'", dc_last_error(),
-                want);
-  ck_assert_msg(strstr(dc_last_error(), message) != NULL,
-                "message '%s' lacks '%s'", dc_last_error(), message);
-  free(source);
+  dc_test_expect_error_at("sema.cl", marked, options, message);
 }
 
 static void expect_error(const char* marked, const char* message) {
