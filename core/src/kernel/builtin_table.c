@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: MIT
 #include "builtin_table.h"
 
+#include "builtin_families.h"
+
 #include <assert.h>
 #include <float.h>
 #include <math.h>
@@ -12,292 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-//===-- Element types and widths ------------------------------------------===//
-
-// Bit sets of element types (bit i: dc__scalar_t i) and of widths (bit w:
-// width w, 1 being the scalar).
-#define EL(s) (1u << DC_SCALAR_##s)
-#define EL_FLOAT EL(FLOAT)
-#define EL_FLOATING (EL(FLOAT) | EL(DOUBLE))
-#define EL_SIGNED (EL(CHAR) | EL(SHORT) | EL(INT) | EL(LONG))
-#define EL_INT32 (EL(INT) | EL(UINT))
-#define EL_NARROW (EL(CHAR) | EL(UCHAR) | EL(SHORT) | EL(USHORT) | EL_INT32)
-#define EL_ATOMIC (EL_INT32 | EL(LONG) | EL(ULONG))
-#define EL_XCHG (EL_ATOMIC | EL_FLOATING)
-#define EL_DATA (EL_NARROW | EL(LONG) | EL(ULONG) | EL_FLOATING)
-// size_t and ptrdiff_t have no vectors; as scalars they stand beside
-// ulong and long, so min(get_global_id(0), n) stays a size_t.
-#define EL_INTEGER                                                           \
-  (EL_NARROW | EL(LONG) | EL(ULONG) | EL(SIZE_T) | EL(PTRDIFF_T))
-#define EL_ANY (EL_INTEGER | EL_FLOATING)
-
-#define WD(w) (1u << (w))
-#define W_ONE WD(1)
-#define W_ALL (WD(1) | WD(2) | WD(3) | WD(4) | WD(8) | WD(16))
-#define W_CROSS (WD(3) | WD(4))
-
-//===-- The table ---------------------------------------------------------===//
-
-// Pattern language. A pattern is the result then each parameter, separated
-// by single spaces. Each is a value token or a pointer token.
-//
-// Value tokens. G is the gentype: a scalar or vector whose element is one
-// of the family's |elements| and whose width is one of its |widths|; every
-// other letter derives from G's element e and width w:
-//   G  e, width w             S  e (the scalar of G, OpenCL's sgentype)
-//   V  e, width N of vloadN   U  the unsigned integer as wide as e, width w
-//   K  the signed integer as wide as e, width w
-//   R  a relational result: int for a scalar G, else K
-//   I  int, width w           W  the integer twice as wide as e (upsample)
-// and the fixed types void, int, uint, size_t, event_t.
-// Pointer tokens: [c|v]<value token>*<spaces>: a pointer to the value
-// token's type, its pointee const (c) or volatile (v), in one of the
-// address spaces listed: g __global, c __constant, l __local, p __private.
-// "G G S" is fmin(floatn, float); "V size_t cS*gclp" is vloadN.
-typedef struct family_t {
-  const char* name;
-  const char* pattern;
-  const char* accepts;  // for messages: "it takes <accepts>"
-  uint32_t elements;    // EL_*: the gentype's elements (0: no gentype)
-  uint32_t widths;      // W_*: the gentype's widths
-  uint8_t klass;        // dc__builtin_class_t
-  uint8_t n;            // vloadN, vstoreN: N
-  const char* spelling; // the preludes' name for it, if not |name|
-} family_t;
-
-#define FAM(name, klass, el, w, pattern, accepts) \
-  {name, pattern, accepts, el, w, (uint8_t)(klass), 0, NULL}
-
-// What each family takes, as messages say it.
-#define A_F1 "one float or double scalar or vector"
-#define A_F2 "two float or double scalars or vectors of one type"
-#define A_F2S A_F2 " (the second may be a scalar)"
-#define A_F3 "three float or double scalars or vectors of one type"
-#define A_N1 "one float scalar or vector"
-#define A_N2 "two float scalars or vectors of one type"
-#define A_I1 "one integer scalar or vector"
-#define A_I2 "two integer scalars or vectors of one type"
-#define A_I3 "three integer scalars or vectors of one type"
-#define A_FINT                                                               \
-  "a float or double scalar or vector and an int or int vector of its width"
-#define A_FPTR                                                               \
-  "a float or double scalar or vector and a pointer to its type (__global, " \
-  "__local or __private)"
-#define A_FIPTR                                                              \
-  "a float or double scalar or vector and a pointer to an int or int "     \
-  "vector of its width"
-#define A_ATOMIC                                                             \
-  "a pointer to a __global or __local int, uint, long or ulong and a value " \
-  "of that type"
-
-#define MATH(name, pattern, accepts) \
-  FAM(#name, DC_BUILTIN_MATH, EL_FLOATING, W_ALL, pattern, accepts)
-#define MATH1(name) MATH(name, "G G", A_F1)
-#define MATH2(name) MATH(name, "G G G", A_F2)
-#define NATIVE(name, pattern, accepts)                                      \
-  FAM("native_" #name, DC_BUILTIN_MATH, EL_FLOAT, W_ALL, pattern, accepts), \
-      FAM("half_" #name, DC_BUILTIN_MATH, EL_FLOAT, W_ALL, pattern, accepts)
-#define NATIVE1(name) NATIVE(name, "G G", A_N1)
-#define INTEGER(name, pattern, accepts) \
-  FAM(#name, DC_BUILTIN_MATH, EL_INTEGER, W_ALL, pattern, accepts)
-#define RELATIONAL(name, pattern, accepts) \
-  FAM(#name, DC_BUILTIN_MATH, EL_FLOATING, W_ALL, pattern, accepts)
-#define WORK_ITEM(name)                                            \
-  FAM(#name, DC_BUILTIN_WORK_ITEM, 0, W_ONE, "size_t uint",        \
-      "one dimension index (uint)")
-#define FENCE(name)                                      \
-  FAM(#name, DC_BUILTIN_SYNC, 0, W_ONE, "void uint",     \
-      "one cl_mem_fence_flags value (uint)")
-#define VLOAD(N)                                                          \
-  {"vload" #N, "V size_t cS*gclp",                                        \
-   "an offset (size_t) and a pointer to a scalar element", EL_DATA,       \
-   W_ONE, DC_BUILTIN_VLOAD, N, NULL},                                     \
-  {"vstore" #N, "void V size_t S*glp",                                    \
-   "a " #N "-component vector, an offset (size_t) and a pointer to its "  \
-   "element type (__global, __local or __private)",                       \
-   EL_DATA, W_ONE, DC_BUILTIN_VLOAD, N, NULL}
-// The engine offers each atomic under both names, atomic_ and atom_, for
-// 32- and 64-bit integers alike (docs/kernel-builtins.md).
-#define ATOMIC(op, el, pattern, accepts)                                   \
-  FAM("atomic_" #op, DC_BUILTIN_ATOMIC, el, W_ONE, pattern, accepts),      \
-      FAM("atom_" #op, DC_BUILTIN_ATOMIC, el, W_ONE, pattern, accepts)
-#define ASYNC(name, pattern, accepts) \
-  FAM(name, DC_BUILTIN_ASYNC, EL_DATA, W_ALL, pattern, accepts)
-// An async copy whose direction the preludes must know: they implement it
-// under |spelling| (a CPU pointer does not carry its address space).
-#define ASYNC_SPELLED(name, spelling, pattern, accepts)                      \
-  {name, pattern, accepts, EL_DATA, W_ALL, (uint8_t)DC_BUILTIN_ASYNC, 0,     \
-   spelling}
-
-// Every built-in function, each overload family on a line of its own; the
-// lines of one name are tried in the order written here.
-static const family_t kFamilies[] = {
-    // Work-item functions (6.12.1). get_enqueued_local_size is OpenCL
-    // 2.0's; the CUDA prelude has it.
-    FAM("get_work_dim", DC_BUILTIN_WORK_ITEM, 0, W_ONE, "uint",
-        "no arguments"),
-    WORK_ITEM(get_global_size), WORK_ITEM(get_global_id),
-    WORK_ITEM(get_local_size), WORK_ITEM(get_local_id),
-    WORK_ITEM(get_num_groups), WORK_ITEM(get_group_id),
-    WORK_ITEM(get_global_offset), WORK_ITEM(get_enqueued_local_size),
-
-    // Math (6.12.2).
-    MATH1(acos), MATH1(acosh), MATH1(acospi), MATH1(asin), MATH1(asinh),
-    MATH1(asinpi), MATH1(atan), MATH1(atanh), MATH1(atanpi), MATH1(cbrt),
-    MATH1(ceil), MATH1(cos), MATH1(cosh), MATH1(cospi), MATH1(erfc),
-    MATH1(erf), MATH1(exp), MATH1(exp2), MATH1(exp10), MATH1(expm1),
-    MATH1(fabs), MATH1(floor), MATH1(lgamma), MATH1(log), MATH1(log2),
-    MATH1(log10), MATH1(log1p), MATH1(logb), MATH1(rint), MATH1(round),
-    MATH1(rsqrt), MATH1(sin), MATH1(sinh), MATH1(sinpi), MATH1(sqrt),
-    MATH1(tan), MATH1(tanh), MATH1(tanpi), MATH1(tgamma), MATH1(trunc),
-    MATH2(atan2), MATH2(atan2pi), MATH2(copysign), MATH2(fdim),
-    MATH2(fmod), MATH2(hypot), MATH2(maxmag), MATH2(minmag),
-    MATH2(nextafter), MATH2(pow), MATH2(powr), MATH2(remainder),
-    MATH(fmax, "G G G", A_F2S), MATH(fmax, "G G S", A_F2S),
-    MATH(fmin, "G G G", A_F2S), MATH(fmin, "G G S", A_F2S),
-    MATH(fma, "G G G G", A_F3), MATH(mad, "G G G G", A_F3),
-    MATH(ldexp, "G G I", A_FINT), MATH(ldexp, "G G int", A_FINT),
-    MATH(pown, "G G I", A_FINT), MATH(rootn, "G G I", A_FINT),
-    MATH(ilogb, "I G", A_F1),
-    MATH(nan, "G U", "one uint or ulong scalar or vector"),
-    MATH(fract, "G G G*glp", A_FPTR), MATH(modf, "G G G*glp", A_FPTR),
-    MATH(sincos, "G G G*glp", A_FPTR),
-    MATH(frexp, "G G I*glp", A_FIPTR), MATH(lgamma_r, "G G I*glp", A_FIPTR),
-    MATH(remquo, "G G G I*glp",
-         "two float or double scalars or vectors of one type and a pointer "
-         "to an int or int vector of their width"),
-    NATIVE1(cos), NATIVE1(exp), NATIVE1(exp2), NATIVE1(exp10), NATIVE1(log),
-    NATIVE1(log2), NATIVE1(log10), NATIVE1(recip), NATIVE1(rsqrt),
-    NATIVE1(sin), NATIVE1(sqrt), NATIVE1(tan), NATIVE(divide, "G G G", A_N2),
-    NATIVE(powr, "G G G", A_N2),
-
-    // Common (6.12.4); clamp, max and min also take integers (6.12.3).
-    MATH1(degrees), MATH1(radians), MATH1(sign),
-    MATH(mix, "G G G G", A_F3 " (the last may be a scalar)"),
-    MATH(mix, "G G G S", A_F3 " (the last may be a scalar)"),
-    MATH(step, "G G G", "an edge and a value: " A_F2 " (the edge may be a "
-                        "scalar)"),
-    MATH(step, "G S G", "an edge and a value: " A_F2 " (the edge may be a "
-                        "scalar)"),
-    MATH(smoothstep, "G G G G", "two edges and a value: " A_F3 " (the edges "
-                                "may be scalars)"),
-    MATH(smoothstep, "G S S G", "two edges and a value: " A_F3 " (the edges "
-                                "may be scalars)"),
-    FAM("clamp", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G G",
-        "three scalars or vectors of one type (the bounds may be scalars)"),
-    FAM("clamp", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G S S",
-        "three scalars or vectors of one type (the bounds may be scalars)"),
-    FAM("max", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G",
-        "two scalars or vectors of one type (the second may be a scalar)"),
-    FAM("max", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G S",
-        "two scalars or vectors of one type (the second may be a scalar)"),
-    FAM("min", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G",
-        "two scalars or vectors of one type (the second may be a scalar)"),
-    FAM("min", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G S",
-        "two scalars or vectors of one type (the second may be a scalar)"),
-
-    // Integer (6.12.3). abs also takes floating types (the engine's).
-    INTEGER(abs, "U G", "one integer or floating scalar or vector"),
-    FAM("abs", DC_BUILTIN_MATH, EL_FLOATING, W_ALL, "G G", A_F1),
-    INTEGER(abs_diff, "U G G", A_I2), INTEGER(add_sat, "G G G", A_I2),
-    INTEGER(sub_sat, "G G G", A_I2), INTEGER(hadd, "G G G", A_I2),
-    INTEGER(rhadd, "G G G", A_I2), INTEGER(mul_hi, "G G G", A_I2),
-    INTEGER(rotate, "G G G", A_I2), INTEGER(clz, "G G", A_I1),
-    INTEGER(popcount, "G G", A_I1), INTEGER(mad_hi, "G G G G", A_I3),
-    INTEGER(mad_sat, "G G G G", A_I3),
-    FAM("mul24", DC_BUILTIN_MATH, EL_INT32, W_ALL, "G G G",
-        "two int or uint scalars or vectors of one type"),
-    FAM("mad24", DC_BUILTIN_MATH, EL_INT32, W_ALL, "G G G G",
-        "three int or uint scalars or vectors of one type"),
-    FAM("upsample", DC_BUILTIN_MATH, EL_NARROW, W_ALL, "W G U",
-        "a char, uchar, short, ushort, int or uint scalar or vector and the "
-        "unsigned type of its shape"),
-
-    // Geometric (6.12.5); the engine takes every width, not just 1 to 4.
-    MATH(dot, "S G G", A_F2), MATH(distance, "S G G", A_F2),
-    MATH(length, "S G", A_F1), MATH(normalize, "G G", A_F1),
-    MATH(fast_distance, "S G G", A_F2), MATH(fast_length, "S G", A_F1),
-    MATH(fast_normalize, "G G", A_F1),
-    FAM("cross", DC_BUILTIN_MATH, EL_FLOATING, W_CROSS, "G G G",
-        "two float3, float4, double3 or double4 vectors of one type"),
-
-    // Relational (6.12.6).
-    RELATIONAL(isequal, "R G G", A_F2), RELATIONAL(isnotequal, "R G G", A_F2),
-    RELATIONAL(isgreater, "R G G", A_F2),
-    RELATIONAL(isgreaterequal, "R G G", A_F2),
-    RELATIONAL(isless, "R G G", A_F2), RELATIONAL(islessequal, "R G G", A_F2),
-    RELATIONAL(islessgreater, "R G G", A_F2),
-    RELATIONAL(isordered, "R G G", A_F2),
-    RELATIONAL(isunordered, "R G G", A_F2), RELATIONAL(isfinite, "R G", A_F1),
-    RELATIONAL(isinf, "R G", A_F1), RELATIONAL(isnan, "R G", A_F1),
-    RELATIONAL(isnormal, "R G", A_F1), RELATIONAL(signbit, "R G", A_F1),
-    FAM("any", DC_BUILTIN_MATH, EL_SIGNED, W_ALL, "int G",
-        "one signed integer scalar or vector"),
-    FAM("all", DC_BUILTIN_MATH, EL_SIGNED, W_ALL, "int G",
-        "one signed integer scalar or vector"),
-    FAM("bitselect", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G G",
-        "three scalars or vectors of one type"),
-    FAM("select", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G K",
-        "two scalars or vectors of one type and an integer selector with "
-        "as many lanes of the same size"),
-    FAM("select", DC_BUILTIN_MATH, EL_ANY, W_ALL, "G G G U",
-        "two scalars or vectors of one type and an integer selector with "
-        "as many lanes of the same size"),
-
-    // Vector data load and store (6.12.7); the engine has no half forms.
-    VLOAD(2), VLOAD(3), VLOAD(4), VLOAD(8), VLOAD(16),
-
-    // Synchronization (6.12.8, 6.12.9) and the engine's grid barrier.
-    FENCE(barrier), FENCE(work_group_barrier), FENCE(mem_fence),
-    FENCE(read_mem_fence), FENCE(write_mem_fence),
-    FAM("dc_grid_sync", DC_BUILTIN_SYNC, 0, W_ONE, "void", "no arguments"),
-
-    // Async copies and prefetch (6.12.10).
-    ASYNC("async_work_group_copy", "event_t G*l cG*g size_t event_t",
-          "a __local and a __global pointer to one type (either way round), "
-          "a count (size_t) and an event"),
-    ASYNC("async_work_group_copy", "event_t G*g cG*l size_t event_t",
-          "a __local and a __global pointer to one type (either way round), "
-          "a count (size_t) and an event"),
-    // The stride applies to the __global side, so the two directions
-    // differ: to __local dst[i] = src[i*stride], to __global
-    // dst[i*stride] = src[i].
-    ASYNC_SPELLED("async_work_group_strided_copy",
-                  "dc_async_strided_copy_g2l",
-                  "event_t G*l cG*g size_t size_t event_t",
-                  "a __local and a __global pointer to one type (either way "
-                  "round), a count and a stride (size_t) and an event"),
-    ASYNC_SPELLED("async_work_group_strided_copy",
-                  "dc_async_strided_copy_l2g",
-                  "event_t G*g cG*l size_t size_t event_t",
-                  "a __local and a __global pointer to one type (either way "
-                  "round), a count and a stride (size_t) and an event"),
-    FAM("wait_group_events", DC_BUILTIN_ASYNC, 0, W_ONE, "void int event_t*p",
-        "a count (int) and a pointer to events"),
-    ASYNC("prefetch", "void cG*g size_t",
-          "a __global pointer and a count (size_t)"),
-
-    // Atomics (6.12.11, and cl_khr_int64_base_atomics' atom_*).
-    ATOMIC(add, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(sub, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(min, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(max, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(and, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(or, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(xor, EL_ATOMIC, "S vS*gl S", A_ATOMIC),
-    ATOMIC(xchg, EL_XCHG, "S vS*gl S",
-           "a pointer to a __global or __local int, uint, long, ulong, float "
-           "or double and a value of that type"),
-    ATOMIC(inc, EL_ATOMIC, "S vS*gl",
-           "a pointer to a __global or __local int, uint, long or ulong"),
-    ATOMIC(dec, EL_ATOMIC, "S vS*gl",
-           "a pointer to a __global or __local int, uint, long or ulong"),
-    ATOMIC(cmpxchg, EL_ATOMIC, "S vS*gl S S",
-           "a pointer to a __global or __local int, uint, long or ulong and "
-           "two values of that type"),
-};
-
-#define FAMILY_COUNT (sizeof(kFamilies) / sizeof(kFamilies[0]))
 
 //===-- Patterns ----------------------------------------------------------===//
 
@@ -408,27 +124,27 @@ static bool parse_pattern(const char* pattern, signature_t* out) {
 
 //===-- The index ---------------------------------------------------------===//
 
-// The families sorted by name (then by their order in kFamilies, so a
+// The families sorted by name (then by their order in dc__builtin_families, so a
 // name's lines are tried as written), and their parsed patterns. Built
 // once, then read-only: safe for concurrent compiles.
-static uint16_t g_order[FAMILY_COUNT];
-static signature_t g_signatures[FAMILY_COUNT];
+static uint16_t g_order[DC_BUILTIN_FAMILY_MAX];
+static signature_t g_signatures[DC_BUILTIN_FAMILY_MAX];
 static pthread_once_t g_index_once = PTHREAD_ONCE_INIT;
 
 static int compare_families(const void* a, const void* b) {
   uint16_t x = *(const uint16_t*)a, y = *(const uint16_t*)b;
-  int c = strcmp(kFamilies[x].name, kFamilies[y].name);
+  int c = strcmp(dc__builtin_families[x].name, dc__builtin_families[y].name);
   return c != 0 ? c : (x > y) - (x < y);
 }
 
 static void build_index(void) {
-  for (size_t i = 0; i < FAMILY_COUNT; ++i) {
+  for (size_t i = 0; i < dc__builtin_family_count; ++i) {
     g_order[i] = (uint16_t)i;
-    bool parsed = parse_pattern(kFamilies[i].pattern, &g_signatures[i]);
-    assert(parsed && "a pattern in kFamilies is malformed");
+    bool parsed = parse_pattern(dc__builtin_families[i].pattern, &g_signatures[i]);
+    assert(parsed && "a pattern in dc__builtin_families is malformed");
     (void)parsed;
   }
-  qsort(g_order, FAMILY_COUNT, sizeof(g_order[0]), compare_families);
+  qsort(g_order, dc__builtin_family_count, sizeof(g_order[0]), compare_families);
 }
 
 // Orders |name| (|length| bytes) against the NUL-terminated |s|.
@@ -442,18 +158,18 @@ static int compare_name(const char* name, size_t length, const char* s) {
 static bool find_families(const char* name, size_t length, size_t* lo,
                           size_t* hi) {
   pthread_once(&g_index_once, build_index);
-  size_t a = 0, b = FAMILY_COUNT;
+  size_t a = 0, b = dc__builtin_family_count;
   while (a < b) {  // the first entry not below |name|
     size_t mid = a + (b - a) / 2;
-    if (compare_name(name, length, kFamilies[g_order[mid]].name) > 0) {
+    if (compare_name(name, length, dc__builtin_families[g_order[mid]].name) > 0) {
       a = mid + 1;
     } else {
       b = mid;
     }
   }
   size_t end = a;
-  while (end < FAMILY_COUNT &&
-         compare_name(name, length, kFamilies[g_order[end]].name) == 0) {
+  while (end < dc__builtin_family_count &&
+         compare_name(name, length, dc__builtin_families[g_order[end]].name) == 0) {
     ++end;
   }
   *lo = a;
@@ -797,7 +513,7 @@ static target_t target_of(const signature_t* sig, uint32_t elements,
 
 // The widths G may have for |sig|: 1 and each vector argument's width,
 // among the family's.
-static uint32_t candidate_widths(const signature_t* sig, const family_t* f,
+static uint32_t candidate_widths(const signature_t* sig, const dc__builtin_family_t* f,
                                  const arg_view_t* args) {
   uint32_t widths = W_ONE;
   for (uint32_t i = 0; i < sig->count; ++i) {
@@ -811,7 +527,7 @@ static uint32_t candidate_widths(const signature_t* sig, const family_t* f,
 
 // One way to call the built-in: a family line at one gentype.
 typedef struct candidate_t {
-  uint32_t family;  // index into kFamilies
+  uint32_t family;  // index into dc__builtin_families
   gentype_t gentype;
   int cost;
   bool on_target;
@@ -824,7 +540,7 @@ typedef struct candidate_t {
 // The total cost of calling family line |c->family| at |c->gentype| with
 // |args|, filling c->spaces; NOT_VIABLE if an argument does not convert.
 static int match_family(candidate_t* c, const arg_view_t* args) {
-  const family_t* f = &kFamilies[c->family];
+  const dc__builtin_family_t* f = &dc__builtin_families[c->family];
   const signature_t* sig = &g_signatures[c->family];
   int total = 0;
   bool width_fixed = false;  // an earlier argument set G's width
@@ -866,7 +582,7 @@ static void consider(const candidate_t* c, candidate_t* best) {
 // match is found (step 2).
 static bool try_family(uint32_t index, uint32_t name_elements,
                        const arg_view_t* args, candidate_t* best) {
-  const family_t* f = &kFamilies[index];
+  const dc__builtin_family_t* f = &dc__builtin_families[index];
   const signature_t* sig = &g_signatures[index];
   target_t target = target_of(sig, name_elements, args);
   uint32_t widths = candidate_widths(sig, f, args);
@@ -907,7 +623,7 @@ static const dc__ty_t* slot_type(dc__types_t* types, const slot_t* slot,
 // The chosen overload, typed; NULL if the arena is out of memory.
 static dc__builtin_t* build_overload(dc__types_t* types, dc__arena_t* arena,
                                      const candidate_t* c) {
-  const family_t* f = &kFamilies[c->family];
+  const dc__builtin_family_t* f = &dc__builtin_families[c->family];
   const signature_t* sig = &g_signatures[c->family];
   dc__builtin_t* b = dc__arena_zalloc(arena, 1, sizeof(*b));
   if (b == NULL) return NULL;
@@ -980,14 +696,14 @@ static const dc__builtin_t* resolve_family(
     dc__types_t* types, dc__arena_t* arena, size_t lo, size_t hi,
     dc__expr_t* const* args, uint32_t arg_count, char* why,
     size_t why_size) {
-  const char* name = kFamilies[g_order[lo]].name;
-  const char* accepts = kFamilies[g_order[lo]].accepts;
+  const char* name = dc__builtin_families[g_order[lo]].name;
+  const char* accepts = dc__builtin_families[g_order[lo]].accepts;
   candidate_t best = {.cost = NOT_VIABLE};
   if (arg_count <= DC_BUILTIN_MAX_PARAMS) {
     arg_view_t views[DC_BUILTIN_MAX_PARAMS];
     for (uint32_t i = 0; i < arg_count; ++i) views[i] = view_of(args[i]);
     uint32_t elements = 0;
-    for (size_t k = lo; k < hi; ++k) elements |= kFamilies[g_order[k]].elements;
+    for (size_t k = lo; k < hi; ++k) elements |= dc__builtin_families[g_order[k]].elements;
     for (size_t k = lo; k < hi; ++k) {
       if (g_signatures[g_order[k]].count != arg_count) continue;
       if (try_family(g_order[k], elements, views, &best)) break;
