@@ -20,7 +20,7 @@
 // the preprocessor at once. The base frame's EOF is never consumed, so no
 // reader can walk past the end of the source.
 // SPDX-License-Identifier: MIT
-#include "pp.h"
+#include "pp_internal.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -32,72 +32,10 @@
 
 #include "const_expr.h"
 
-#define MACRO_BUCKETS 4096
-#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-typedef enum macro_kind_e { MACRO_PLAIN, MACRO_LINE, MACRO_FILE } macro_kind_t;
-
-// Where a definition came from, for the redefinition warning.
-typedef enum origin_e {
-  ORIGIN_PREDEFINED,
-  ORIGIN_OPTION,
-  ORIGIN_SOURCE
-} origin_t;
-
-typedef struct macro_t {
-  const char* name;
-  uint32_t name_length;
-  uint64_t hash;  // of the name
-  bool function_like;
-  bool variadic;
-  bool disabled;  // being expanded
-  macro_kind_t kind;
-  origin_t origin;
-  uint32_t line, col;  // of the name in #define (ORIGIN_SOURCE)
-  size_t param_count;
-  dc__token_t* params;
-  dc__token_t* body;
-  size_t body_count;
-  struct macro_t* next;
-} macro_t;
-
-typedef struct frame_t {
-  const dc__token_t* tokens;
-  size_t count;
-  size_t pos;
-  macro_t* macro;  // re-enabled when the frame is popped; NULL otherwise
-} frame_t;
-
-typedef struct conditional_t {
-  bool active;     // this branch is taken
-  bool was_taken;  // some branch of this #if has been taken
-  bool seen_else;
-  uint32_t line, col;
-} conditional_t;
-
-typedef struct pp_t {
-  dc__arena_t* arena;
-  dc__diag_t* diag;
-  const dc__build_options_t* options;
-  macro_t* buckets[MACRO_BUCKETS];
-  uint64_t hash_key;  // this run's own (see hash_name)
-  size_t macro_count;
-  frame_t frames[DC_LIMIT_MACRO_DEPTH + 1];  // the source, then expansions
-  size_t depth;
-  conditional_t conds[DC_LIMIT_IF_NESTING];
-  size_t cond_count;
-  size_t inactive;  // conditionals whose branch is not taken
-  size_t expansion_tokens;  // charged to DC_LIMIT_MACRO_EXPANSION_TOKENS
-  const dc__token_t* expanding;  // the innermost macro being expanded
-  dc__token_t outermost;         // the invocation in the source it began at
-  dc__token_list_t* out;
-  bool failed;
-  bool stopped;  // a limit was reached: read nothing more
-} pp_t;
 
 //===-- Diagnostics -----------------------------------------------------===//
 
-static void error_at(pp_t* pp, const dc__token_t* tok, const char* message,
+void dc__pp_error_at(pp_t* pp, const dc__token_t* tok, const char* message,
                      const char* detail) {
   pp->failed = true;
   if (detail) {
@@ -108,9 +46,7 @@ static void error_at(pp_t* pp, const dc__token_t* tok, const char* message,
 }
 
 // Reports a limit (whose message names it and its value) and stops.
-static void limit_error(pp_t* pp, uint32_t line, uint32_t col,
-                        const char* format, ...) DC_PRINTF_LIKE(4, 5);
-static void limit_error(pp_t* pp, uint32_t line, uint32_t col,
+void dc__pp_limit_error(pp_t* pp, uint32_t line, uint32_t col,
                         const char* format, ...) {
   char message[512];
   va_list args;
@@ -123,9 +59,7 @@ static void limit_error(pp_t* pp, uint32_t line, uint32_t col,
 }
 
 // A warning, as -w (none), -Werror (an error) and DC_LIMIT_WARNINGS have it.
-static void warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
-                    ...) DC_PRINTF_LIKE(4, 5);
-static void warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
+void dc__pp_warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
                     ...) {
   if (pp->options->no_warnings) return;
   char message[512];
@@ -146,7 +80,7 @@ static void warn_at(pp_t* pp, uint32_t line, uint32_t col, const char* format,
   }
 }
 
-static char* token_text(pp_t* pp, const dc__token_t* tok) {
+char* dc__pp_token_text(pp_t* pp, const dc__token_t* tok) {
   return dc__arena_strndup(pp->arena, tok->text, tok->length);
 }
 
@@ -173,7 +107,7 @@ static bool named(const macro_t* m, uint64_t hash, const char* name,
          memcmp(m->name, name, n) == 0;
 }
 
-static macro_t* find_macro(pp_t* pp, const char* name, size_t n) {
+macro_t* dc__pp_find_macro(pp_t* pp, const char* name, size_t n) {
   uint64_t h = hash_name(pp, name, n);
   for (macro_t* m = pp->buckets[h % MACRO_BUCKETS]; m; m = m->next) {
     if (named(m, h, name, n)) return m;
@@ -181,7 +115,7 @@ static macro_t* find_macro(pp_t* pp, const char* name, size_t n) {
   return NULL;
 }
 
-static void remove_macro(pp_t* pp, const char* name, size_t n) {
+void dc__pp_remove_macro(pp_t* pp, const char* name, size_t n) {
   uint64_t h = hash_name(pp, name, n);
   for (macro_t** link = &pp->buckets[h % MACRO_BUCKETS]; *link;
        link = &(*link)->next) {
@@ -195,10 +129,10 @@ static void remove_macro(pp_t* pp, const char* name, size_t n) {
 
 // Adds a macro named by |tok|, replacing one of that name, or returns NULL
 // (out of memory, or past DC_LIMIT_MACROS).
-static macro_t* add_macro(pp_t* pp, const dc__token_t* tok) {
-  remove_macro(pp, tok->text, tok->length);
+macro_t* dc__pp_add_macro(pp_t* pp, const dc__token_t* tok) {
+  dc__pp_remove_macro(pp, tok->text, tok->length);
   if (pp->macro_count == DC_LIMIT_MACROS) {
-    limit_error(pp, tok->line, tok->col,
+    dc__pp_limit_error(pp, tok->line, tok->col,
                 "macro count limit (%u) exceeded by the definition of "
                 "'%.*s'",
                 DC_LIMIT_MACROS, (int)tok->length, tok->text);
@@ -252,7 +186,7 @@ static bool push_frame(pp_t* pp, const dc__token_t* tokens, size_t count,
   if (pp->depth > DC_LIMIT_MACRO_DEPTH) {
     char where[160];
     describe_expansion(pp, where, sizeof(where));
-    limit_error(pp, at->line, at->col,
+    dc__pp_limit_error(pp, at->line, at->col,
                 "macro expansion depth limit (%u) exceeded%s",
                 DC_LIMIT_MACRO_DEPTH, where);
     return false;
@@ -294,7 +228,7 @@ static const dc__token_t* peek_token(pp_t* pp, size_t floor) {
   return NULL;
 }
 
-static bool name_eq(const dc__token_t* a, const dc__token_t* b) {
+bool dc__pp_name_eq(const dc__token_t* a, const dc__token_t* b) {
   return a->length == b->length && memcmp(a->text, b->text, a->length) == 0;
 }
 
@@ -317,7 +251,7 @@ static bool charge(pp_t* pp, size_t tokens, const dc__token_t* at) {
   }
   char where[160];
   describe_expansion(pp, where, sizeof(where));
-  limit_error(pp, at->line, at->col,
+  dc__pp_limit_error(pp, at->line, at->col,
               "macro expansion limit (%u tokens) exceeded%s",
               DC_LIMIT_MACRO_EXPANSION_TOKENS, where);
   return false;
@@ -336,7 +270,7 @@ static bool store(pp_t* pp, dc__token_list_t* list, dc__token_t tok) {
 }
 
 // Appends |tok| to the translation unit.
-static void output(pp_t* pp, dc__token_t tok) {
+void dc__pp_output(pp_t* pp, dc__token_t tok) {
   if (pp->stopped) return;
   if (dc__tok_is_hash(&tok) || dc__tok_is_paste(&tok)) {
     // '#' means nothing outside a directive; passing it on would let a
@@ -348,7 +282,7 @@ static void output(pp_t* pp, dc__token_t tok) {
     return;
   }
   if (pp->out->count >= DC_LIMIT_TOKENS) {
-    limit_error(pp, tok.line, tok.col,
+    dc__pp_limit_error(pp, tok.line, tok.col,
                 "token limit (%u tokens after preprocessing) exceeded",
                 DC_LIMIT_TOKENS);
     return;
@@ -358,7 +292,7 @@ static void output(pp_t* pp, dc__token_t tok) {
 
 static void put(pp_t* pp, dc__token_list_t* list, dc__token_t tok) {
   if (list == pp->out) {
-    output(pp, tok);
+    dc__pp_output(pp, tok);
   } else {
     store(pp, list, tok);
   }
@@ -406,8 +340,8 @@ static long collect_args(pp_t* pp, const macro_t* m, const dc__token_t* name,
   for (;;) {
     const dc__token_t* tok = next_token(pp, floor);
     if (tok == NULL || tok->kind == DC_TOK_EOF) {
-      error_at(pp, name, "unterminated argument list invoking macro",
-               token_text(pp, name));
+      dc__pp_error_at(pp, name, "unterminated argument list invoking macro",
+               dc__pp_token_text(pp, name));
       return -1;
     }
     if (tok->kind == DC_TOK_NEWLINE) continue;
@@ -416,8 +350,8 @@ static long collect_args(pp_t* pp, const macro_t* m, const dc__token_t* name,
                   !(m->variadic && count + 1 >= m->param_count);
     if ((is_close && depth == 0) || splits) {
       if (count == max_args) {
-        error_at(pp, name, "too many arguments to macro",
-                 token_text(pp, name));
+        dc__pp_error_at(pp, name, "too many arguments to macro",
+                 dc__pp_token_text(pp, name));
         return -1;
       }
       args[count++] = (arg_t){.tokens = current.items, .count = current.count};
@@ -450,10 +384,10 @@ static bool check_arg_count(pp_t* pp, const macro_t* m, const dc__token_t* name,
   return true;
 }
 
-static long param_index(const macro_t* m, const dc__token_t* tok) {
+long dc__pp_param_index(const macro_t* m, const dc__token_t* tok) {
   if (tok->kind != DC_TOK_IDENT) return -1;
   for (size_t i = 0; i < m->param_count; ++i) {
-    if (name_eq(&m->params[i], tok)) return (long)i;
+    if (dc__pp_name_eq(&m->params[i], tok)) return (long)i;
   }
   return -1;
 }
@@ -542,11 +476,11 @@ static size_t paste_operand(pp_t* pp, const macro_t* m, arg_t* args,
                             dc__token_t* scratch, const dc__token_t** toks) {
   const dc__token_t* r = &m->body[++*i];
   if (m->function_like && dc__tok_is_hash(r)) {
-    *scratch = stringize(pp, &args[param_index(m, &m->body[++*i])], *at);
+    *scratch = stringize(pp, &args[dc__pp_param_index(m, &m->body[++*i])], *at);
     *toks = scratch;
     return 1;
   }
-  long p = param_index(m, r);
+  long p = dc__pp_param_index(m, r);
   *toks = p >= 0 ? args[p].tokens : r;
   return p >= 0 ? args[p].count : 1;
 }
@@ -560,7 +494,7 @@ static void substitute(pp_t* pp, const macro_t* m, arg_t* args,
     const dc__token_t* t = &m->body[i];
     bool before_paste = i + 1 < m->body_count && dc__tok_is_paste(&m->body[i + 1]);
     if (m->function_like && dc__tok_is_hash(t)) {  // a parameter follows (#define)
-      dc__token_t s = stringize(pp, &args[param_index(m, &m->body[++i])], *at);
+      dc__token_t s = stringize(pp, &args[dc__pp_param_index(m, &m->body[++i])], *at);
       s.flags = t->flags;
       store(pp, out, s);
       placemarker = false;
@@ -579,7 +513,7 @@ static void substitute(pp_t* pp, const macro_t* m, arg_t* args,
       placemarker = false;
       continue;
     }
-    long p = param_index(m, t);
+    long p = dc__pp_param_index(m, t);
     if (p < 0) {
       append_at(pp, out, t, 1, at);
       placemarker = false;
@@ -647,7 +581,7 @@ static bool reserve_replacement(pp_t* pp, const macro_t* m, arg_t* args,
   size_t n = 0;
   for (size_t i = 0; i < m->body_count && !pp->stopped; ++i) {
     const dc__token_t* t = &m->body[i];
-    long p = param_index(m, t);
+    long p = dc__pp_param_index(m, t);
     bool pasted = (i + 1 < m->body_count && dc__tok_is_paste(&m->body[i + 1])) ||
                   (i > 0 && dc__tok_is_paste(&m->body[i - 1]));
     if (m->function_like && dc__tok_is_hash(t)) {
@@ -696,12 +630,12 @@ static void process_token(pp_t* pp, const dc__token_t* tok, size_t floor,
   macro_t* m = NULL;
   if (tok->kind == DC_TOK_IDENT && !(tok->flags & DC_TOKF_NO_EXPAND)) {
     if (dc__tok_is(tok, "_Pragma")) {
-      error_at(pp, tok,
+      dc__pp_error_at(pp, tok,
                "_Pragma is not supported; write #pragma on a line of its own",
                NULL);
       return;
     }
-    m = find_macro(pp, tok->text, tok->length);
+    m = dc__pp_find_macro(pp, tok->text, tok->length);
   }
   if (m == NULL) {
     put(pp, out, *tok);
@@ -742,12 +676,12 @@ static bool resolve_defined(pp_t* pp, const dc__token_t* line, size_t n,
     size_t name = i + 1 + paren;
     if (name >= n || line[name].kind != DC_TOK_IDENT ||
         (paren && (name + 1 >= n || !dc__tok_is(&line[name + 1], ")")))) {
-      error_at(pp, &line[i], "'defined' needs a macro name", NULL);
+      dc__pp_error_at(pp, &line[i], "'defined' needs a macro name", NULL);
       return false;
     }
     dc__token_t v = line[i];
     v.kind = DC_TOK_NUMBER;
-    v.text = find_macro(pp, line[name].text, line[name].length) ? "1" : "0";
+    v.text = dc__pp_find_macro(pp, line[name].text, line[name].length) ? "1" : "0";
     v.length = 1;
     if (!store(pp, out, v)) return false;
     i = name + paren;
@@ -808,18 +742,18 @@ static size_t expr_nesting(const dc__token_t* toks, size_t n) {
 
 // Refuses |toks|, the expression of |what| ("#if") at |at|, when it nests
 // deeper than the evaluator may recurse.
-static bool check_expr_nesting(pp_t* pp, const char* what,
+bool dc__pp_check_expr_nesting(pp_t* pp, const char* what,
                                const dc__token_t* at, const dc__token_t* toks,
                                size_t n) {
   if (expr_nesting(toks, n) <= DC_LIMIT_IF_EXPR_NESTING) return true;
-  limit_error(pp, at->line, at->col,
+  dc__pp_limit_error(pp, at->line, at->col,
               "%s expression nesting limit (%u) exceeded", what,
               DC_LIMIT_IF_EXPR_NESTING);
   return false;
 }
 
 // Expands the operands of a directive (#if, #pragma unroll).
-static void expand_directive(pp_t* pp, const dc__token_t* toks, size_t n,
+void dc__pp_expand_directive(pp_t* pp, const dc__token_t* toks, size_t n,
                              const dc__token_t* directive,
                              dc__token_list_t* out) {
   pp->expanding = NULL;
@@ -827,20 +761,20 @@ static void expand_directive(pp_t* pp, const dc__token_t* toks, size_t n,
   expand_isolated(pp, toks, n, directive, out);
 }
 
-static bool eval_condition(pp_t* pp, const dc__token_t* directive,
+bool dc__pp_eval_condition(pp_t* pp, const dc__token_t* directive,
                            const dc__token_t* line, size_t n) {
   if (n == 0) {
-    error_at(pp, directive, "#if needs an expression", NULL);
+    dc__pp_error_at(pp, directive, "#if needs an expression", NULL);
     return false;
   }
   dc__token_list_t resolved = {0}, expanded = {0};
-  if (!check_expr_nesting(pp, "#if", directive, line, n) ||
+  if (!dc__pp_check_expr_nesting(pp, "#if", directive, line, n) ||
       !resolve_defined(pp, line, n, &resolved)) {
     return false;
   }
-  expand_directive(pp, resolved.items, resolved.count, directive, &expanded);
+  dc__pp_expand_directive(pp, resolved.items, resolved.count, directive, &expanded);
   if (pp->failed ||
-      !check_expr_nesting(pp, "#if", directive, expanded.items,
+      !dc__pp_check_expr_nesting(pp, "#if", directive, expanded.items,
                           expanded.count)) {
     return false;
   }
@@ -853,239 +787,7 @@ static bool eval_condition(pp_t* pp, const dc__token_t* directive,
   return v != 0;
 }
 
-//===-- #define ---------------------------------------------------------===//
-
-// Reads the parameter list of "#define F(" starting at line[2]; returns the
-// index just past ')', or 0 after reporting an error.
-static size_t read_params(pp_t* pp, macro_t* m, const dc__token_t* line,
-                          size_t n) {
-  size_t most = n < DC_LIMIT_MACRO_PARAMS ? n : DC_LIMIT_MACRO_PARAMS;
-  m->params = dc__arena_zalloc(pp->arena, most, sizeof(dc__token_t));
-  if (m->params == NULL) return 0;
-  size_t i = 2;
-  if (i < n && dc__tok_is(&line[i], ")")) return i + 1;
-  for (; i < n; i += 2) {
-    dc__token_t p = line[i];
-    if (m->variadic) break;  // '...' must be last
-    if (dc__tok_is(&p, "...")) {
-      m->variadic = true;
-      p.kind = DC_TOK_IDENT;
-      p.text = "__VA_ARGS__";
-      p.length = 11;
-    } else if (p.kind != DC_TOK_IDENT || dc__tok_is(&p, "__VA_ARGS__")) {
-      error_at(pp, &p, "expected a parameter name in #define, not",
-               token_text(pp, &p));
-      return 0;
-    }
-    if (param_index(m, &p) >= 0) {
-      error_at(pp, &p, "duplicate macro parameter", token_text(pp, &p));
-      return 0;
-    }
-    if (m->param_count == DC_LIMIT_MACRO_PARAMS) {
-      limit_error(pp, p.line, p.col,
-                  "macro parameter limit (%u) exceeded in the definition "
-                  "of '%.*s'",
-                  DC_LIMIT_MACRO_PARAMS, (int)m->name_length, m->name);
-      return 0;
-    }
-    m->params[m->param_count++] = p;
-    if (i + 1 < n && dc__tok_is(&line[i + 1], ")")) return i + 2;
-    if (i + 1 >= n || !dc__tok_is(&line[i + 1], ",")) break;
-  }
-  error_at(pp, &line[1],
-           m->variadic ? "'...' must be the last macro parameter"
-                       : "expected ',' or ')' in the macro parameter list",
-           NULL);
-  return 0;
-}
-
-// C's rules for the body: # must name a parameter (function-like
-// macros), ## cannot stand at either end, and __VA_ARGS__ belongs to
-// variadic macros. Reports the first violation.
-static bool check_body(pp_t* pp, const macro_t* m) {
-  for (size_t i = 0; i < m->body_count; ++i) {
-    const dc__token_t* t = &m->body[i];
-    if (m->function_like && dc__tok_is_hash(t) &&
-        (i + 1 == m->body_count || param_index(m, &m->body[i + 1]) < 0)) {
-      error_at(pp, t, "'#' is not followed by a macro parameter", NULL);
-      return false;
-    }
-    if (dc__tok_is_paste(t) && (i == 0 || i + 1 == m->body_count)) {
-      error_at(pp, t, "'##' cannot appear at either end of a macro body",
-               NULL);
-      return false;
-    }
-    if (!m->variadic && dc__tok_is(t, "__VA_ARGS__")) {
-      error_at(pp, t,
-               "__VA_ARGS__ can only appear in the body of a variadic macro",
-               NULL);
-      return false;
-    }
-  }
-  return true;
-}
-
-// Whether two definitions are the same as C means it: parameters, and
-// body tokens with the same spelling and spacing.
-static bool same_definition(const macro_t* a, const macro_t* b) {
-  if (a->kind != b->kind || a->function_like != b->function_like ||
-      a->variadic != b->variadic || a->param_count != b->param_count ||
-      a->body_count != b->body_count) {
-    return false;
-  }
-  for (size_t i = 0; i < a->param_count; ++i) {
-    if (!name_eq(&a->params[i], &b->params[i])) return false;
-  }
-  for (size_t i = 0; i < a->body_count; ++i) {
-    const dc__token_t* x = &a->body[i];
-    const dc__token_t* y = &b->body[i];
-    if (x->kind != y->kind || !name_eq(x, y)) return false;
-    if (i > 0 && (x->flags & DC_TOKF_SPACE) != (y->flags & DC_TOKF_SPACE)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Warns when |m| replaces a different definition |old|, as C compilers do.
-static void check_redefinition(pp_t* pp, const macro_t* old,
-                               const macro_t* m, const dc__token_t* name) {
-  if (old == NULL || same_definition(old, m)) return;
-  char previous[64];
-  if (old->origin == ORIGIN_SOURCE) {
-    snprintf(previous, sizeof(previous), "the previous definition is at %u:%u",
-             old->line, old->col);
-  } else {
-    snprintf(previous, sizeof(previous), "it was %s",
-             old->origin == ORIGIN_PREDEFINED ? "predefined"
-                                              : "defined by a build option");
-  }
-  warn_at(pp, name->line, name->col, "'%.*s' redefined (%s)",
-          (int)name->length, name->text, previous);
-}
-
-// Defines the macro of a #define line (or a -D option's tokens).
-static void define_macro(pp_t* pp, const dc__token_t* directive,
-                         const dc__token_t* line, size_t n, origin_t origin) {
-  if (n == 0 || line[0].kind != DC_TOK_IDENT) {
-    error_at(pp, n ? &line[0] : directive, "#define needs a macro name", NULL);
-    return;
-  }
-  if (dc__pp_reserved_name(line[0].text, line[0].length)) {
-    error_at(pp, &line[0], "cannot define a macro named",
-             token_text(pp, &line[0]));
-    return;
-  }
-  macro_t m = {.name = line[0].text, .name_length = line[0].length,
-               .origin = origin, .line = line[0].line, .col = line[0].col};
-  size_t body = 1;
-  if (n > 1 && dc__tok_is(&line[1], "(") && !(line[1].flags & DC_TOKF_SPACE)) {
-    m.function_like = true;
-    body = read_params(pp, &m, line, n);
-    if (body == 0) return;
-  }
-  m.body = (dc__token_t*)&line[body];
-  m.body_count = n - body;
-  if (!check_body(pp, &m)) return;
-  check_redefinition(pp, find_macro(pp, m.name, m.name_length), &m, &line[0]);
-  macro_t* added = add_macro(pp, &line[0]);
-  if (added == NULL) return;
-  m.hash = added->hash;
-  m.next = added->next;
-  *added = m;
-}
-
-static void undefine_macro(pp_t* pp, const dc__token_t* d,
-                           const dc__token_t* line, size_t n) {
-  if (n == 0 || line[0].kind != DC_TOK_IDENT) {
-    error_at(pp, d, "#undef needs a macro name", NULL);
-    return;
-  }
-  if (dc__pp_reserved_name(line[0].text, line[0].length)) {
-    error_at(pp, &line[0], "cannot undefine", token_text(pp, &line[0]));
-    return;
-  }
-  if (n > 1) {
-    warn_at(pp, line[1].line, line[1].col, "extra tokens after #undef %.*s",
-            (int)line[0].length, line[0].text);
-  }
-  remove_macro(pp, line[0].text, line[0].length);
-}
-
-//===-- Conditionals ----------------------------------------------------===//
-
-static bool skipping(const pp_t* pp) { return pp->inactive > 0; }
-
-static void set_active(pp_t* pp, conditional_t* c, bool active) {
-  if (c->active && !active) ++pp->inactive;
-  if (!c->active && active) --pp->inactive;
-  c->active = active;
-}
-
-static void open_conditional(pp_t* pp, const dc__token_t* d,
-                             const dc__token_t* line, size_t n) {
-  if (pp->cond_count == DC_LIMIT_IF_NESTING) {
-    limit_error(pp, d->line, d->col, "#if nesting limit (%u) exceeded",
-                DC_LIMIT_IF_NESTING);
-    return;
-  }
-  bool outer_skipping = skipping(pp);
-  bool value = false;
-  if (!outer_skipping) {
-    if (dc__tok_is(d, "if")) {
-      value = eval_condition(pp, d, line, n);
-    } else if (n == 0 || line[0].kind != DC_TOK_IDENT) {
-      error_at(pp, d, "#ifdef needs a macro name", NULL);
-    } else {
-      value = (find_macro(pp, line[0].text, line[0].length) != NULL) ==
-              dc__tok_is(d, "ifdef");
-      if (n > 1) {
-        warn_at(pp, line[1].line, line[1].col, "extra tokens after #%.*s %.*s",
-                (int)d->length, d->text, (int)line[0].length, line[0].text);
-      }
-    }
-  }
-  conditional_t* c = &pp->conds[pp->cond_count++];
-  *c = (conditional_t){true, value || outer_skipping, false, d->line, d->col};
-  set_active(pp, c, value);
-}
-
-static void directive_conditional(pp_t* pp, const dc__token_t* d,
-                                  const dc__token_t* line, size_t n) {
-  if (dc__tok_is(d, "if") || dc__tok_is(d, "ifdef") ||
-      dc__tok_is(d, "ifndef")) {
-    open_conditional(pp, d, line, n);
-    return;
-  }
-  if (pp->cond_count == 0) {
-    error_at(pp, d, "unmatched directive", token_text(pp, d));
-    return;
-  }
-  conditional_t* c = &pp->conds[pp->cond_count - 1];
-  if (dc__tok_is(d, "endif")) {
-    set_active(pp, c, true);
-    --pp->cond_count;
-    return;
-  }
-  if (c->seen_else) {
-    error_at(pp, d, "directive after #else", NULL);
-    return;
-  }
-  set_active(pp, c, true);  // evaluate #elif in the enclosing state
-  bool enclosing_skipping = skipping(pp);
-  bool active;
-  if (dc__tok_is(d, "else")) {
-    c->seen_else = true;
-    active = !c->was_taken;
-  } else {  // elif
-    active = !c->was_taken && !enclosing_skipping &&
-             eval_condition(pp, d, line, n);
-  }
-  set_active(pp, c, active);
-  c->was_taken |= active;
-}
-
-//===-- #pragma and #line -----------------------------------------------===//
+//===-- Predefined macros -----------------------------------------------===//
 
 // Extensions the engine implements on every device, each a macro defined
 // to 1 (docs/kernel-builtins.md: doubles and every 32- and 64-bit atomic).
@@ -1100,234 +802,13 @@ static const char* const kExtensions[] = {
     "cl_khr_byte_addressable_store",
 };
 
-static bool known_extension(const dc__token_t* t) {
+bool dc__pp_known_extension(const dc__token_t* t) {
   for (size_t i = 0; i < COUNT_OF(kExtensions); ++i) {
     if (dc__tok_is(t, kExtensions[i])) return true;
   }
   return false;
 }
 
-// #pragma OPENCL EXTENSION name : enable | disable | require. Every known
-// extension is always on, so the pragma changes nothing.
-static void pragma_extension(pp_t* pp, const dc__token_t* d,
-                             const dc__token_t* line, size_t n) {
-  const dc__token_t* name = n > 2 ? &line[2] : NULL;
-  const dc__token_t* how = n > 4 ? &line[4] : NULL;
-  if (n != 5 || name->kind != DC_TOK_IDENT || !dc__tok_is(&line[3], ":") ||
-      !(dc__tok_is(how, "enable") || dc__tok_is(how, "disable") ||
-        dc__tok_is(how, "require"))) {
-    error_at(pp, d,
-             "malformed #pragma OPENCL EXTENSION: expected 'NAME : enable', "
-             "'disable' or 'require'",
-             NULL);
-    return;
-  }
-  if (known_extension(name) || dc__tok_is(name, "all")) return;
-  if (dc__tok_is(how, "require")) {
-    error_at(pp, name, "required extension is not supported:",
-             token_text(pp, name));
-  } else {
-    warn_at(pp, name->line, name->col,
-            "unknown OpenCL extension '%.*s' in #pragma; ignored",
-            (int)name->length, name->text);
-  }
-}
-
-static void pragma_fp_contract(pp_t* pp, const dc__token_t* d,
-                               const dc__token_t* line, size_t n) {
-  if (n != 3 || !(dc__tok_is(&line[2], "ON") || dc__tok_is(&line[2], "OFF") ||
-                  dc__tok_is(&line[2], "DEFAULT"))) {
-    error_at(pp, d,
-             "malformed #pragma OPENCL FP_CONTRACT: expected ON, OFF or "
-             "DEFAULT",
-             NULL);
-  }
-}
-
-// #pragma unroll [N] and #pragma nounroll become a DC_TOK_PRAGMA token
-// for the parser; N is a constant expression from 1 to INT32_MAX.
-static void pragma_unroll(pp_t* pp, const dc__token_t* hash,
-                          const dc__token_t* line, size_t n) {
-  bool nounroll = dc__tok_is(&line[0], "nounroll");
-  char* text = NULL;
-  if (n == 1) {
-    text = nounroll ? "nounroll" : "unroll";
-  } else if (nounroll) {
-    error_at(pp, &line[1], "#pragma nounroll takes nothing after it", NULL);
-    return;
-  } else {
-    dc__token_list_t expanded = {0};
-    if (!check_expr_nesting(pp, "#pragma unroll", &line[1], &line[1],
-                            n - 1)) {
-      return;
-    }
-    expand_directive(pp, &line[1], n - 1, &line[0], &expanded);
-    long long v = 0;
-    if (pp->failed ||
-        !check_expr_nesting(pp, "#pragma unroll", &line[1], expanded.items,
-                            expanded.count)) {
-      return;
-    }
-    if (!dc__eval_const_expr(expanded.items, expanded.count, false,
-                             "#pragma unroll", &line[0], pp->diag, &v)) {
-      pp->failed = true;  // reported
-      return;
-    }
-    if (v < 1 || v > INT32_MAX) {
-      pp->failed = true;
-      dc__diag_error(pp->diag, line[1].line, line[1].col,
-                     "#pragma unroll count %lld is out of range (1 to %d)",
-                     v, INT32_MAX);
-      return;
-    }
-    text = dc__arena_printf(pp->arena, "unroll %lld", v);
-    if (text == NULL) return;
-  }
-  dc__token_t t = {.kind = DC_TOK_PRAGMA, .length = (uint32_t)strlen(text),
-                   .text = text, .line = hash->line, .col = hash->col,
-                   .flags = hash->flags};
-  output(pp, t);
-}
-
-static void directive_pragma(pp_t* pp, const dc__token_t* hash,
-                             const dc__token_t* d, const dc__token_t* line,
-                             size_t n) {
-  if (n == 0) {
-    warn_at(pp, d->line, d->col, "empty #pragma ignored");
-  } else if (dc__tok_is(&line[0], "OPENCL") && n > 1 &&
-             dc__tok_is(&line[1], "EXTENSION")) {
-    pragma_extension(pp, d, line, n);
-  } else if (dc__tok_is(&line[0], "OPENCL") && n > 1 &&
-             dc__tok_is(&line[1], "FP_CONTRACT")) {
-    pragma_fp_contract(pp, d, line, n);
-  } else if (dc__tok_is(&line[0], "unroll") ||
-             dc__tok_is(&line[0], "nounroll")) {
-    pragma_unroll(pp, hash, line, n);
-  } else {
-    int shown = line[0].length > 40 ? 40 : (int)line[0].length;
-    warn_at(pp, line[0].line, line[0].col, "unknown #pragma '%.*s%s' ignored",
-            shown, line[0].text, (int)line[0].length > shown ? "..." : "");
-  }
-}
-
-// #line N: accepted and ignored (diagnostics stay in the source's own
-// lines). A file name is refused: nothing the user writes may reach a
-// #line of the generated code.
-static void directive_line(pp_t* pp, const dc__token_t* d,
-                           const dc__token_t* line, size_t n) {
-  bool digits = n > 0 && line[0].kind == DC_TOK_NUMBER && line[0].length <= 10;
-  uint64_t number = 0;
-  for (uint32_t i = 0; digits && i < line[0].length; ++i) {
-    digits = isdigit((unsigned char)line[0].text[i]) != 0;
-    number = number * 10 + (uint64_t)(line[0].text[i] - '0');
-  }
-  if (!digits || number == 0 || number > INT32_MAX) {
-    error_at(pp, n ? &line[0] : d,
-             "#line needs a decimal line number from 1 to 2147483647", NULL);
-  } else if (n > 1 && line[1].kind == DC_TOK_STRING) {
-    error_at(pp, &line[1],
-             "#line with a file name is not supported: messages name the "
-             "program as it was built",
-             NULL);
-  } else if (n > 1) {
-    error_at(pp, &line[1], "unexpected token after the #line number:",
-             token_text(pp, &line[1]));
-  }
-}
-
-//===-- Directives ------------------------------------------------------===//
-
-static bool is_one_of(const dc__token_t* t, const char* const* names,
-                      size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    if (dc__tok_is(t, names[i])) return true;
-  }
-  return false;
-}
-
-// Directives other compilers have and this language refuses.
-static bool refused_directive(pp_t* pp, const dc__token_t* d) {
-  static const char* const kIncludes[] = {"include", "include_next",
-                                          "import"};
-  static const char* const kOthers[] = {"ident", "sccs", "assert", "unassert"};
-  if (is_one_of(d, kIncludes, COUNT_OF(kIncludes))) {
-    pp->failed = true;
-    dc__diag_error(pp->diag, d->line, d->col,
-                   "#%.*s is not supported: a program is one source; pass "
-                   "definitions with -D options",
-                   (int)d->length, d->text);
-    return true;
-  }
-  if (is_one_of(d, kOthers, COUNT_OF(kOthers))) {
-    pp->failed = true;
-    dc__diag_error(pp->diag, d->line, d->col,
-                   "#%.*s is not supported by the kernel language",
-                   (int)d->length, d->text);
-    return true;
-  }
-  return false;
-}
-
-static void print_directive(pp_t* pp, const dc__token_t* d,
-                            const dc__token_t* line, size_t n) {
-  const char* text = n ? line[0].text : "";
-  size_t len = n ? (size_t)(line[n - 1].text + line[n - 1].length - text) : 0;
-  if (len > 400) len = 400;  // the message is what matters, not its size
-  if (dc__tok_is(d, "error")) {
-    pp->failed = true;
-    dc__diag_error(pp->diag, d->line, d->col, "#error %.*s", (int)len, text);
-  } else {
-    warn_at(pp, d->line, d->col, "#warning %.*s", (int)len, text);
-  }
-}
-
-static void handle_directive(pp_t* pp, const dc__token_t* hash,
-                             const dc__token_t* d, const dc__token_t* line,
-                             size_t n) {
-  static const char* const kConditionals[] = {"if",   "ifdef", "ifndef",
-                                              "elif", "else",  "endif"};
-  if (is_one_of(d, kConditionals, COUNT_OF(kConditionals))) {
-    directive_conditional(pp, d, line, n);
-    return;
-  }
-  if (skipping(pp)) return;
-  if (dc__tok_is(d, "define")) {
-    define_macro(pp, d, line, n, ORIGIN_SOURCE);
-  } else if (dc__tok_is(d, "undef")) {
-    undefine_macro(pp, d, line, n);
-  } else if (dc__tok_is(d, "error") || dc__tok_is(d, "warning")) {
-    print_directive(pp, d, line, n);
-  } else if (dc__tok_is(d, "pragma")) {
-    directive_pragma(pp, hash, d, line, n);
-  } else if (dc__tok_is(d, "line")) {
-    directive_line(pp, d, line, n);
-  } else if (!refused_directive(pp, d)) {
-    error_at(pp, d, "unknown preprocessor directive", token_text(pp, d));
-  }
-}
-
-// Reads the directive starting at the '#' the base frame stands on.
-static void read_directive(pp_t* pp) {
-  frame_t* base = &pp->frames[0];
-  const dc__token_t* hash = &base->tokens[base->pos++];
-  const dc__token_t* d = &base->tokens[base->pos];
-  if (d->kind == DC_TOK_NEWLINE || d->kind == DC_TOK_EOF) return;  // "#"
-  ++base->pos;
-  size_t start = base->pos;
-  while (base->tokens[base->pos].kind != DC_TOK_NEWLINE &&
-         base->tokens[base->pos].kind != DC_TOK_EOF) {
-    ++base->pos;
-  }
-  if (d->kind != DC_TOK_IDENT) {
-    if (!skipping(pp)) {
-      error_at(pp, hash, "expected a directive name after '#'", NULL);
-    }
-    return;
-  }
-  handle_directive(pp, hash, d, &base->tokens[start], base->pos - start);
-}
-
-//===-- Predefined macros -----------------------------------------------===//
 
 // Defines |name| (with its parameters, if any) as |value|, both trusted
 // or validated text.
@@ -1342,7 +823,7 @@ static void define_text(pp_t* pp, const char* name, const char* value,
   }
   // Options have no place in the source: their macros are at line 0.
   for (size_t i = 0; i < toks.count; ++i) toks.items[i].line = 0;
-  define_macro(pp, &toks.items[0], toks.items, toks.count - 1, origin);
+  dc__pp_define_macro(pp, &toks.items[0], toks.items, toks.count - 1, origin);
 }
 
 // OpenCL C 1.2's macros (section 6.10), its limits and math constants
@@ -1422,7 +903,7 @@ static const char* const kPredefined[][2] = {
 static void add_builtin(pp_t* pp, const char* name, macro_kind_t kind) {
   dc__token_t tok = {.kind = DC_TOK_IDENT, .text = name,
                      .length = (uint32_t)strlen(name)};
-  macro_t* m = add_macro(pp, &tok);
+  macro_t* m = dc__pp_add_macro(pp, &tok);
   if (m) m->kind = kind;
 }
 
@@ -1471,7 +952,7 @@ static void predefine(pp_t* pp) {
   }
   for (size_t i = 0; i < COUNT_OF(g_predefined); ++i) {
     const lexed_t* m = &g_predefined[i];
-    define_macro(pp, &m->toks[0], m->toks, m->count - 1, ORIGIN_PREDEFINED);
+    dc__pp_define_macro(pp, &m->toks[0], m->toks, m->count - 1, ORIGIN_PREDEFINED);
   }
   const char* version = options->cl_std == 100   ? "100"
                         : options->cl_std == 110 ? "110"
@@ -1488,7 +969,7 @@ static void predefine(pp_t* pp) {
     if (o->value != NULL) {
       define_text(pp, o->name, o->value, ORIGIN_OPTION);
     } else {
-      remove_macro(pp, o->name, strlen(o->name));
+      dc__pp_remove_macro(pp, o->name, strlen(o->name));
     }
   }
 }
@@ -1534,7 +1015,7 @@ static void run(pp_t* pp) {
   while (!pp->stopped) {
     if (pp->diag->errors >= DC_LIMIT_ERRORS) {
       const dc__token_t* t = &base->tokens[base->pos];
-      limit_error(pp, t->line, t->col,
+      dc__pp_limit_error(pp, t->line, t->col,
                   "stopping after %u errors (the error limit)",
                   DC_LIMIT_ERRORS);
       break;
@@ -1544,10 +1025,10 @@ static void run(pp_t* pp) {
       const dc__token_t* t = &base->tokens[base->pos];
       if (t->kind == DC_TOK_EOF) break;
       if (is_directive_start(t)) {
-        read_directive(pp);
+        dc__pp_read_directive(pp);
         continue;
       }
-      if (t->kind == DC_TOK_NEWLINE || skipping(pp)) {
+      if (t->kind == DC_TOK_NEWLINE || dc__pp_skipping(pp)) {
         ++base->pos;
         continue;
       }
