@@ -105,6 +105,9 @@ DC_INTERNAL const char* dc__cgen_declaration(dc__cgen_t* g,
                                              const dc__ty_t* type,
                                              const char* name,
                                              unsigned drop);
+// Whether the kernel parameter |d| is a __local pointer, which the back
+// ends receive as an offset into the group's local memory.
+DC_INTERNAL bool dc__cgen_is_local_pointer(const dc__decl_t* d);
 // The name the output gives |d|: DC_USER_PREFIX and its own name.
 DC_INTERNAL const char* dc__cgen_name(dc__cgen_t* g, const dc__decl_t* d);
 // Defines every struct and union of the program (each before the records

@@ -59,6 +59,11 @@ const char* dc__cgen_name(dc__cgen_t* g, const dc__decl_t* d) {
   return name ? name : "";
 }
 
+bool dc__cgen_is_local_pointer(const dc__decl_t* d) {
+  return d->type->kind == DC_TY_POINTER &&
+         d->type->base->space == DC_ADDRESS_LOCAL;
+}
+
 //===-- Types -------------------------------------------------------------===//
 
 static const char* scalar_spelling(dc__scalar_t scalar) {

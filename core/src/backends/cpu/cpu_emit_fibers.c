@@ -78,7 +78,7 @@ static void emit_pack(emitter_t* e, const dc__function_t* fn) {
       dc__cgen_printf(&e->g,
                       "\n  __builtin_memcpy(&_p.%s, _args[%u], sizeof(_p.%s));",
                       name, i, name);
-    } else if (is_local_pointer(d)) {
+    } else if (dc__cgen_is_local_pointer(d)) {
       dc__cgen_printf(&e->g,
                       "\n  _p.%s = (void*)(_localmem + (uintptr_t)_args[%u]);",
                       name, i);

@@ -12,11 +12,6 @@ static const char* param_declaration(emitter_t* e, const dc__decl_t* d,
   return dc__cgen_declaration(&e->g, d->type, name, DC_Q_CONST);
 }
 
-static bool is_local_pointer(const dc__decl_t* d) {
-  return d->type->kind == DC_TY_POINTER &&
-         d->type->base->space == DC_ADDRESS_LOCAL;
-}
-
 // Declares kernel parameter |d| from the argument table |_args|: values
 // are copied, buffers are pointers, __local pointers point into the
 // group's local memory.
@@ -27,7 +22,7 @@ static void emit_unpack(emitter_t* e, const dc__decl_t* d) {
   if (d->type->kind != DC_TY_POINTER) {
     dc__cgen_printf(&e->g, "; __builtin_memcpy(&%s, _args[%u], sizeof(%s));",
                     name, index, name);
-  } else if (is_local_pointer(d)) {
+  } else if (dc__cgen_is_local_pointer(d)) {
     dc__cgen_printf(&e->g, " = (void*)(_localmem + (uintptr_t)_args[%u]);",
                     index);
   } else {
@@ -122,7 +117,7 @@ static bool asks_group_position(const dc__expr_t* x, void* unused) {
 static bool runs_flat(const emitter_t* e, const dc__function_t* fn) {
   if (e->mode != DC_EXEC_LOOP || e->localmem_count != 0) return false;
   for (uint32_t i = 0; i < fn->param_count; ++i) {
-    if (is_local_pointer(fn->decl->params[i])) return false;
+    if (dc__cgen_is_local_pointer(fn->decl->params[i])) return false;
   }
   const dc__program_ast_t* ast = e->g.ast;
   for (uint32_t i = 0; i < ast->function_count; ++i) {

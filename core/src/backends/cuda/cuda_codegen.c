@@ -70,11 +70,6 @@ static bool cuda_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
 
 //===-- Kernels ---------------------------------------------------------===//
 
-static bool is_local_pointer(const dc__decl_t* d) {
-  return d->type->kind == DC_TY_POINTER &&
-         d->type->base->space == DC_ADDRESS_LOCAL;
-}
-
 // The kernel's parameter list, as cuda_codegen.h describes it.
 static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
   puts_out(e, "(const dc__launch_t _wi");
@@ -84,7 +79,7 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
   }
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     const dc__decl_t* d = fn->decl->params[i];
-    if (is_local_pointer(d)) {
+    if (dc__cgen_is_local_pointer(d)) {
       dc__cgen_printf(&e->g, ", unsigned long long dc_loff_%u", i);
     } else {
       dc__cgen_printf(&e->g, ", %s",
@@ -99,7 +94,7 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
 static void emit_local_params(emitter_t* e, const dc__function_t* fn) {
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     const dc__decl_t* d = fn->decl->params[i];
-    if (!is_local_pointer(d)) continue;
+    if (!dc__cgen_is_local_pointer(d)) continue;
     const char* type = dc__cgen_declaration(&e->g, d->type, NULL, 0);
     dc__cgen_printf(&e->g, " %s = (%s)(dc__smem + dc_loff_%u);",
                     dc__cgen_declaration(&e->g, d->type,
