@@ -1,5 +1,5 @@
 // prelude_test.c: checks every type and built-in of the CPU kernel prelude
-// (core/src/kernel/cpu_prelude.h) with scalars and all vector widths.
+// (core/src/backends/cpu/cpu_prelude.h) with scalars and all vector widths.
 //
 // Built by tests/prelude/CMakeLists.txt, or standalone from the top:
 //   gcc -std=gnu11 -O3 -march=native -Wall -Wextra -I core/src/kernel
