@@ -14,6 +14,9 @@
 //                            enqueuing 10,000 then finishing once
 //   compile                  cold (fresh cache directory and context) and
 //                            cache hit, dc vs pocl
+//   particle step 1M         a kernel taking its parameters as one struct
+//                            vs the same with separate arguments and vs
+//                            an OpenMP loop (bench_kernels_struct.c)
 //
 // dc kernels are built and run as a user would: dc_program_create() and
 // dc_kernel_dispatch(). The engine's kernel cache and pocl's live in private
@@ -25,8 +28,8 @@
 // (DC_BENCH_OPENCL, DC_BENCH_OPENBLAS); OpenMP where the compiler has it.
 // A missing baseline leaves a note and its rows out.
 //
-// BENCH_KERNELS=vadd,tiled,matmul,empty,compile (a comma-separated subset)
-// runs only those parts.
+// BENCH_KERNELS=vadd,tiled,matmul,empty,compile,struct (a comma-separated
+// subset) runs only those parts.
 //
 // Slow rows (the kernel matrix products, 60 ms to 1 s each; the
 // 10,000-kernel batches; the compiles) take one operation per sample,
@@ -53,6 +56,7 @@
 #include <unistd.h>
 
 #include "dc/dc.h"
+#include "bench_kernels_struct.h"
 #include "bench_opencl.h"
 #include "bench_util.h"
 #include "harness.h"
@@ -234,10 +238,21 @@ typedef struct bench_t {
   float* mm_ref;
 } bench_t;
 
+// bench_dc_build() with the build option -dc-checked (checked mode).
+static dc_program_t* build_checked(dc_device_t* dev, const char* source,
+                                   const char* name) {
+  dc_program_params_t params = {.source = source, .name = name,
+                                .options = "-dc-checked"};
+  dc_program_t* p = NULL;
+  DC_CHECK(dc_program_create(dev, &params, &p));
+  return p;
+}
+
 //===-- 1. vector add ----------------------------------------------------===//
 
 typedef struct vadd_t {
   dc_kernel_t* kernel;
+  dc_kernel_t* checked;  // the same kernel in checked mode
   dc_buffer_t* a;
   dc_buffer_t* b;
   dc_buffer_t* c;
@@ -247,14 +262,23 @@ typedef struct vadd_t {
   int threads;
 } vadd_t;
 
-static void vadd_dc_body(void* arg, uint64_t iters) {
-  vadd_t* v = arg;
+static void vadd_run(vadd_t* v, dc_kernel_t* k, uint64_t iters) {
   dc_arg_t args[3] = {dc_arg_buffer(v->a), dc_arg_buffer(v->b),
                       dc_arg_buffer(v->c)};
   dc_dispatch_t grid = {.dims = 1, .global = {VADD_N}};
   for (uint64_t i = 0; i < iters; ++i) {
-    DC_CHECK(dc_kernel_dispatch(v->kernel, &grid, args, 3));
+    DC_CHECK(dc_kernel_dispatch(k, &grid, args, 3));
   }
+}
+
+static void vadd_dc_body(void* arg, uint64_t iters) {
+  vadd_t* v = arg;
+  vadd_run(v, v->kernel, iters);
+}
+
+static void vadd_checked_body(void* arg, uint64_t iters) {
+  vadd_t* v = arg;
+  vadd_run(v, v->checked, iters);
 }
 
 #ifdef _OPENMP
@@ -286,10 +310,15 @@ static void bench_vadd(bench_t* B) {
   }
   dc_program_t* p = bench_dc_build(B->dc.dev, bench_vadd_source, "vadd.cl");
   v.kernel = bench_dc_find(p, "vadd");
+  dc_program_t* pc = build_checked(B->dc.dev, bench_vadd_source, "vadd.cl");
+  v.checked = bench_dc_find(pc, "vadd");
   bool ok = true;
   memset(v.hc, 0, VADD_N * sizeof(float));
   vadd_dc_body(&v, 1);
   ok = ok && same_floats(name, "dc kernel", v.hc, want, VADD_N);
+  memset(v.hc, 0, VADD_N * sizeof(float));
+  vadd_checked_body(&v, 1);
+  ok = ok && same_floats(name, "dc kernel checked", v.hc, want, VADD_N);
 #ifdef _OPENMP
   memset(v.hc, 0, VADD_N * sizeof(float));
   vadd_omp_body(&v, 1);
@@ -309,6 +338,8 @@ static void bench_vadd(bench_t* B) {
 #ifdef _OPENMP
         {.variant = "openmp", .body = vadd_omp_body, .arg = &v},
 #endif
+        {.variant = "dc kernel checked", .body = vadd_checked_body,
+         .arg = &v},
     };
     int count = (int)(sizeof(cases) / sizeof(cases[0]));
     dc_worker_pool_stats_t before = pool_stats(&B->dc);
@@ -323,8 +354,11 @@ static void bench_vadd(bench_t* B) {
 #else
     bench_note(name, "built without OpenMP: no baseline");
 #endif
+    // Checked mode costs at most half again the unchecked time.
+    bench_print_ratio(name, &cases[count - 1], &cases[0], "ratio<=1.5");
   }
   dc_program_release(p);
+  dc_program_release(pc);
   dc_buffer_release(v.a);
   dc_buffer_release(v.b);
   dc_buffer_release(v.c);
@@ -334,6 +368,7 @@ static void bench_vadd(bench_t* B) {
 
 typedef struct tiled_t {
   dc_kernel_t* kernel;
+  dc_kernel_t* checked;  // the same kernel in checked mode
   dc_buffer_t* a;
   dc_buffer_t* b;
   dc_buffer_t* c;
@@ -345,14 +380,23 @@ typedef struct tiled_t {
 #endif
 } tiled_t;
 
-static void tiled_dc_body(void* arg, uint64_t iters) {
-  tiled_t* t = arg;
+static void tiled_run(tiled_t* t, dc_kernel_t* k, uint64_t iters) {
   dc_arg_t args[4] = {dc_arg_buffer(t->a), dc_arg_buffer(t->b),
                       dc_arg_buffer(t->c), dc_arg_u32(MM_N)};
   dc_dispatch_t grid = {.dims = 2, .global = {MM_N, MM_N}, .local = {16, 16}};
   for (uint64_t i = 0; i < iters; ++i) {
-    DC_CHECK(dc_kernel_dispatch(t->kernel, &grid, args, 4));
+    DC_CHECK(dc_kernel_dispatch(k, &grid, args, 4));
   }
+}
+
+static void tiled_dc_body(void* arg, uint64_t iters) {
+  tiled_t* t = arg;
+  tiled_run(t, t->kernel, iters);
+}
+
+static void tiled_checked_body(void* arg, uint64_t iters) {
+  tiled_t* t = arg;
+  tiled_run(t, t->checked, iters);
 }
 
 #ifdef DC_BENCH_OPENCL
@@ -379,9 +423,14 @@ static void bench_tiled(bench_t* B) {
   memcpy(hb, B->mm_b, nn * sizeof(float));
   dc_program_t* p = bench_dc_build(B->dc.dev, kTiledSource, "matmul_tiled.cl");
   t.kernel = bench_dc_find(p, "matmul_tiled");
+  dc_program_t* pc = build_checked(B->dc.dev, kTiledSource, "matmul_tiled.cl");
+  t.checked = bench_dc_find(pc, "matmul_tiled");
   memset(t.hc, 0, nn * sizeof(float));
   tiled_dc_body(&t, 1);
   bool ok = same_floats(name, "dc", t.hc, B->mm_ref, nn);
+  memset(t.hc, 0, nn * sizeof(float));
+  tiled_checked_body(&t, 1);
+  ok = ok && same_floats(name, "dc checked", t.hc, B->mm_ref, nn);
 #ifdef DC_BENCH_OPENCL
   cl_program cp = NULL;
   if (B->have_ocl) {
@@ -410,25 +459,33 @@ static void bench_tiled(bench_t* B) {
     bench_note(name, "both build the same source; 16x16 work-groups over a "
                "1024x1024 grid; dc execution '%s'; GFLOP/s counts 2*n^3",
                info.execution);
-    bench_case_t cases[2] = {
+    bench_case_t cases[3] = {
         {.variant = "dc", .body = tiled_dc_body, .arg = &t},
-#ifdef DC_BENCH_OPENCL
-        {.variant = "pocl", .body = tiled_ocl_body, .arg = &t},
-#endif
     };
-    int count = B->have_ocl ? 2 : 1;
+    int count = 1;
+#ifdef DC_BENCH_OPENCL
+    if (B->have_ocl) {
+      cases[count++] = (bench_case_t){.variant = "pocl",
+                                      .body = tiled_ocl_body, .arg = &t};
+    }
+#endif
+    cases[count++] = (bench_case_t){.variant = "dc checked",
+                                    .body = tiled_checked_body, .arg = &t};
     run_slow_group(name, cases, count, 1.0);
     for (int k = 0; k < count; ++k) {
       bench_print_rate(name, &cases[k], 2.0 * MM_N * MM_N * (double)MM_N,
                  "GFLOP/s");
     }
-    if (count == 2) {
+    if (B->have_ocl) {
       // dc >= 3x pocl's speed.
       bench_print_ratio(name, &cases[0], &cases[1], "ratio<=0.333333");
     } else {
       bench_note(name, "pocl not available: no baseline");
     }
+    // Checked mode costs at most twice the unchecked time.
+    bench_print_ratio(name, &cases[count - 1], &cases[0], "ratio<=2");
   }
+  dc_program_release(pc);
 #ifdef DC_BENCH_OPENCL
   if (cp != NULL) {
     clReleaseMemObject(t.ma);
@@ -1056,6 +1113,9 @@ int main(int argc, char** argv) {
   (void)threads_before;
   if (bench_want_part("BENCH_KERNELS", "matmul")) bench_builtin_matmul(&B);
   if (bench_want_part("BENCH_KERNELS", "empty")) bench_empty(&B);
+  if (bench_want_part("BENCH_KERNELS", "struct")) {
+    bench_struct_args(B.dc.dev, B.dc.threads);
+  }
   if (bench_want_part("BENCH_KERNELS", "compile")) {
     compile_note();
     spawn_compile_cold(argv);

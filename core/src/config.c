@@ -159,7 +159,12 @@ dc_status_t dc__config_resolve(const dc_context_params_t* params,
   }
   DC_RETURN_IF_ERROR(env_size("DC_POOL_CACHE_LIMIT", &out->pool_cache_limit));
   DC_RETURN_IF_ERROR(env_size("DC_MEMORY_BUDGET", &out->device_memory_budget));
-  DC_RETURN_IF_ERROR(env_bool("DC_BOUNDS_CHECK", &out->bounds_check));
+  DC_RETURN_IF_ERROR(env_bool("DC_CHECKED", &out->checked_kernels));
+  if (out->kernel_time_limit_ns == 0) {
+    uint32_t ms = 0;
+    DC_RETURN_IF_ERROR(env_u32("DC_KERNEL_TIME_LIMIT_MS", &ms));
+    out->kernel_time_limit_ns = (uint64_t)ms * 1000000u;
+  }
   DC_RETURN_IF_ERROR(env_bool("DC_AUTOTUNE", &out->autotune));
   DC_RETURN_IF_ERROR(env_u32("DC_CPU_DEVICES", &out->cpu_devices));
   if (out->cpu_devices > DC__MAX_CPU_DEVICES) {

@@ -87,6 +87,8 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   dc__config_point_strings(&ctx->params, &ctx->strings);
   ctx->initial_log_level = resolved.log_level;
   atomic_init(&ctx->log_level, (int)resolved.log_level);
+  atomic_init(&ctx->kernel_time_limit_ns, resolved.kernel_time_limit_ns);
+  atomic_init(&ctx->interrupts, 0u);
   atomic_init(&ctx->host_refs, 1u);
   pthread_mutex_init(&ctx->lock, NULL);
   ctx->live.prev = ctx->live.next = &ctx->live;
@@ -136,7 +138,17 @@ dc_status_t dc_context_params(const dc_context_t* ctx,
   DC_REQUIRE_ARG(out_params, "dc_context_params");
   *out_params = ctx->params;
   out_params->log_level = dc_context_log_level(ctx);
+  out_params->kernel_time_limit_ns = atomic_load(
+      &((dc_context_t*)ctx)->kernel_time_limit_ns);
   return DC_OK;
+}
+
+void dc_context_set_kernel_time_limit(dc_context_t* ctx, uint64_t limit_ns) {
+  if (ctx != NULL) atomic_store(&ctx->kernel_time_limit_ns, limit_ns);
+}
+
+void dc_context_interrupt(dc_context_t* ctx) {
+  if (ctx != NULL) atomic_fetch_add(&ctx->interrupts, 1u);
 }
 
 //===-- Logging ---------------------------------------------------------===//

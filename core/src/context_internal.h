@@ -57,6 +57,10 @@ struct dc_context_t {
   dc__config_strings_t strings;
   dc_log_level_t initial_log_level;
   atomic_int log_level;
+  // Checked kernels: their time limit, and a count of dc_context_interrupt
+  // calls (a dispatch stops when it moves past the value it started with).
+  _Atomic uint64_t kernel_time_limit_ns;
+  atomic_uint interrupts;
 
   atomic_uint host_refs;
   pthread_mutex_t lock;

@@ -90,9 +90,7 @@ static const char* list_args(const dc_kernel_t* kernel, const dc_arg_t* args,
 // Drops the bindings: releases the bound buffers and marks every slot
 // unbound.
 static void clear_bindings(dc_encoder_t* e) {
-  for (size_t i = 0; i < e->arg_count; ++i) {
-    if (e->args[i].kind == DC_ARG_BUFFER) dc_buffer_release(e->args[i].buffer);
-  }
+  dc__args_drop(e->allocator, e->args, e->arg_count);
   if (e->args != NULL) memset(e->args, 0, e->capacity * sizeof(*e->args));
   e->unbound = e->arg_count;
 }
@@ -202,15 +200,20 @@ static dc_status_t bind(const char* fn, dc_encoder_t* e, size_t index,
                         const dc_arg_t* arg) {
   DC_RETURN_IF_ERROR(dc__kernel_check_arg(fn, e->kernel, index, arg));
   dc_arg_t* slot = &e->args[index];
-  if (arg->kind == DC_ARG_BUFFER) dc_buffer_retain(arg->buffer);
-  if (slot->kind == DC_ARG_BUFFER) dc_buffer_release(slot->buffer);
+  // Held: a buffer retained, a large record's bytes copied.
+  dc_arg_t held;
+  dc_status_t st = dc__arg_hold(e->allocator, &held, arg);
+  if (st != DC_OK) {
+    return DC_FAIL(st, "%s: kernel '%s': argument %zu: %s", fn,
+                   e->kernel->info.name, index, dc_last_error());
+  }
+  dc__arg_drop(e->allocator, slot);
   if (slot->kind == 0) e->unbound--;
   // __local sizes change the group's memory: check the geometry again.
   if (arg->kind == DC_ARG_LOCAL || slot->kind == DC_ARG_LOCAL) {
     e->checked = false;
   }
-  *slot = *arg;
-  if (arg->kind != DC_ARG_BUFFER) slot->buffer = NULL;  // never released
+  *slot = held;
   return DC_OK;
 }
 

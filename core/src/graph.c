@@ -84,10 +84,7 @@ void dc_graph_retain(dc_graph_t* g) {
 }
 
 static void free_op(dc_allocator_t a, dc__op_t* op) {
-  for (size_t i = 0; i < op->arg_count; ++i) {
-    if (op->args[i].kind == DC_ARG_BUFFER)
-      dc_buffer_release(op->args[i].buffer);
-  }
+  dc__args_drop(a, op->args, op->arg_count);
   if (op->args)
     dc_allocator_free(a, op->args, op->arg_count * sizeof(dc_arg_t));
   dc_kernel_release(op->kernel);
@@ -367,9 +364,12 @@ static dc_status_t take_args(dc_graph_t* g, dc__op_t* op,
     op->arg_count = 0;
     return DC_ERR_OUT_OF_MEMORY;
   }
-  memcpy(op->args, args, count * sizeof(dc_arg_t));
-  for (size_t i = 0; i < count; ++i) {  // all first: free_op releases all
-    if (args[i].kind == DC_ARG_BUFFER) dc_buffer_retain(args[i].buffer);
+  // All first: free_op drops all.
+  if (dc__args_hold(a, op->args, args, count) != DC_OK) {
+    dc_allocator_free(a, op->args, count * sizeof(dc_arg_t));
+    op->args = NULL;
+    op->arg_count = 0;
+    return DC_ERR_OUT_OF_MEMORY;
   }
   for (size_t i = 0; i < count; ++i) {
     if (args[i].kind != DC_ARG_BUFFER) continue;

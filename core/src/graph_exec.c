@@ -482,9 +482,11 @@ static dc_status_t copy_args(dc_graph_exec_t* e) {
       return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                      "dc_graph_instantiate: out of memory");
     }
-    memcpy(p->args, p->op->args, n * sizeof(dc_arg_t));
-    for (size_t i = 0; i < n; ++i) {
-      if (p->args[i].kind == DC_ARG_BUFFER) dc_buffer_retain(p->args[i].buffer);
+    if (dc__args_hold(e->ctx->allocator, p->args, p->op->args, n) != DC_OK) {
+      dc_allocator_free(e->ctx->allocator, p->args, n * sizeof(dc_arg_t));
+      p->args = NULL;
+      return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
+                     "dc_graph_instantiate: out of memory");
     }
   }
   return DC_OK;
@@ -590,10 +592,7 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   for (size_t k = 0; e->ops && k < e->count; ++k) {
     plan_op_t* p = &e->ops[k];
     if (p->op == NULL) continue;
-    for (size_t i = 0; p->args && i < p->op->arg_count; ++i) {
-      if (p->args[i].kind == DC_ARG_BUFFER)
-        dc_buffer_release(p->args[i].buffer);
-    }
+    dc__args_drop(a, p->args, p->op->arg_count);
     if (p->args)
       dc_allocator_free(a, p->args, p->op->arg_count * sizeof(dc_arg_t));
     dc_event_release(p->event);
@@ -923,9 +922,10 @@ dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
     return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "%s: graph '%s' is running", fn, e->graph->name);
   }
-  if (arg->kind == DC_ARG_BUFFER) dc_buffer_retain(arg->buffer);
-  if (old->kind == DC_ARG_BUFFER) dc_buffer_release(old->buffer);
-  p->args[arg_index] = *arg;
+  dc_arg_t held;
+  DC_RETURN_IF_ERROR(dc__arg_hold(e->ctx->allocator, &held, arg));
+  dc__arg_drop(e->ctx->allocator, &p->args[arg_index]);
+  p->args[arg_index] = held;
   e->replay.stale = true;  // the next replay records the graph again
   return DC_OK;
 }

@@ -139,11 +139,7 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
   }
   switch (cmd->kind) {
     case DC_CMD_DISPATCH:
-      for (size_t i = 0; i < cmd->u.dispatch.arg_count; ++i) {
-        if (cmd->u.dispatch.args[i].kind == DC_ARG_BUFFER) {
-          dc_buffer_release(cmd->u.dispatch.args[i].buffer);
-        }
-      }
+      dc__args_drop(a, cmd->u.dispatch.args, cmd->u.dispatch.arg_count);
       if (cmd->u.dispatch.args != cmd->inline_args) {
         dc_allocator_free(a, cmd->u.dispatch.args,
                           cmd->u.dispatch.arg_count * sizeof(dc_arg_t));

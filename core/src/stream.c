@@ -202,9 +202,19 @@ dc_status_t dc_stream_dispatch(dc_stream_t* st, dc_kernel_t* kernel,
                      "%s: cannot allocate %zu arguments", fn, arg_count);
     }
   }
-  if (arg_count > 0) memcpy(copy, args, arg_count * sizeof(dc_arg_t));
-  for (size_t i = 0; i < arg_count; ++i) {
-    if (copy[i].kind == DC_ARG_BUFFER) dc_buffer_retain(copy[i].buffer);
+  // Held: the command outlives the caller's arguments.
+  dc_status_t held = dc__args_hold(st->device->context->allocator, copy,
+                                   args, arg_count);
+  if (held != DC_OK) {
+    if (copy != cmd->inline_args) {
+      dc_allocator_free(st->device->context->allocator, copy,
+                        arg_count * sizeof(dc_arg_t));
+    }
+    pthread_mutex_lock(&st->sched->lock);
+    dc__cmd_free_locked(st->sched, cmd);
+    pthread_mutex_unlock(&st->sched->lock);
+    return DC_FAIL(held, "%s: kernel '%s': %s", fn, kernel->info.name,
+                   dc_last_error());
   }
   dc_kernel_retain(kernel);
   cmd->u.dispatch.kernel = kernel;

@@ -259,7 +259,7 @@ static dc_status_t create_context(const options_t* o, dc_context_t** out) {
   }
   params.device_memory_budget = (size_t)(o->memory_limit_mb * 1024.0 * 1024.0);
   // Kernels nobody vetted: every buffer access they make is checked.
-  params.bounds_check = o->sandbox;
+  params.checked_kernels = o->sandbox;
   return dc_context_create(&params, out);
 }
 

@@ -327,17 +327,21 @@ void dclua_push_kernel(lua_State* L, dc_kernel_t* kernel);
 
 // The arguments of one dispatch, converted from Lua values against the
 // kernel's reflection. |args| points at |inline_args| or, past 16
-// arguments, at a userdata left on the stack by the conversion.
+// arguments, at a userdata left on the stack by the conversion; that
+// userdata also holds the bytes of records larger than a dc_arg_t's inline
+// value (|spill|; NULL when there are none), which their arguments borrow.
 typedef struct dclua_args_t {
   dc_arg_t* args;
   size_t count;
+  unsigned char* spill;
   dc_arg_t inline_args[16];
 } dclua_args_t;
 
 // Converts the values at stack slots |first|..|last| (inclusive; none when
 // last < first) into |kernel|'s arguments: a dc.buffer for a buffer
 // argument, a number (or boolean) for a scalar, a table of numbers for a
-// vector, dc.localmem(bytes) or a byte count for a __local pointer. Raises
+// vector, dc.localmem(bytes) or a byte count for a __local pointer, a
+// table of members or a string of its bytes for a struct (l_record.c). Raises
 // INVALID_ARGUMENT naming the kernel and the argument ("blur_h: expected 3
 // arguments (in, out, w), got 0"; "blur_h: argument 3 (w) expects int,
 // got a string").
@@ -353,10 +357,32 @@ void dclua_args_from_table(lua_State* L, dc_kernel_t* kernel, int index,
 // Converts the value at |index| into argument |arg| (0-based) of |kernel|
 // alone (|arg| below the kernel's argument count), by the rules and with
 // the messages of dclua_args_from_stack (for enc:arg, which binds one
-// argument at a time).
-// [-0, +0, v]
+// argument at a time). A record larger than the argument's inline value
+// is written into a userdata pushed on the stack, which |out| borrows.
+// [-0, +(0|1), v]
 void dclua_arg_from_value(lua_State* L, dc_kernel_t* kernel, size_t arg,
                           int index, dc_arg_t* out);
+
+// Shared by the conversions (l_args.c): raises INVALID_ARGUMENT
+// "<kernel>: <message>" with the error's field kernel set; describes the
+// value at |index| for a "got ..." clause into |buf|; names a dtype as the
+// kernel language does ("int"); converts the value at |index| to one
+// element of |dtype| at |dst| and returns NULL, or why it cannot ("" for
+// a value of the wrong type).
+int dclua_args_fail(lua_State* L, const char* kernel, const char* format,
+                    ...) __attribute__((format(printf, 3, 4)));
+const char* dclua_args_describe(lua_State* L, int index, char* buf,
+                                size_t size);
+const char* dclua_c_type(dc_dtype_t dtype);
+const char* dclua_put_element(lua_State* L, int index, dc_dtype_t dtype,
+                              void* dst);
+
+// Converts the table of members or the string of bytes at |index| into
+// struct argument |arg| of |kernel|: its reflected size of bytes at |dst|
+// (l_record.c). Raises as dclua_args_from_stack does, naming the member.
+// [-0, +0, v]
+void dclua_record_from_value(lua_State* L, const dc_kernel_t* kernel,
+                             size_t arg, int index, unsigned char* dst);
 
 // Reads a launch shape from the table at |index|: `grid` (a count or a
 // table of 1-3 counts; required), `group` (same form; optional: the engine

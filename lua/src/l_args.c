@@ -26,18 +26,20 @@
 //===-- Messages --------------------------------------------------------===//
 
 // Raises INVALID_ARGUMENT "<kernel>: <message>" with field kernel.
-static int args_fail(lua_State* L, const char* kernel, const char* format,
-                     ...) __attribute__((format(printf, 3, 4)));
+static int raise_message(lua_State* L, const char* kernel,
+                         const char* message) {
+  dc_set_error(DC_ERR_INVALID_ARGUMENT, "%s: %s", kernel, message);
+  return dclua_raise_with(L, DC_ERR_INVALID_ARGUMENT, "kernel", kernel);
+}
 
-static int args_fail(lua_State* L, const char* kernel, const char* format,
-                     ...) {
+int dclua_args_fail(lua_State* L, const char* kernel, const char* format,
+                    ...) {
   char message[768];
   va_list ap;
   va_start(ap, format);
   vsnprintf(message, sizeof(message), format, ap);
   va_end(ap);
-  dc_set_error(DC_ERR_INVALID_ARGUMENT, "%s: %s", kernel, message);
-  return dclua_raise_with(L, DC_ERR_INVALID_ARGUMENT, "kernel", kernel);
+  return raise_message(L, kernel, message);
 }
 
 // Describes the value at |index| for a "got ..." clause: numbers by value
@@ -106,9 +108,9 @@ static int count_fail(lua_State* L, const dc_kernel_t* kernel, size_t want,
   char names[512];
   const char* name = dc_kernel_name(kernel);
   if (want == 0) {
-    return args_fail(L, name, "expected no arguments, got %zu", got);
+    return dclua_args_fail(L, name, "expected no arguments, got %zu", got);
   }
-  return args_fail(L, name, "expected %zu argument%s (%s), got %zu", want,
+  return dclua_args_fail(L, name, "expected %zu argument%s (%s), got %zu", want,
                    want == 1 ? "" : "s",
                    arg_names(kernel, want, names, sizeof(names)), got);
 }
@@ -190,6 +192,19 @@ static const char* put_element(lua_State* L, int index, dc_dtype_t dtype,
   return NULL;
 }
 
+// The conversions l_record.c shares (dclua_internal.h).
+const char* dclua_args_describe(lua_State* L, int index, char* buf,
+                                size_t size) {
+  return describe(L, index, buf, size);
+}
+
+const char* dclua_c_type(dc_dtype_t dtype) { return c_type(dtype); }
+
+const char* dclua_put_element(lua_State* L, int index, dc_dtype_t dtype,
+                              void* dst) {
+  return put_element(L, index, dtype, dst);
+}
+
 // The parameter's type without a leading "const ", for messages.
 static const char* value_type(const dc_kernel_arg_info_t* info) {
   const char* t = info->type_name != NULL ? info->type_name : "?";
@@ -203,7 +218,7 @@ static int element_fail(lua_State* L, const dc_kernel_t* kernel, size_t i,
                         const char* why) {
   const dc_kernel_arg_info_t* info = dc_kernel_arg_info(kernel, i);
   char got[64];
-  return args_fail(L, dc_kernel_name(kernel),
+  return dclua_args_fail(L, dc_kernel_name(kernel),
                    "argument %zu (%s)%s expects %s, got %s%s%s%s", i + 1,
                    info->name, element, expect,
                    describe(L, index, got, sizeof(got)),
@@ -232,7 +247,7 @@ static void convert_value(lua_State* L, const dc_kernel_t* kernel, size_t i,
                (size_t)lua_rawlen(L, index));
       g = got;
     }
-    args_fail(L, dc_kernel_name(kernel),
+    dclua_args_fail(L, dc_kernel_name(kernel),
               "argument %zu (%s) expects %s (a table of %u numbers), got %s",
               i + 1, info->name, value_type(info), n, g);
   }
@@ -258,17 +273,17 @@ static void convert_buffer(lua_State* L, const dc_kernel_t* kernel, size_t i,
   if (buffer == NULL) {
     dclua_box_t* box = dclua_box_test(L, index, DCLUA_BUFFER);
     if (box != NULL) {  // a dc.buffer, but closed
-      args_fail(L, kname, "argument %zu (%s) is a closed dc.buffer", i + 1,
+      dclua_args_fail(L, kname, "argument %zu (%s) is a closed dc.buffer", i + 1,
                 info->name);
     }
     char got[64];
-    args_fail(L, kname, "argument %zu (%s) expects a dc.buffer, got %s",
+    dclua_args_fail(L, kname, "argument %zu (%s) expects a dc.buffer, got %s",
               i + 1, info->name, describe(L, index, got, sizeof(got)));
   }
   // The core checks this too; checking here gives the script's numbering.
   dc_dtype_t have = dc_buffer_dtype(buffer);
   if (info->dtype != 0 && have != info->dtype) {
-    args_fail(L, kname,
+    dclua_args_fail(L, kname,
               "argument %zu (%s) expects a dc.buffer of %s, got a dc.buffer "
               "of %s",
               i + 1, info->name, dc_dtype_name(info->dtype),
@@ -290,7 +305,7 @@ static void convert_local(lua_State* L, const dc_kernel_t* kernel, size_t i,
                       ? lua_tointegerx(L, index, &isnum) : 0;
   if (!isnum || n <= 0) {
     char got[64];
-    args_fail(L, dc_kernel_name(kernel),
+    dclua_args_fail(L, dc_kernel_name(kernel),
               "argument %zu (%s) is __local: expects dc.localmem(bytes) or a "
               "positive byte count, got %s",
               i + 1, info->name, describe(L, index, got, sizeof(got)));
@@ -298,9 +313,21 @@ static void convert_local(lua_State* L, const dc_kernel_t* kernel, size_t i,
   *out = dc_arg_local((size_t)n);
 }
 
-// Converts the value at |index| into argument |i| of |kernel|.
+// A struct or union: a table of members or a string of its bytes. One
+// larger than the inline value goes to |spill|, the caller's storage.
+static void convert_record(lua_State* L, const dc_kernel_t* kernel, size_t i,
+                           int index, dc_arg_t* out, unsigned char* spill) {
+  const dc_kernel_arg_info_t* info = dc_kernel_arg_info(kernel, i);
+  *out = dc_arg_bytes(NULL, info->size);
+  bool fits = info->size <= sizeof(out->value);
+  dclua_record_from_value(L, kernel, i, index, fits ? out->value : spill);
+  if (!fits) out->bytes = spill;
+}
+
+// Converts the value at |index| into argument |i| of |kernel|; |spill|
+// holds a record too large for the argument's inline value.
 static void convert_arg(lua_State* L, const dc_kernel_t* kernel, size_t i,
-                        int index, dc_arg_t* out) {
+                        int index, dc_arg_t* out, unsigned char* spill) {
   switch (dc_kernel_arg_info(kernel, i)->kind) {
     case DC_ARG_BUFFER:
       convert_buffer(L, kernel, i, index, out);
@@ -311,20 +338,48 @@ static void convert_arg(lua_State* L, const dc_kernel_t* kernel, size_t i,
     case DC_ARG_SCALAR:
       convert_value(L, kernel, i, index, out);
       return;
+    case DC_ARG_RECORD:
+      convert_record(L, kernel, i, index, out, spill);
+      return;
   }
 }
 
 //===-- Argument lists --------------------------------------------------===//
 
+// The bytes arguments 0..|end|-1 need outside their dc_arg_t: records
+// larger than its inline value, each rounded up to 16.
+static size_t spill_bytes(const dc_kernel_t* kernel, size_t end) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < end; ++i) {
+    const dc_kernel_arg_info_t* a = dc_kernel_arg_info(kernel, i);
+    if (a->kind == DC_ARG_RECORD && a->size > sizeof(((dc_arg_t*)0)->value)) {
+      bytes += (a->size + 15) / 16 * 16;
+    }
+  }
+  return bytes;
+}
+
+// Where argument |i| of |out| spills to (meaningful for large records).
+static unsigned char* spill_of(const dc_kernel_t* kernel, size_t i,
+                               const dclua_args_t* out) {
+  return out->spill != NULL ? out->spill + spill_bytes(kernel, i) : NULL;
+}
+
 // Points |out| at storage for |count| arguments: its own array up to 16,
-// past that a userdata pushed on the stack (returns whether it pushed).
-static bool args_storage(lua_State* L, size_t count, dclua_args_t* out) {
+// past that a userdata pushed on the stack, which also holds the bytes of
+// records too large for a dc_arg_t (returns whether it pushed).
+static bool args_storage(lua_State* L, const dc_kernel_t* kernel,
+                         size_t count, dclua_args_t* out) {
   out->count = count;
   out->args = out->inline_args;
-  if (count <= sizeof(out->inline_args) / sizeof(out->inline_args[0])) {
-    return false;
-  }
-  out->args = lua_newuserdatauv(L, count * sizeof(dc_arg_t), 0);
+  out->spill = NULL;
+  bool fits = count <= sizeof(out->inline_args) / sizeof(out->inline_args[0]);
+  size_t spill = spill_bytes(kernel, count);
+  if (fits && spill == 0) return false;
+  size_t head = fits ? 0 : count * sizeof(dc_arg_t);
+  unsigned char* block = lua_newuserdatauv(L, head + spill, 0);
+  if (!fits) out->args = (dc_arg_t*)(void*)block;
+  if (spill > 0) out->spill = block + head;
   return true;
 }
 
@@ -338,10 +393,16 @@ void dclua_arg_from_value(lua_State* L, dc_kernel_t* kernel, size_t arg,
                           int index, dc_arg_t* out) {
   size_t count = checked_arg_count(L, kernel);
   if (arg >= count) {  // the caller's check, repeated: a bad index is a crash
-    args_fail(L, dc_kernel_name(kernel), "no argument %zu (it has %zu)",
+    dclua_args_fail(L, dc_kernel_name(kernel), "no argument %zu (it has %zu)",
               arg + 1, count);
   }
-  convert_arg(L, kernel, arg, lua_absindex(L, index), out);
+  index = lua_absindex(L, index);
+  const dc_kernel_arg_info_t* info = dc_kernel_arg_info(kernel, arg);
+  unsigned char* spill = NULL;
+  if (info->kind == DC_ARG_RECORD && info->size > sizeof(out->value)) {
+    spill = lua_newuserdatauv(L, info->size, 0);
+  }
+  convert_arg(L, kernel, arg, index, out, spill);
 }
 
 void dclua_args_from_stack(lua_State* L, dc_kernel_t* kernel, int first,
@@ -352,9 +413,10 @@ void dclua_args_from_stack(lua_State* L, dc_kernel_t* kernel, int first,
   size_t want = checked_arg_count(L, kernel);
   size_t got = (size_t)(last - first + 1);
   if (got != want) count_fail(L, kernel, want, got);
-  args_storage(L, want, out);
+  args_storage(L, kernel, want, out);
   for (size_t i = 0; i < want; ++i) {
-    convert_arg(L, kernel, i, first + (int)i, &out->args[i]);
+    convert_arg(L, kernel, i, first + (int)i, &out->args[i],
+                spill_of(kernel, i, out));
   }
 }
 
@@ -368,14 +430,14 @@ static void bind_named(lua_State* L, dc_kernel_t* kernel, int positional,
   if (dc_kernel_find_arg(kernel, key, &i) != DC_OK) {
     char names[512];
     size_t count = checked_arg_count(L, kernel);
-    args_fail(L, kname, "no argument named '%s' (arguments: %s)", key,
+    dclua_args_fail(L, kname, "no argument named '%s' (arguments: %s)", key,
               arg_names(kernel, count, names, sizeof(names)));
   }
   if (given[i] || (int)i < positional) {
-    args_fail(L, kname, "argument %zu (%s) is given twice (by position and "
+    dclua_args_fail(L, kname, "argument %zu (%s) is given twice (by position and "
               "by name)", i + 1, key);
   }
-  convert_arg(L, kernel, i, -1, &out->args[i]);
+  convert_arg(L, kernel, i, -1, &out->args[i], spill_of(kernel, i, out));
   given[i] = true;
 }
 
@@ -393,7 +455,7 @@ static int check_arg_keys(lua_State* L, dc_kernel_t* kernel, int index,
                lua_tointeger(L, -1) <= positional);
     if (!ok) {
       char got[64];
-      args_fail(L, dc_kernel_name(kernel),
+      dclua_args_fail(L, dc_kernel_name(kernel),
                 "the argument table has a key %s that is neither a position "
                 "1..%d nor an argument name",
                 describe(L, -1, got, sizeof(got)), positional);
@@ -411,7 +473,7 @@ static void check_all_given(lua_State* L, dc_kernel_t* kernel, size_t want,
     if (given[i]) continue;
     // Positions only: say how many were given, as a call does.
     if (!named) count_fail(L, kernel, want, (size_t)positional);
-    args_fail(L, dc_kernel_name(kernel), "argument %zu (%s) is missing",
+    dclua_args_fail(L, dc_kernel_name(kernel), "argument %zu (%s) is missing",
               i + 1, dc_kernel_arg_info(kernel, i)->name);
   }
 }
@@ -422,19 +484,20 @@ void dclua_args_from_table(lua_State* L, dc_kernel_t* kernel, int index,
   size_t want = checked_arg_count(L, kernel);
   bool given[128] = {false};  // DC_MAX_KERNEL_ARGS; by name
   if (want > sizeof(given)) {
-    args_fail(L, dc_kernel_name(kernel), "too many arguments (%zu)", want);
+    dclua_args_fail(L, dc_kernel_name(kernel), "too many arguments (%zu)", want);
   }
   if (lua_type(L, index) != LUA_TTABLE) {
     char got[64];
-    args_fail(L, dc_kernel_name(kernel),
+    dclua_args_fail(L, dc_kernel_name(kernel),
               "expected a table of arguments, got %s",
               describe(L, index, got, sizeof(got)));
   }
   int positional = check_arg_keys(L, kernel, index, want);
-  args_storage(L, want, out);
+  args_storage(L, kernel, want, out);
   for (int p = 1; p <= positional; ++p) {
     lua_rawgeti(L, index, p);
-    convert_arg(L, kernel, (size_t)p - 1, -1, &out->args[p - 1]);
+    convert_arg(L, kernel, (size_t)p - 1, -1, &out->args[p - 1],
+                spill_of(kernel, (size_t)p - 1, out));
     lua_pop(L, 1);
   }
   lua_pushnil(L);
@@ -459,7 +522,7 @@ static size_t read_count(lua_State* L, const char* kname, const char* field,
   if (!isnum || n < min) {
     char got[64], where[32] = "";
     if (d > 0) snprintf(where, sizeof(where), "[%d]", d);
-    args_fail(L, kname, "launch.%s%s must be a %s integer, got %s", field,
+    dclua_args_fail(L, kname, "launch.%s%s must be a %s integer, got %s", field,
               where, min > 0 ? "positive" : "non-negative",
               describe(L, -1, got, sizeof(got)));
   }
@@ -480,7 +543,7 @@ static uint32_t read_shape(lua_State* L, int index, const char* kname,
   } else if (type == LUA_TTABLE) {
     size_t n = lua_rawlen(L, -1);
     if (n < 1 || n > 3) {
-      args_fail(L, kname, "launch.%s has %zu dimensions (1 to 3 allowed)",
+      dclua_args_fail(L, kname, "launch.%s has %zu dimensions (1 to 3 allowed)",
                 field, n);
     }
     for (size_t d = 0; d < n; ++d) {
@@ -491,7 +554,7 @@ static uint32_t read_shape(lua_State* L, int index, const char* kname,
     dims = (uint32_t)n;
   } else {
     char got[64];
-    args_fail(L, kname, "launch.%s must be a count or a table of 1 to 3 "
+    dclua_args_fail(L, kname, "launch.%s must be a count or a table of 1 to 3 "
               "counts, got %s", field, describe(L, -1, got, sizeof(got)));
   }
   lua_pop(L, 1);
@@ -507,7 +570,7 @@ static void check_launch_keys(lua_State* L, int index, const char* kname) {
                                                     : NULL;
   char got[64];
   const char* what = key ? key : describe(L, -1, got, sizeof(got));
-  args_fail(L, kname, "launch table: unknown field %s%s%s (expected %s)",
+  dclua_args_fail(L, kname, "launch table: unknown field %s%s%s (expected %s)",
             key ? "'" : "", what, key ? "'" : "",
             dclua_push_names(L, fields));
 }
@@ -516,7 +579,7 @@ static void check_launch_keys(lua_State* L, int index, const char* kname) {
 static void check_dims(lua_State* L, const char* kname, const char* what,
                        uint32_t dims, uint32_t grid_dims) {
   if (dims != 0 && dims != grid_dims) {
-    args_fail(L, kname, "launch.%s has %u dimension%s but launch.grid has %u",
+    dclua_args_fail(L, kname, "launch.%s has %u dimension%s but launch.grid has %u",
               what, dims, dims == 1 ? "" : "s", grid_dims);
   }
 }
@@ -528,12 +591,12 @@ void dclua_check_dispatch(lua_State* L, int index, dc_kernel_t* kernel,
   memset(out, 0, sizeof(*out));
   if (lua_type(L, index) != LUA_TTABLE) {
     char got[64];
-    args_fail(L, kname, "expected a launch table ({ grid = ... }), got %s",
+    dclua_args_fail(L, kname, "expected a launch table ({ grid = ... }), got %s",
               describe(L, index, got, sizeof(got)));
   }
   check_launch_keys(L, index, kname);
   out->dims = read_shape(L, index, kname, "grid", 1, out->global);
-  if (out->dims == 0) args_fail(L, kname, "launch.grid is missing");
+  if (out->dims == 0) dclua_args_fail(L, kname, "launch.grid is missing");
   uint32_t group = read_shape(L, index, kname, "group", 1, out->local);
   check_dims(L, kname, "group", group, out->dims);
   check_dims(L, kname, "offset",
@@ -541,7 +604,7 @@ void dclua_check_dispatch(lua_State* L, int index, dc_kernel_t* kernel,
              out->dims);
   for (uint32_t d = 0; group != 0 && d < out->dims; ++d) {
     if (out->global[d] % out->local[d] != 0) {
-      args_fail(L, kname, "launch.grid[%u] = %zu is not a multiple of "
+      dclua_args_fail(L, kname, "launch.grid[%u] = %zu is not a multiple of "
                 "launch.group[%u] = %zu", d + 1, out->global[d], d + 1,
                 out->local[d]);
     }

@@ -146,13 +146,16 @@ static size_t resolve_arg(lua_State* L, dc_encoder_t* encoder,
   return (size_t)i - 1;
 }
 
-// [-4, +0, e]  Protected part of enc:arg: converts the value at 4 into
+// [-4, +1, e]  Protected part of enc:arg: converts the value at 4 into
 // argument |lua_tointeger(3)| of the kernel at 2, into the dc_arg_t at 1.
+// Returns the storage of a large struct's bytes, which the argument
+// borrows (nil for any other).
 static int convert_protected(lua_State* L) {
   dc_arg_t* out = lua_touserdata(L, 1);
   dc_kernel_t* kernel = lua_touserdata(L, 2);
   dclua_arg_from_value(L, kernel, (size_t)lua_tointeger(L, 3), 4, out);
-  return 0;
+  if (lua_gettop(L) == 4) lua_pushnil(L);
+  return 1;
 }
 
 // [-3, +1, e]  enc:arg(index | name, value) -> enc: binds one argument,
@@ -168,12 +171,13 @@ static int encoder_arg(lua_State* L) {
   lua_pushlightuserdata(L, kernel);
   lua_pushinteger(L, (lua_Integer)index);
   lua_pushvalue(L, 3);
-  if (lua_pcall(L, 4, 0, 0) != LUA_OK) {
+  if (lua_pcall(L, 4, 1, 0) != LUA_OK) {
     count_refused(encoder);
     return lua_error(L);
   }
-  // A buffer argument borrows the dc.buffer at 3, still on the stack here;
-  // the core retains it as it binds.
+  // A buffer argument borrows the dc.buffer at 3, a large struct the
+  // storage on top, both still on the stack here; the core retains the
+  // buffer and copies the struct as it binds.
   check_core(L, dc_encoder_set_arg(encoder, index, &arg));
   lua_settop(L, 1);
   return 1;

@@ -18,6 +18,7 @@
 
 #include "dclua_internal.h"
 #include "l_sandbox.h"
+#include "l_watchdog.h"
 
 // Lua instructions between two looks at the clock under a time limit.
 #define HOOK_COUNT 1000
@@ -39,10 +40,15 @@ struct dclua_engine_t {
   size_t memory_used;
   size_t memory_limit;  // 0: none
   bool memory_refused;  // engine_alloc refused a block during this run
-  // Time limit: a count hook compares the clock with the deadline.
+  // Time limit: a count hook compares the clock with the deadline; the
+  // watchdog interrupts the checked kernels still running then, and the
+  // context's kernel time limit (saved_kernel_limit outside runs) is the
+  // run's own.
   double time_limit;  // seconds; 0: none
   double deadline;    // monotonic seconds; 0 outside runs
   bool deadline_passed;
+  dclua_watchdog_t* watchdog;  // made by the first time limit
+  uint64_t saved_kernel_limit;
   int run_depth;  // runs in progress (a host function may call back in)
 };
 
@@ -182,8 +188,22 @@ dc_status_t dclua_engine_set_time_limit(dclua_engine_t* engine,
                         "dclua_engine_set_time_limit: NULL engine, or a "
                         "negative or infinite limit");
   }
+  if (seconds > 0 && engine->watchdog == NULL) {
+    RETURN_IF_ERROR(dclua_watchdog_create(engine->context, &engine->watchdog));
+  }
   engine->time_limit = seconds;
   return DC_OK;
+}
+
+// The run's time limit also bounds the kernels it dispatches.
+static void limit_kernels(dclua_engine_t* engine) {
+  uint64_t limit = dclua_seconds_to_ns(engine->time_limit);
+  dc_context_params_t params;
+  if (dc_context_params(engine->context, &params) == DC_OK) {
+    engine->saved_kernel_limit = params.kernel_time_limit_ns;
+  }
+  dc_context_set_kernel_time_limit(engine->context, limit);
+  dclua_watchdog_arm(engine->watchdog, dclua_now_ns() + limit);
 }
 
 // Starts the outermost run: clears what the last one noted and starts the
@@ -195,11 +215,17 @@ static void begin_run(dclua_engine_t* engine) {
   if (engine->time_limit > 0) {
     engine->deadline = now_seconds() + engine->time_limit;
     lua_sethook(engine->L, time_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    limit_kernels(engine);
   }
 }
 
 static void end_run(dclua_engine_t* engine) {
   if (--engine->run_depth > 0) return;
+  if (engine->deadline != 0 && engine->watchdog != NULL) {
+    dclua_watchdog_arm(engine->watchdog, 0);
+    dc_context_set_kernel_time_limit(engine->context,
+                                     engine->saved_kernel_limit);
+  }
   engine->deadline = 0;
   engine->deadline_passed = false;
   if (lua_gethook(engine->L) == time_hook) {
@@ -228,6 +254,13 @@ static dc_status_t run_failure(dclua_engine_t* engine, int lua_status) {
   lua_State* L = engine->L;
   const char* text = lua_tostring(L, -1);
   dc_status_t status = DC_ERR_UNKNOWN;
+  // A kernel the time limit interrupted failed its call: the limit ended
+  // the run.
+  if (!engine->deadline_passed && engine->watchdog != NULL &&
+      engine->deadline != 0 && dclua_watchdog_fired(engine->watchdog)) {
+    engine->deadline_passed = true;
+    text = NULL;
+  }
   if (engine->deadline_passed) {
     status = DC_ERR_DEADLINE_EXCEEDED;
     if (lua_status != LUA_ERRRUN || text == NULL) text = "time limit exceeded";
@@ -669,6 +702,7 @@ void dclua_engine_destroy(dclua_engine_t* engine) {
   if (engine == NULL) return;
   engine->memory_limit = 0;  // finalizers may still allocate
   engine->time_limit = 0;
+  dclua_watchdog_destroy(engine->watchdog);
   lua_close(engine->L);
   free(engine->error);
   free(engine);

@@ -154,8 +154,41 @@ static const char* kind_name(dc_arg_kind_t kind) {
     case DC_ARG_SCALAR: return "scalar";
     case DC_ARG_BUFFER: return "buffer";
     case DC_ARG_LOCAL: return "local";
+    case DC_ARG_RECORD: return "record";
   }
   return "?";
+}
+
+static void push_fields(lua_State* L, const dc_kernel_field_t* fields,
+                        size_t count);
+
+// Pushes the description of one member of a struct or union.
+static void push_field(lua_State* L, const dc_kernel_field_t* f) {
+  lua_createtable(L, 0, 9);
+  dclua_set_string(L, "name", f->name);
+  dclua_set_string(L, "type", f->type_name);
+  dclua_set_integer(L, "offset", f->offset);
+  dclua_set_integer(L, "size", f->size);
+  if (f->dtype != 0) dclua_set_string(L, "dtype", dc_dtype_name(f->dtype));
+  dclua_set_integer(L, "vector_width", f->vector_width);
+  if (f->array_length != 0) {
+    dclua_set_integer(L, "array_length", f->array_length);
+  }
+  if (f->fields != NULL) {
+    dclua_set_boolean(L, "union", f->is_union);
+    push_fields(L, f->fields, f->field_count);
+    lua_setfield(L, -2, "fields");
+  }
+}
+
+// Pushes a sequence of member descriptions.
+static void push_fields(lua_State* L, const dc_kernel_field_t* fields,
+                        size_t count) {
+  lua_createtable(L, (int)count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    push_field(L, &fields[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
 }
 
 // Pushes the description of one argument.
@@ -167,9 +200,17 @@ static void push_arg_info(lua_State* L, const dc_kernel_arg_info_t* a) {
   dclua_set_string(L, "address_space", address_space_name(a->address_space));
   if (a->dtype != 0) dclua_set_string(L, "dtype", dc_dtype_name(a->dtype));
   dclua_set_integer(L, "vector_width", a->vector_width);
-  if (a->kind == DC_ARG_SCALAR) dclua_set_integer(L, "size", a->size);
+  if (a->kind == DC_ARG_SCALAR || a->kind == DC_ARG_RECORD) {
+    dclua_set_integer(L, "size", a->size);
+  }
   dclua_set_boolean(L, "const", a->is_const);
   dclua_set_boolean(L, "write_only", a->is_write_only);
+  if (a->kind == DC_ARG_RECORD) {
+    dclua_set_integer(L, "align", a->align);
+    dclua_set_boolean(L, "union", a->is_union);
+    push_fields(L, a->fields, a->field_count);
+    lua_setfield(L, -2, "fields");
+  }
 }
 
 // [-1, +1, e]  k:info() -> { name, args = { {name, type, kind, ...}, ... },

@@ -10,7 +10,7 @@
 // initialisers; designated initialisers of private and __constant
 // structs (under DESIGNATED, below).
 // (Compound literals are not OpenCL C 1.2; structs by value as kernel
-// arguments are not supported yet by the engine, so none is used.)
+// arguments are kernel_args.cl's.)
 // DESIGNATED (designated initialisers, C99 6.7.8), NESTED_DESIGNATOR (a
 // designator list such as '.rs[1].hi = ...') and ENUM_FROM_INT (an int
 // converted implicitly to an enum type, C99 6.7.2.2 and 6.3.1.1), which

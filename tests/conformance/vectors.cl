@@ -10,8 +10,7 @@
 // alone: LITERAL_PARTS (literals with vector operands), LITERAL_TYPEDEF
 // (a literal spelled with a typedef of a vector type), SWIZZLE_ASSIGN
 // (several components as an lvalue), SWIZZLE_CHAIN (a component of a
-// swizzle as an lvalue), THREE_COMPONENT (3-component types, refused by
-// name: not supported yet).
+// swizzle as an lvalue). 3-component vectors are in vectors3.cl.
 // The runs and their expected outputs are in manifest.txt.
 
 // Literals (6.1.6) with one scalar of the element type per component, or
@@ -234,33 +233,5 @@ __kernel void swizzle_chain(__global int* o, int8 a) {
   v.lo.lo.yx.x += 1000;              // s1
   v.even.lo = (int2)(-2, -3);        // s0 s2
   vstore8(v, 0, o);
-}
-#endif
-
-#ifdef THREE_COMPONENT
-// 3-component vectors (6.1.2): literals, components, arithmetic, their
-// size and alignment, which are those of the 4-component type (6.1.5),
-// and vload3/vstore3 (6.12.7), which read and write 3 elements.
-typedef struct {
-  char c;
-  float3 v;
-} holder3_t;
-
-__kernel void three(__global float* f, __global int* o) {
-  float3 a = (float3)(1.0f, 2.0f, 3.0f);
-  float3 b = a * 2.0f + (float3)(0.5f);
-  f[0] = b.x; f[1] = b.y; f[2] = b.z;
-  int3 i = (int3)(4, 5, 6);
-  o[0] = i.x + i.y * 10 + i.z * 100;
-  o[1] = (int)sizeof(float3);
-  o[2] = (int)sizeof(int3);
-  o[3] = (int)sizeof(holder3_t);
-  vstore3((float3)(7.0f, 8.0f, 9.0f), 1, f);
-  float3 m = vload3(1, f);
-  f[6] = m.x + m.y + m.z;
-  float4 w = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
-  float3 s = w.xyz;
-  f[7] = s.z;
-  o[4] = (int)sizeof(vload3(0, f));
 }
 #endif

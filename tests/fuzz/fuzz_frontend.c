@@ -105,12 +105,12 @@ static void generate(dc__arena_t* arena, const dc__program_ast_t* ast,
   for (int bounds = 0; bounds < 2; ++bounds) {
     dc__strbuf_t c;
     dc__strbuf_init(&c, arena);
-    dc__codegen_options_t cpu = {.file = "fuzz.cl", .bounds_check = bounds};
+    dc__codegen_options_t cpu = {.file = "fuzz.cl", .checked = bounds};
     check_status(dc__cpu_codegen(arena, ast, &cpu, diag, &c, modes), diag,
                  arena);
     dc__cuda_translation_t t;
     dc__cuda_codegen_options_t cuda = {.file = "fuzz.cl",
-                                       .bounds_check = bounds};
+                                       .checked = bounds};
     check_status(dc__cuda_codegen(arena, ast, &cuda, diag, &t), diag, arena);
   }
 }

@@ -250,6 +250,16 @@ expect 1 "DEADLINE_EXCEEDED" --time-limit 0.5 \
 elapsed=$(($(date +%s) - start))
 check "--time-limit stops loops in time (${elapsed}s)" test "$elapsed" -lt 10
 expect 0 "^done$" --time-limit 5 -e 'for i = 1, 1e5 do end print("done")'
+# In the sandbox kernels are checked: one that never ends stops too, and
+# the script's time limit is what ends it.
+spin='local o = dc.device():buffer("i32", 2)
+dc.compile("__kernel void k(__global int* o) { while (o[0] == 0) o[1]++; }").k({ grid = 1 }, o)'
+start=$(date +%s)
+expect 1 "time limit exceeded" \
+  --sandbox --time-limit 0.5 -e "$spin"
+elapsed=$(($(date +%s) - start))
+check "--time-limit stops a kernel in the sandbox (${elapsed}s)" \
+  test "$elapsed" -lt 30
 expect 2 "'0' is not a positive number" --time-limit 0 -e 'x = 1'
 expect 2 "missing value after '--time-limit'" --time-limit
 

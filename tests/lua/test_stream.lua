@@ -22,7 +22,7 @@ local prog = dev:compile([[
   __kernel void poke(__global int* x) {
     x[get_global_id(0) + 100] = 1;
   }
-]], { name = "stream_test.cl", options = "-dc-bounds-check" })
+]], { name = "stream_test.cl", options = "-dc-checked" })
 
 --===-- Creating streams -------------------------------------------------===--
 

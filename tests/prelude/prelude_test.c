@@ -844,6 +844,29 @@ TEST_FN test_geometric(void) {
   CHECK(y[0] == -3 && y[1] == 6 && y[2] == -3 && y[3] == 0);
 }
 
+// 3-lane vectors are the 4-lane types; the 3-lane forms the code
+// generator writes ignore the 4th lane.
+TEST_FN test_three_lanes(void) {
+  CHECK(sizeof(float3) == 16 && sizeof(char3) == 4 && sizeof(double3) == 32);
+  TYPE_IS(dc__dot3((float3){0}, (float3){0}), float);
+  float3 p = {3, 4, 12, 100}, q = {1, 2, 11, -50};
+  CHECK(dc__dot3(p, q) == 143 && dc__length3(p) == 13 && dc__distance3(p, q) == 3);
+  CHECK(NEAR(dc__fast_length3(p), 13.0f, 1) && NEAR(dc__fast_distance3(p, q), 3.0f, 1));
+  double3 d = {0, 3, 4, 1e300};
+  double3 n = dc__normalize3(d);
+  CHECK(dc__length3(d) == 5 && NEAR(n[1], 0.6, 1) && NEAR(n[2], 0.8, 1) && n[3] == 0);
+  float3 u = {0, 3, 4, 1e30f};
+  float3 f = dc__fast_normalize3(u);
+  CHECK(NEAR(f[1], 0.6f, 2) && f[3] == 0);
+  int3 none = {0, 0, 0, -1}, one = {0, -1, 0, 0};
+  long3 every = {-1, -1, -1, 0};
+  char3 most = {-1, 0, -1, -1};
+  CHECK(!dc__any3(none) && dc__any3(one) && dc__all3(every) && !dc__all3(most));
+  float3 a = {1, 2, 3, 7}, b = {4, 5, 6, 9};
+  float3 x = cross(a, b);
+  CHECK(x[0] == -3 && x[1] == 6 && x[2] == -3);
+}
+
 //===-- Relational functions --------------------------------------------------===//
 
 #define REL_BINARY(X)                                                       \
@@ -1229,19 +1252,24 @@ TEST_FN test_convert_values(void) {
     P##4 v4 = vload4(2, p);                                                 \
     P##8 v8 = vload8(1, cp);                                                \
     P##16 v16 = vload16(3, p);                                              \
+    P##3 v3 = vload3(1, cp);                                                \
     TYPE_IS(vload2(0, cp), P##2);                                           \
+    TYPE_IS(vload3(0, cp), P##3);                                           \
     TYPE_IS(vload16(0, p), P##16);                                          \
     int ok = v2[0] == ref[6] && v2[1] == ref[7] && v4[0] == ref[8] && v4[3] == ref[11]; \
     ok &= v8[0] == ref[8] && v8[7] == ref[15] && v16[0] == ref[48] && v16[15] == ref[63]; \
+    ok &= v3[0] == ref[3] && v3[2] == ref[5] && v3[3] == 0;                 \
     vstore2(v2, 0, p);                                                      \
     vstore4(v4, 1, p);                                                      \
     vstore8(v8, 2, p);                                                      \
     vstore16(v16, 2, p);                                                    \
+    vstore3(v3, 17, p); /* 51..53: 3 elements, not 4 */                     \
     E out[64];                                                              \
     memcpy(out, p, sizeof out);                                             \
     ok &= out[0] == ref[6] && out[1] == ref[7] && out[4] == ref[8] && out[7] == ref[11]; \
     ok &= out[16] == ref[8] && out[23] == ref[15] && out[32] == ref[48] && out[47] == ref[63]; \
     ok &= out[2] == ref[2] && out[48] == ref[48];                           \
+    ok &= out[50] == ref[50] && out[51] == ref[3] && out[53] == ref[5] && out[54] == ref[54]; \
     CHECK_AT(ok, __LINE__, "vload/vstore of " #E);                          \
   }
 
@@ -1409,6 +1437,7 @@ void prelude_test_part1(void) {
   test_math_values();
   test_int_other();
   test_geometric();
+  test_three_lanes();
   test_relational();
   test_convert_values();
   test_vload();

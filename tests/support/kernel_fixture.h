@@ -32,7 +32,7 @@
 static inline void dc_test_clear_kernel_env(void) {
   dc_test_clear_env();
   static const char* const kVars[] = {"DC_CC", "DC_CACHE_DIR",
-                                      "DC_BOUNDS_CHECK", "DC_AUTOTUNE",
+                                      "DC_CHECKED", "DC_AUTOTUNE",
                                       "DC_KERNEL_DUMP"};
   for (size_t i = 0; i < sizeof(kVars) / sizeof(kVars[0]); ++i) {
     unsetenv(kVars[i]);
@@ -86,7 +86,7 @@ static inline void dc_test_kernel_remove_root(void) {
 typedef struct dc_test_kernel_options_t {
   const char* cache_dir;   // NULL: the test's cache_dir
   const char* c_compiler;  // NULL: the default
-  bool bounds_check;
+  bool checked;
   bool autotune;
 } dc_test_kernel_options_t;
 
@@ -98,7 +98,7 @@ static inline dc_context_t* dc_test_kernel_context(
   dc_context_params_t p = dc_test_quiet_params();
   p.kernel_cache_dir = o->cache_dir != NULL ? o->cache_dir : cache_dir;
   p.c_compiler = o->c_compiler;
-  p.bounds_check = o->bounds_check;
+  p.checked_kernels = o->checked;
   p.autotune = o->autotune;
   return dc_test_context_new(&p);
 }

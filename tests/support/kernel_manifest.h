@@ -14,6 +14,10 @@
 //     grid G0[xG1[xG2]] [local L0[xL1[xL2]]] [offset O0[xO1[xO2]]]
 //     buffer NAME DTYPE COUNT INIT [out] [tol ulp:N | tol rel:R]
 //     value DTYPE[xWIDTH] V0[,V1,...]
+//     record SIZE DTYPE[xN]@OFFSET=V0[,V1,...] ...
+//                               a struct or union by value: SIZE bytes,
+//                               zero but for the N elements of each item
+//                               written from byte OFFSET
 //     local BYTES
 //     expect NAME V0 V1 ...     the first elements of buffer NAME
 //     status NAME               the dispatch must fail with this status
@@ -48,7 +52,10 @@ typedef enum dc_manifest_arg_kind_e {
   DC_MANIFEST_BUFFER,
   DC_MANIFEST_VALUE,
   DC_MANIFEST_LOCAL,
+  DC_MANIFEST_RECORD,
 } dc_manifest_arg_kind_t;
+
+#define DC_MANIFEST_MAX_RECORD 256
 
 typedef struct dc_manifest_arg_t {
   dc_manifest_arg_kind_t kind;
@@ -60,6 +67,8 @@ typedef struct dc_manifest_arg_t {
   bool out;
   char tol[32];  // "" (exact), "ulp:N" or "rel:R"
   unsigned char value[128];
+  unsigned char record[DC_MANIFEST_MAX_RECORD];  // records: the bytes
+  size_t record_size;
   size_t local_bytes;
   char expect[2048];  // "V0 V1 ..." or ""
 } dc_manifest_arg_t;
@@ -194,6 +203,38 @@ static inline bool dc_manifest_value(dc_manifest_arg_t* a, char* rest) {
   return i == a->width;
 }
 
+// "SIZE f32@0=1.5 i16x3@4=1,2,3": each item's elements stored from its
+// offset into zeroed bytes.
+static inline bool dc_manifest_record(dc_manifest_arg_t* a, char* rest) {
+  char* save = NULL;
+  char* w = strtok_r(rest, " \t", &save);
+  if (w == NULL) return false;
+  a->record_size = (size_t)strtoull(w, NULL, 10);
+  if (a->record_size == 0 || a->record_size > sizeof(a->record)) return false;
+  a->kind = DC_MANIFEST_RECORD;
+  while ((w = strtok_r(NULL, " \t", &save)) != NULL) {
+    char* at = strchr(w, '@');
+    char* eq = at != NULL ? strchr(at, '=') : NULL;
+    if (eq == NULL) return false;
+    *at = '\0';
+    dc_dtype_t dtype;
+    uint32_t n;
+    size_t offset = (size_t)strtoull(at + 1, NULL, 10);
+    if (!dc_manifest_type(w, &dtype, &n) ||
+        offset + n * dc_dtype_size(dtype) > a->record_size) {
+      return false;
+    }
+    uint32_t i = 0;
+    char* inner = NULL;
+    for (char* v = strtok_r(eq + 1, ",", &inner); v && i < n;
+         v = strtok_r(NULL, ",", &inner)) {
+      dc_manifest_store(dtype, a->record + offset, i++, v);
+    }
+    if (i != n) return false;
+  }
+  return true;
+}
+
 static inline dc_manifest_arg_t* dc_manifest_find(dc_manifest_run_t* r,
                                                   const char* name) {
   for (size_t i = 0; i < r->arg_count; ++i) {
@@ -231,6 +272,7 @@ static inline bool dc_manifest_run_line(dc_manifest_run_t* r, const char* word,
   bool ok = false;
   if (strcmp(word, "buffer") == 0) ok = dc_manifest_buffer(a, rest);
   if (strcmp(word, "value") == 0) ok = dc_manifest_value(a, rest);
+  if (strcmp(word, "record") == 0) ok = dc_manifest_record(a, rest);
   if (strcmp(word, "local") == 0) {
     a->kind = DC_MANIFEST_LOCAL;
     ok = sscanf(rest, "%zu", &a->local_bytes) == 1 && a->local_bytes > 0;

@@ -228,7 +228,7 @@ static inline void dc_runs_result_free(dc_runs_result_t* r) {
 }
 
 // Makes |run|'s argument |i| on |device|: a buffer holding its INIT (kept
-// in |out| too, and in |*buffer|), a value or a __local size.
+// in |out| too, and in |*buffer|), a value, a record or a __local size.
 static inline dc_arg_t dc_runs_make_arg(dc_device_t* device,
                                         const dc_manifest_run_t* run,
                                         size_t i, dc_runs_result_t* out,
@@ -238,6 +238,9 @@ static inline dc_arg_t dc_runs_make_arg(dc_device_t* device,
     return dc_arg_value(a->dtype, a->width, a->value);
   }
   if (a->kind == DC_MANIFEST_LOCAL) return dc_arg_local(a->local_bytes);
+  if (a->kind == DC_MANIFEST_RECORD) {  // borrowed from the manifest
+    return dc_arg_bytes(a->record, a->record_size);
+  }
   size_t bytes = a->count * dc_dtype_size(a->dtype);
   out->bytes[i] = malloc(bytes ? bytes : 1);
   ck_assert_ptr_nonnull(out->bytes[i]);

@@ -2,12 +2,12 @@
 // see kernel_manifest.h) on the device under test (check_util.h) against
 // the CPU. Every run of every program is dispatched with the same inputs
 // (seeded, so the same on every machine) on the CPU device as built, the
-// reference, and on the device under test as built and with bounds
-// checking (-dc-bounds-check); each flavour must end as the reference did
+// reference, and on the device under test as built and in checked mode
+// (-dc-checked); each flavour must end as the reference did
 // and give its results: integers exactly, floats bit for bit or within
 // the tolerance the manifest gives the buffer (ulp:N for math built-ins,
 // rel:R elsewhere). Under the default DC_TEST_DEVICE=cpu this compares
-// the CPU with bounds checking against the CPU without it: the checked
+// the CPU in checked mode against the CPU without it: the checked
 // code must compute what the unchecked code does. check_kernel_corpus.c
 // checks the CPU's results against the manifest's expected values.
 // SPDX-License-Identifier: MIT
@@ -20,7 +20,7 @@
 #error "DC_KERNEL_CORPUS_DIR must name the tests/kernels directory"
 #endif
 
-#define BOUNDS_CHECK "-dc-bounds-check"
+#define CHECKED_MODE "-dc-checked"
 
 //===-- The corpus ----------------------------------------------------===//
 
@@ -62,7 +62,7 @@ static bool index_programs(void) {
 typedef struct flavour_t {
   dc_device_t* device;
   char options[320];
-  char label[96];        // "cuda:0", "cpu with -dc-bounds-check"
+  char label[96];        // "cuda:0", "cpu with -dc-checked"
   dc_program_t* program;
 } flavour_t;
 
@@ -86,8 +86,8 @@ static bool build_flavour(const dc_manifest_run_t* first, flavour_t* f) {
 }
 
 // The flavours to compare with the reference: the device under test as
-// built (unless it is the reference's CPU itself) and with bounds
-// checking (unless the options already ask for it). Returns how many.
+// built (unless it is the reference's CPU itself) and in checked
+// mode (unless the options already ask for it). Returns how many.
 static size_t subject_flavours(const dc_manifest_run_t* first,
                                flavour_t out[2]) {
   size_t n = 0;
@@ -97,11 +97,11 @@ static size_t subject_flavours(const dc_manifest_run_t* first,
     snprintf(out[n].label, sizeof(out[n].label), "%s", dc_device_name(dut));
     ++n;
   }
-  if (strstr(first->options, BOUNDS_CHECK) == NULL) {
+  if (strstr(first->options, CHECKED_MODE) == NULL) {
     out[n] = (flavour_t){.device = dut};
     snprintf(out[n].options, sizeof(out[n].options), "%s %s",
-             first->options, BOUNDS_CHECK);
-    snprintf(out[n].label, sizeof(out[n].label), "%s with " BOUNDS_CHECK,
+             first->options, CHECKED_MODE);
+    snprintf(out[n].label, sizeof(out[n].label), "%s with " CHECKED_MODE,
              dc_device_name(dut));
     ++n;
   }

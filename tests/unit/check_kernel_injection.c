@@ -462,7 +462,7 @@ START_TEST(test_kernel_injection_private_array_checked) {
                           "  return t[0];\n"
                           "}\n" KERNEL_OPEN
                           "  o[0] = poke(o[1]);\n}\n",
-                          "-dc-bounds-check");
+                          "-dc-checked");
   dc_buffer_t* b = int_buffer(2);
   int32_t* o = host(b);
   o[1] = 100000;
@@ -585,7 +585,7 @@ static void check_host_names(dc_program_t* p, const char* kernel,
 }
 
 START_TEST(test_kernel_injection_host_names_run) {
-  static const char* const kChecks[] = {NULL, "-dc-bounds-check"};
+  static const char* const kChecks[] = {NULL, "-dc-checked"};
   for (size_t i = 0; i < COUNT_OF(kChecks); ++i) {
     dc_program_t* p = build("names.cl", kHostNames, kChecks[i]);
     check_host_names(p, "in_loop", "loop");
@@ -672,7 +672,7 @@ START_TEST(test_kernel_injection_program_name_in_fault_message) {
   const char* name = kProgramNames[2].name;
   dc_program_t* p = build(name,
                           KERNEL_OPEN "  o[get_global_id(0) + 100] = 1;\n}\n",
-                          "-dc-bounds-check");
+                          "-dc-checked");
   dc_buffer_t* b = int_buffer(4);
   dc_arg_t a = dc_arg_buffer(b);
   dc_dispatch_t grid = {.dims = 1, .global = {1}};
@@ -782,7 +782,7 @@ static void build_corpus_file(corpus_builds_t* done, const char* file,
 }
 
 // Every program of the manifest with its options, with and without
-// -dc-bounds-check, and every source of the directory without options
+// -dc-checked, and every source of the directory without options
 // (some then lack their -D definitions: an error of the front end).
 START_TEST(test_kernel_injection_corpus_never_internal) {
   corpus_builds_t done = {0};
@@ -791,7 +791,7 @@ START_TEST(test_kernel_injection_corpus_never_internal) {
   for (size_t i = 0; i < m.count; ++i) {
     const dc_manifest_run_t* r = &m.runs[i];
     char checked[sizeof(r->options) + 32];
-    snprintf(checked, sizeof(checked), "%s%s-dc-bounds-check", r->options,
+    snprintf(checked, sizeof(checked), "%s%s-dc-checked", r->options,
              r->options[0] ? " " : "");
     build_corpus_file(&done, r->file, r->options);
     build_corpus_file(&done, r->file, checked);
@@ -803,7 +803,7 @@ START_TEST(test_kernel_injection_corpus_never_internal) {
     size_t n = strlen(e->d_name);
     if (n < 4 || strcmp(e->d_name + n - 3, ".cl") != 0) continue;
     build_corpus_file(&done, e->d_name, "");
-    build_corpus_file(&done, e->d_name, "-dc-bounds-check");
+    build_corpus_file(&done, e->d_name, "-dc-checked");
   }
   closedir(dir);
   ck_assert_uint_gt(done.count, 80);  // the corpus is there

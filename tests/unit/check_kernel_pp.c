@@ -877,12 +877,12 @@ START_TEST(test_options_known_set) {
             o->mad_enable && o->no_signed_zeros && o->fast_math &&
             o->finite_math && o->fast_relaxed_math && o->kernel_arg_info &&
             o->no_warnings && o->werror && o->debug_info && o->opt_max &&
-            o->bounds_check);
+            o->checked);
   ck_assert_int_eq(o->cl_std, 110);
   ck_assert_str_eq(r.text, "1");
   free_run(&r);
-  run_pp(&r, "-dc-bounds-check", "x");
-  ck_assert(r.options.bounds_check && !r.options.fast_math);
+  run_pp(&r, "-dc-checked", "x");
+  ck_assert(r.options.checked && !r.options.fast_math);
   ck_assert_int_eq(r.options.cl_std, 120);
   free_run(&r);
   // Only -cl-fast-relaxed-math defines __FAST_RELAXED_MATH__.

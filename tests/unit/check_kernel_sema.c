@@ -441,6 +441,51 @@ START_TEST(test_kernel_sema_swizzle_out_of_range) {
 }
 END_TEST
 
+// A 3-component vector has x, y, z and s0-s2 (OpenCL C 6.1.7), though it
+// takes the room of four; .w and .s3 are errors at the selector.
+START_TEST(test_kernel_sema_three_component_selectors) {
+  expect_error("__kernel void k(__global float* o) {\n"
+               "  float3 v = (float3)(1.0f, 2.0f, 3.0f);\n"
+               "  o[0] = v.`w;\n"
+               "}\n",
+               "'.w' is out of range for float3, which has 3 components "
+               "(x, y, z)");
+  expect_error("__kernel void k(__global int* o, int3 v) {\n"
+               "  o[0] = v.x + v.`s3;\n"
+               "}\n",
+               "'.s3' is out of range for int3, which has 3 components "
+               "(s0-s2)");
+  expect_error("__kernel void k(__global float* o, float3 v) {\n"
+               "  float4 w = v.`xyzw;\n"
+               "}\n",
+               "'.xyzw' is out of range for float3");
+  expect_error("__kernel void k(__global float4* o) {\n"
+               "  o[0] = `(float3)(1.0f, 2.0f);\n"
+               "}\n",
+               "has 2 components, but float3 has 3");
+  expect_error("__kernel void k(__global float4* o, float3 v) {\n"
+               "  o[0] = v `+ (float4)(1.0f);\n"
+               "}\n",
+               "cannot mix float3 and float4 in '+'");
+  expect_error("__kernel void k(__global float* o, float4 v) {\n"
+               "  o[0] = `vload3(0, v);\n"
+               "}\n",
+               "no overload of 'vload3'");
+  expect_error("__kernel void k(__global float* o, float4 v) {\n"
+               "  `vstore3(v, 0, o);\n"
+               "}\n",
+               "no overload of 'vstore3'");
+  expect_error("__kernel void k(__global int* o, float3 v) {\n"
+               "  int4 i = `convert_int4(v);\n"
+               "}\n",
+               "no overload of 'convert_int4'");
+  expect_error("__kernel void k(__global int* o, float3 v) {\n"
+               "  int2 i = `as_int2(v);\n"
+               "}\n",
+               "one scalar or vector of 8 bytes");
+}
+END_TEST
+
 START_TEST(test_kernel_sema_vector_member_that_is_no_component) {
   expect_error("__kernel void k(__global float* o, float4 v) {\n"
                "  o[0] = v.`length;\n"
@@ -751,6 +796,7 @@ static Suite* kernel_sema_suite(void) {
   tcase_add_test(errors, test_kernel_sema_mixed_vector_types);
   tcase_add_test(errors, test_kernel_sema_vector_cast);
   tcase_add_test(errors, test_kernel_sema_swizzle_out_of_range);
+  tcase_add_test(errors, test_kernel_sema_three_component_selectors);
   tcase_add_test(errors, test_kernel_sema_vector_member_that_is_no_component);
   tcase_add_test(errors, test_kernel_sema_vector_literal_of_wrong_width);
   tcase_add_test(errors, test_kernel_sema_vector_condition);

@@ -279,7 +279,7 @@ START_TEST(test_program_define_options) {
        {1, 1, 2, 3, 1}},
       {"-cl-unsafe-math-optimizations -cl-finite-math-only "
        "-cl-no-signed-zeros -cl-mad-enable -cl-opt-disable -cl-std=CL1.2 "
-       "-cl-std=CL1.0 -cl-std=CL1.1 -w -Werror -g -dc-bounds-check "
+       "-cl-std=CL1.0 -cl-std=CL1.1 -w -Werror -g -dc-checked "
        "-DFLAG -DVALUE=2 -DOTHER=3 -DLAST=4",
        {1, 2, 3, 4, INT32_MIN}},
   };
@@ -638,14 +638,10 @@ START_TEST(test_program_rejected_constructs) {
        "1:17", "images are not supported; use buffers"},
       {"__kernel void k(__global int* o) {\n"
        "  float3 v = (float3)(1.0f, 2.0f, 3.0f);\n"
+       "  o[0] = v.w;\n"
        "}\n",
-       "2:3",
-       "3-component vector types are not supported; use the 4-component "
-       "type"},
-      {"__kernel void k(__global int3* o) {}\n",
-       "1:26",
-       "3-component vector types are not supported; use the 4-component "
-       "type"},
+       "3:12",
+       "'.w' is out of range for float3, which has 3 components (x, y, z)"},
       {"__kernel void k(__global float* o) {\n"
        "  float4 v = (float4)(0.0f);\n"
        "  o[0] = v.foo;\n"

@@ -515,7 +515,7 @@ START_TEST(test_stream_kernel_fault_fails_the_stream) {
                           "__kernel void over(__global int* x) {\n"
                           "  x[get_global_id(0) + 1] = 1;\n"
                           "}\n",
-                          "-dc-bounds-check");
+                          "-dc-checked");
   dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_I32, 16, "small");
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "faulty");
   dc_arg_t arg = dc_arg_buffer(b);

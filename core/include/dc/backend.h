@@ -50,6 +50,13 @@ typedef struct dc_launch_t {
   size_t local[3];
   size_t groups[3];
   size_t local_memory;  // bytes of __local memory per group, all of it
+  // For kernels compiled in checked mode, which poll while they run: how
+  // long the dispatch may run (0: no limit), and the context's interrupt
+  // count with its value when the dispatch started (it stops once the
+  // count moves on: dc_context_interrupt). Read the count atomically.
+  uint64_t time_limit_ns;
+  const unsigned* interrupts;
+  unsigned interrupts_at_start;
 } dc_launch_t;
 
 // Device operations. Memory handles are opaque to the core: a host pointer
@@ -96,7 +103,8 @@ typedef struct dc_device_vtable_t {
   // holds one pointer per argument: the device memory handle of a buffer
   // (offset included), the bytes of a value, or, for a __local argument,
   // its byte offset into the group's local memory cast to a pointer.
-  // |lengths| holds each buffer argument's element count (0 for others).
+  // |lengths| holds each buffer argument's size in bytes, and each
+  // __local argument's (what checked kernels bound their pointers by).
   dc_status_t (*dispatch)(dc_device_t* device, dc_kernel_t* kernel,
                           const dc_launch_t* launch, void* const* args,
                           const size_t* lengths);

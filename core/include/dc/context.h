@@ -71,11 +71,18 @@ typedef struct dc_context_params_t {
   // memory only. NULL: DC_CACHE_DIR, else $XDG_CACHE_HOME/dclua/kernels,
   // else $HOME/.cache/dclua/kernels.
   const char* kernel_cache_dir;
-  // Check every index into a kernel's buffer arguments and report an
-  // out-of-range access instead of performing it (slower). false: DC_BOUNDS_
-  // CHECK=1 turns it on. A program's -dc-bounds-check option does the same
-  // for that program alone.
-  bool bounds_check;
+  // Compile every kernel in checked mode (docs/kernel-language.md,
+  // "Checked mode"): every access through a pointer or into an array is
+  // checked against the allocation it came from, and loops poll, so that
+  // an interrupt or the kernel time limit ends a runaway kernel. For
+  // kernels nobody vetted (dclua --sandbox); slower. false: DC_CHECKED=1
+  // turns it on. A program's -dc-checked option does the same for that
+  // program alone.
+  bool checked_kernels;
+  // How long one dispatch of a checked kernel may run before it is stopped
+  // with DC_ERR_DEADLINE_EXCEEDED (on a GPU, each work-item's own time).
+  // 0: DC_KERNEL_TIME_LIMIT_MS, else no limit.
+  uint64_t kernel_time_limit_ns;
   // Time the candidate work-group sizes of a dispatch that leaves the
   // size to the engine, once per kernel and grid, and keep the fastest.
   // false: DC_AUTOTUNE=1 turns it on.
@@ -109,6 +116,18 @@ DC_API void dc_context_release(dc_context_t* context);
 // Returns DC_ERR_INVALID_ARGUMENT if either pointer is NULL.
 DC_API dc_status_t dc_context_params(const dc_context_t* context,
                                      dc_context_params_t* out_params);
+
+// Sets the kernel time limit at run time (see kernel_time_limit_ns; 0: no
+// limit); dispatches that start later have it.
+DC_API void dc_context_set_kernel_time_limit(dc_context_t* context,
+                                             uint64_t limit_ns);
+
+// Stops every checked kernel running on the context's CPU devices at its
+// next poll: those dispatches fail with DC_ERR_CANCELLED. Dispatches that
+// start later run normally. Unchecked kernels run to their end (a GPU's
+// checked kernels stop at the kernel time limit). Async-signal-safe: a
+// SIGINT handler may call it. NULL is a no-op.
+DC_API void dc_context_interrupt(dc_context_t* context);
 
 // Sets the log level at run time. DC_LOG_DEFAULT restores the level the
 // context was created with.

@@ -75,9 +75,10 @@ DC_API dc_status_t dc_encoder_set_kernel(dc_encoder_t* encoder,
 
 // Binds argument |index| / the argument called |name|. The argument is
 // checked against the kernel's reflection now (kind, dtype, vector width,
-// device), so a mistake is reported where it is made. |arg| is copied; a
-// buffer is retained until it is rebound, the kernel changes or the
-// encoder is destroyed, and the buffer it replaces is released.
+// device, a struct's size), so a mistake is reported where it is made.
+// |arg| is copied, a struct's bytes too (dc_arg_bytes); a buffer is
+// retained until it is rebound, the kernel changes or the encoder is
+// destroyed, and the buffer it replaces is released.
 // Returns DC_ERR_FAILED_PRECONDITION with no kernel selected,
 // DC_ERR_OUT_OF_RANGE for an index past the kernel's arguments (listing
 // them), DC_ERR_NOT_FOUND for an unknown name (listing the arguments),

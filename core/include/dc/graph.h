@@ -250,8 +250,9 @@ DC_API void dc_graph_exec_cancel(dc_graph_exec_t* exec);
 
 // Replay with new inputs: changes argument |arg_index| of dispatch |op|
 // for later runs. A buffer must have the dtype and length of the one it
-// replaces, and a value the same type (the plan and the dependencies stay
-// valid).
+// replaces, a value the same type and a struct the same size (the plan
+// and the dependencies stay valid). The instance keeps its own copy of a
+// struct's bytes.
 // Returns DC_ERR_NOT_FOUND for an unknown op, DC_ERR_INVALID_ARGUMENT for
 // an op that is not a dispatch, an index out of range or an argument of
 // another type or shape, DC_ERR_FAILED_PRECONDITION during a run.

@@ -47,7 +47,7 @@ typedef struct dc_program_params_t {
   // -cl-fast-relaxed-math, -cl-mad-enable, -cl-finite-math-only,
   // -cl-no-signed-zeros, -cl-unsafe-math-optimizations, -cl-opt-disable,
   // -cl-std=CL1.x and the other -cl-* options of OpenCL 1.2, -w, -Werror,
-  // -dc-bounds-check (or -dc-checked), -dc-O3. Unknown options are errors
+  // -dc-checked (checked mode), -dc-O3. Unknown options are errors
   // (docs/kernel-language.md, Build options).
   const char* options;
 } dc_program_params_t;
@@ -118,25 +118,58 @@ typedef enum dc_address_space_e {
 
 // How an argument is bound.
 typedef enum dc_arg_kind_e {
-  DC_ARG_SCALAR = 1,  // a value: scalar or vector, passed by copy
+  DC_ARG_SCALAR = 1,  // a value: scalar or vector (or enum), passed by copy
   DC_ARG_BUFFER,      // a __global or __constant pointer: a dc_buffer_t
   DC_ARG_LOCAL,       // a __local pointer: a size in bytes, per work-group
+  DC_ARG_RECORD,      // a struct or union passed by value: its bytes
 } dc_arg_kind_t;
+
+// One member of a struct or union argument, laid out as a C compiler for
+// the host lays out the same declaration (docs/kernel-language.md, Struct
+// layout), so a host struct of the same members can be passed as is.
+typedef struct dc_kernel_field_t {
+  const char* name;
+  const char* type_name;     // "float4", "int[4]", "struct range"
+  size_t offset;             // bytes from the start of the enclosing record
+  size_t size;               // bytes of the whole member (every element)
+  // A scalar, vector or enum member (or array of them): the element type
+  // (an enum is DC_DTYPE_I32) and vector width; 0 and 1 for a record
+  // member.
+  dc_dtype_t dtype;
+  uint32_t vector_width;
+  // Elements of an array member, every dimension multiplied in (int m[2][3]
+  // has 6, row-major); 0 when it is not an array.
+  size_t array_length;
+  // A struct or union member (or array of them): its members, offsets
+  // counted from the start of one element.
+  const struct dc_kernel_field_t* fields;
+  size_t field_count;
+  bool is_union;
+} dc_kernel_field_t;
 
 typedef struct dc_kernel_arg_info_t {
   const char* name;
-  const char* type_name;           // "__global const float*", "int4"
+  const char* type_name;           // "__global const float*", "int4",
+                                   // "struct params"
   dc_arg_kind_t kind;
   dc_address_space_t address_space;  // of the pointee for pointers
   dc_dtype_t dtype;                // element type (the pointee's); 0: void
-  uint32_t vector_width;           // 1, 2, 4, 8 or 16
-  size_t size;                     // bytes of a DC_ARG_SCALAR value
+                                   // or a record
+  uint32_t vector_width;           // 1, 2, 3, 4, 8 or 16
+  size_t size;                     // bytes of a DC_ARG_SCALAR value or a
+                                   // DC_ARG_RECORD
   bool is_const;                   // the kernel does not write through it
   // The kernel only stores to it (every use is `name[index] = value;`),
   // so what it held before is never read: retries need no snapshot of it
   // and it carries no read dependency. A conservative analysis: false
   // whenever in doubt (a helper call, a compound assignment, any read).
   bool is_write_only;
+  // DC_ARG_RECORD: its alignment, whether it is a union, and its members
+  // in declaration order (borrowed from the program, as the strings are).
+  size_t align;
+  bool is_union;
+  const dc_kernel_field_t* fields;
+  size_t field_count;
 } dc_kernel_arg_info_t;
 
 typedef struct dc_kernel_info_t {
@@ -179,9 +212,14 @@ DC_API dc_status_t dc_kernel_find_arg(const dc_kernel_t* kernel,
 typedef struct dc_arg_t {
   dc_arg_kind_t kind;
   dc_dtype_t dtype;        // DC_ARG_SCALAR: element type of |value|
-  uint32_t vector_width;   // DC_ARG_SCALAR: 1, 2, 4, 8 or 16
+  uint32_t vector_width;   // DC_ARG_SCALAR: 1, 2, 3, 4, 8 or 16
   dc_buffer_t* buffer;     // DC_ARG_BUFFER (borrowed)
   size_t local_size;       // DC_ARG_LOCAL: bytes
+  // DC_ARG_RECORD: |size| bytes, at |bytes| (borrowed until the call that
+  // takes the argument returns; whatever keeps it longer copies them) or,
+  // when |bytes| is NULL, in |value|.
+  const void* bytes;
+  size_t size;
   _Alignas(16) unsigned char value[128];  // DC_ARG_SCALAR: the bytes
 } dc_arg_t;
 
@@ -211,6 +249,26 @@ static inline dc_arg_t dc_arg_value(dc_dtype_t dtype, uint32_t vector_width,
   a.vector_width = vector_width;
   size_t n = dc_dtype_size(dtype) * vector_width;
   if (bytes != NULL && n <= sizeof(a.value)) memcpy(a.value, bytes, n);
+  return a;
+}
+
+// A struct or union passed by value: |size| bytes laid out as the
+// kernel's declaration (dc_kernel_arg_info_t.fields), such as a host
+// struct of the same members. Up to sizeof(value) bytes are copied into
+// the argument; larger ones are borrowed from |bytes| until the call that
+// takes the argument returns (streams, graphs and the encoder copy them).
+// A NULL |bytes| gives zeros when they fit in |value|; a dispatch refuses
+// it for a larger struct, and refuses any size but the reflected one.
+static inline dc_arg_t dc_arg_bytes(const void* bytes, size_t size) {
+  dc_arg_t a;
+  memset(&a, 0, sizeof(a));
+  a.kind = DC_ARG_RECORD;
+  a.size = size;
+  if (size <= sizeof(a.value)) {
+    if (bytes != NULL && size > 0) memcpy(a.value, bytes, size);
+  } else {
+    a.bytes = bytes;
+  }
   return a;
 }
 
@@ -245,9 +303,10 @@ typedef struct dc_dispatch_t {
 // Runs |kernel| over |dispatch| with |args| (one per kernel argument, in
 // order) and returns when every work-item has finished. Everything is
 // checked before anything runs: the argument count and each argument's
-// kind and type against the kernel's reflection, that buffers live on the
-// kernel's device, the grid (non-empty, at most 3 dimensions, divisible by
-// the group), the group size against the device and the kernel, the
+// kind and type (a struct's size) against the kernel's reflection, that
+// buffers live on the kernel's device, the grid (non-empty, at most 3
+// dimensions, divisible by the group), the group size against the device
+// and the kernel, the
 // local memory against the device, and, for a kernel that uses
 // dc_grid_sync(), that the device can keep every work-group of the grid
 // resident at once (at most max_cooperative_groups groups).

@@ -95,7 +95,8 @@ DC_API uint32_t dc_stream_id(const dc_stream_t* stream);
 // is queued. Sizes and offsets are in elements of the buffers' dtypes.
 
 // Queues |kernel| over |dispatch| with |args|, checked as
-// dc_kernel_dispatch() checks them. The argument values are copied.
+// dc_kernel_dispatch() checks them. The argument values are copied, a
+// struct's bytes too (dc_arg_bytes), so the caller may reuse them at once.
 DC_API dc_status_t dc_stream_dispatch(dc_stream_t* stream, dc_kernel_t* kernel,
                                       const dc_dispatch_t* dispatch,
                                       const dc_arg_t* args, size_t arg_count);

@@ -170,8 +170,7 @@ static bool parse_flag(options_parser_t* op, const char* word) {
       {"-Werror", offsetof(dc__build_options_t, werror)},
       {"-w", offsetof(dc__build_options_t, no_warnings)},
       {"-g", offsetof(dc__build_options_t, debug_info)},
-      {"-dc-bounds-check", offsetof(dc__build_options_t, bounds_check)},
-      {"-dc-checked", offsetof(dc__build_options_t, bounds_check)},
+      {"-dc-checked", offsetof(dc__build_options_t, checked)},
       {"-dc-O3", offsetof(dc__build_options_t, opt_max)},
   };
   static const struct {

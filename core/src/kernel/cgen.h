@@ -48,8 +48,9 @@ typedef struct dc__cgen_hooks_t {
   // Writes kernel |fn|'s entry point (the back end's own).
   void (*kernel)(dc__cgen_t* g, const dc__function_t* fn);
   // The name a built-in is called by, when it is not the table's spelling
-  // (CUDA: the prelude's templates for convert_, as_, vloadN); NULL to
-  // keep the table's. May be NULL itself.
+  // (CUDA: the prelude's templates for convert_, as_, vloadN; CPU: the
+  // 3-component forms, a float3 being a float4 there); NULL to keep the
+  // table's. May be NULL itself.
   const char* (*builtin)(dc__cgen_t* g, const dc__builtin_t* b);
   // Integer division and remainder go through the prelude's DC_DIV and
   // DC_MOD (no trap on a zero divisor or on INT_MIN / -1): needed where
@@ -68,7 +69,7 @@ struct dc__cgen_t {
   const char* file;          // the program's name, escaped for #line
   uint32_t line;             // of the last #line written
   bool failed;
-  bool bounds_check;         // index kernels' buffer arguments with DC_IDX
+  bool checked;              // checked mode (cgen_checked.c)
   const dc__function_t* fn;  // the function being written
   bool in_kernel;
   bool static_init;          // writing a program-scope initialiser
@@ -120,6 +121,29 @@ DC_INTERNAL void dc__cgen_expr(dc__cgen_t* g, const dc__expr_t* e);
 // An initialiser: as dc__cgen_expr, with braces for lists (and, where
 // g->static_init is set, for vectors: constant data, no code).
 DC_INTERNAL void dc__cgen_initializer(dc__cgen_t* g, const dc__expr_t* e);
+
+// Opens and closes an expression that runs statements: a GNU statement
+// expression in C, a lambda called at once in C++. |result| is its value.
+DC_INTERNAL void dc__cgen_open_block(dc__cgen_t* g);
+DC_INTERNAL void dc__cgen_close_block(dc__cgen_t* g, const char* result);
+// |e| used as a truth value (a condition, an operand of && || !).
+DC_INTERNAL void dc__cgen_condition(dc__cgen_t* g, const dc__expr_t* e);
+
+//===-- Checked mode (cgen_checked.c) -------------------------------------===//
+
+// Whether |t| is or holds a pointer (in its elements or members).
+DC_INTERNAL bool dc__cgen_holds_pointer(const dc__ty_t* t);
+// Writes |e| the way checked mode does when it differs (an access through
+// a pointer, pointer arithmetic, an address, a conversion of a pointer, a
+// built-in taking one) and returns true; false for the shared emitter.
+DC_INTERNAL bool dc__cgen_checked_expr(dc__cgen_t* g, const dc__expr_t* e);
+// Refuses what would let a checked program forge a pointer: pointers kept
+// in records, and casts that let memory holding a pointer be written as
+// something else.
+DC_INTERNAL void dc__cgen_checked_program(dc__cgen_t* g);
+// The loop poll a checked function writes at the top of every loop body
+// and label (DC_POLL).
+DC_INTERNAL void dc__cgen_poll(dc__cgen_t* g, const dc__token_t* at);
 
 //===-- Statements and functions (cgen_stmt.c) ----------------------------===//
 

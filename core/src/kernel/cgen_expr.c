@@ -234,29 +234,44 @@ static void emit_binary(dc__cgen_t* g, const dc__expr_t* e) {
              (operand_t){e->rhs, NULL});
 }
 
-// Opens and closes an expression that runs statements: a GNU statement
-// expression in C, a lambda called at once in C++.
-static void open_block(dc__cgen_t* g) {
+void dc__cgen_open_block(dc__cgen_t* g) {
   put(g, g->hooks->cxx ? "[&]() { " : "({ ");
 }
 
-static void close_block(dc__cgen_t* g, const char* result) {
+void dc__cgen_close_block(dc__cgen_t* g, const char* result) {
   dc__cgen_printf(g, g->hooks->cxx ? "return %s; }()" : "%s; })", result);
+}
+
+void dc__cgen_condition(dc__cgen_t* g, const dc__expr_t* e) {
+  if (g->checked && e != NULL && e->type->kind == DC_TY_POINTER) {
+    put(g, "((");
+    emit(g, e);
+    put(g, ").p != 0)");
+  } else {
+    emit(g, e);
+  }
 }
 
 static const char* auto_word(const dc__cgen_t* g) {
   return g->hooks->cxx ? "auto" : "__auto_type";
 }
 
-// Lanes |lanes| of the vector |base| (text), as a value.
+// Lanes |lanes| of the vector |base| (text) of |width| lanes, as a value.
 static const char* swizzle_text(dc__cgen_t* g, const char* base,
-                                const uint8_t* lanes, uint8_t count) {
+                                unsigned width, const uint8_t* lanes,
+                                uint8_t count) {
   if (count == 1) return dc__arena_printf(g->arena, "(%s)[%u]", base, lanes[0]);
-  char list[16 * 4] = "";
+  char list[17 * 4] = "";
   size_t used = 0;
   for (uint8_t k = 0; k < count; ++k) {
     used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
                              k ? ", " : "", lanes[k]);
+  }
+  // In C a 3-lane vector is its 4-lane type (cpu_prelude.h): its 4th lane
+  // copies a lane of |base|, so that it stays defined (lane 3 makes .xyz
+  // of a 4-lane vector no shuffle at all).
+  if (count == 3 && !g->hooks->cxx) {
+    snprintf(list + used, sizeof(list) - used, ", %u", width >= 3 ? 3u : 0u);
   }
   return g->hooks->cxx
              ? dc__arena_printf(g->arena, "dc__swizzle<%s>(%s)", list, base)
@@ -288,12 +303,13 @@ static void emit_update(dc__cgen_t* g, const dc__expr_t* lhs, const char* op,
   uint8_t lanes[16];
   bool swizzle = lhs->kind == DC_EXPR_SWIZZLE;
   const dc__expr_t* target = swizzle ? swizzle_base(lhs, lanes) : lhs;
-  open_block(g);
+  dc__cgen_open_block(g);
   dc__cgen_printf(g, "%s dc_p%u = &(", auto_word(g), n);
   emit(g, target);
   put(g, "); ");
   const char* place = dc__arena_printf(g->arena, "(*dc_p%u)", n);
-  const char* read = swizzle ? swizzle_text(g, place, lanes, lhs->lane_count)
+  const char* read = swizzle ? swizzle_text(g, place, target->type->width,
+                                            lanes, lhs->lane_count)
                              : place;
   const char* lhs_type = type_text(g, lhs->type);
   if (*op != '\0') {
@@ -321,7 +337,7 @@ static void emit_update(dc__cgen_t* g, const dc__expr_t* lhs, const char* op,
       dc__cgen_printf(g, "(*dc_p%u)[%u] = dc_v%u[%u]; ", n, lanes[k], n, k);
     }
   }
-  close_block(g, dc__arena_printf(g->arena, post ? "dc_o%u" : "dc_v%u", n));
+  dc__cgen_close_block(g, dc__arena_printf(g->arena, post ? "dc_o%u" : "dc_v%u", n));
 }
 
 static bool needs_update(const dc__cgen_t* g, const dc__expr_t* lhs,
@@ -507,7 +523,7 @@ static void emit_vector(dc__cgen_t* g, const dc__expr_t* e) {
   g->temps += e->arg_count;
   uint32_t next = first_temp;
   if (!all_flat) {
-    open_block(g);
+    dc__cgen_open_block(g);
     declare_parts(g, e, &next);
     if (g->hooks->cxx) put(g, "return ");
   }
@@ -537,8 +553,9 @@ static const char* expr_text(dc__cgen_t* g, const dc__expr_t* e) {
 }
 
 static void emit_swizzle(dc__cgen_t* g, const dc__expr_t* e) {
-  const char* text =
-      swizzle_text(g, expr_text(g, e->lhs), e->lanes, e->lane_count);
+  const char* text = swizzle_text(g, expr_text(g, e->lhs),
+                                  e->lhs->type->width, e->lanes,
+                                  e->lane_count);
   if (text != NULL) put(g, text);  // NULL: the arena reports it
 }
 
@@ -559,7 +576,9 @@ static bool holds_vector(const dc__ty_t* t) {
 // uninitialised (so vectors can live in __shared__ memory), which a
 // constant initialiser cannot call: what holds one is zeroed explicitly.
 static void emit_zero(dc__cgen_t* g, const dc__ty_t* t) {
-  if (dc__ty_is_scalar(t) || t->kind == DC_TY_ENUM) {
+  if (g->checked && t->kind == DC_TY_POINTER) {
+    put(g, "DC_FP_NULL");
+  } else if (dc__ty_is_scalar(t) || t->kind == DC_TY_ENUM) {
     put(g, "0");
   } else if (!g->hooks->cxx) {
     put(g, "{0}");
@@ -666,45 +685,21 @@ static void emit_compound_literal(dc__cgen_t* g, const dc__expr_t* e) {
     return;
   }
   uint32_t n = ++g->temps;
-  open_block(g);
+  dc__cgen_open_block(g);
   dc__cgen_printf(g, "%s dc_c%u = ", type, n);
   emit_braces(g, e);
   put(g, "; ");
-  close_block(g, dc__arena_printf(g->arena, "dc_c%u", n));
-}
-
-// The kernel buffer argument that |e|, an index, reads or writes through,
-// when bounds checking covers it; NULL otherwise.
-static const dc__decl_t* checked_buffer(const dc__cgen_t* g,
-                                        const dc__expr_t* e) {
-  if (!g->bounds_check || !g->in_kernel) return NULL;
-  const dc__expr_t* p = e->lhs;
-  while (p->kind == DC_EXPR_CAST && p->conv == DC_CONV_NONE) p = p->lhs;
-  if (p->kind != DC_EXPR_NAME || p->decl->kind != DC_DECL_PARAM) return NULL;
-  const dc__ty_t* t = p->decl->type;
-  if (t->kind != DC_TY_POINTER) return NULL;
-  dc_address_space_t space = t->base->space;
-  return space == DC_ADDRESS_GLOBAL || space == DC_ADDRESS_CONSTANT ? p->decl
-                                                                    : NULL;
+  dc__cgen_close_block(g, dc__arena_printf(g->arena, "dc_c%u", n));
 }
 
 static void emit_index(dc__cgen_t* g, const dc__expr_t* e) {
   const dc__ty_t* array = e->lhs->type;
-  if (g->bounds_check && array->kind == DC_TY_ARRAY && array->length > 0) {
+  if (g->checked && array->kind == DC_TY_ARRAY && array->length > 0) {
     put(g, "(");
     emit(g, e->lhs);
     put(g, ")[DC_AIDX(");
     emit(g, e->rhs);
     dc__cgen_printf(g, ", %u, %u)]", array->length, e->token->line);
-    return;
-  }
-  const dc__decl_t* buffer = checked_buffer(g, e);
-  if (buffer != NULL) {
-    put(g, "(*DC_IDX(");
-    emit_name(g, buffer);
-    put(g, ", (");
-    emit(g, e->rhs);
-    dc__cgen_printf(g, "), %u, %u))", buffer->param_index, e->token->line);
     return;
   }
   put(g, "(");
@@ -725,6 +720,7 @@ static void emit_member(dc__cgen_t* g, const dc__expr_t* e) {
 
 void dc__cgen_expr(dc__cgen_t* g, const dc__expr_t* e) {
   if (g->failed || e == NULL) return;
+  if (g->checked && dc__cgen_checked_expr(g, e)) return;
   if (e->is_constant && dc__ty_is_integer(e->type) && !e->is_lvalue) {
     emit_integer(g, e->type, e->value.i);
     return;
@@ -771,7 +767,7 @@ void dc__cgen_expr(dc__cgen_t* g, const dc__expr_t* e) {
         put(g, ")");
       } else {
         put(g, "(");
-        emit(g, e->cond);
+        dc__cgen_condition(g, e->cond);
         put(g, " ? ");
         emit(g, e->lhs);
         put(g, " : ");

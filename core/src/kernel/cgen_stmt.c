@@ -19,6 +19,9 @@ void dc__cgen_variable(dc__cgen_t* g, const dc__decl_t* d, const char* name) {
   if (d->init != NULL) {
     dc__cgen_puts(g, " = ");
     dc__cgen_initializer(g, d->init);
+  } else if (g->checked && dc__cgen_holds_pointer(d->type)) {
+    // A pointer never holds what the stack did.
+    dc__cgen_puts(g, g->hooks->cxx ? " = {}" : " = {0}");
   }
   dc__cgen_puts(g, ";");
 }
@@ -44,9 +47,17 @@ static void emit_unroll(dc__cgen_t* g, const dc__stmt_t* s) {
   dc__cgen_new_line(g);
 }
 
-static void emit_body(dc__cgen_t* g, const dc__stmt_t* body) {
+// A loop's or a switch's body; a checked loop polls first
+// (cgen_checked.c).
+static void emit_body(dc__cgen_t* g, const dc__stmt_t* body, bool loop) {
+  bool poll = loop && g->checked;
   ++g->loop_depth;
+  if (poll) {
+    dc__cgen_puts(g, " {");
+    dc__cgen_poll(g, token_at(g, body->token));
+  }
   dc__cgen_stmt(g, body);
+  if (poll) dc__cgen_puts(g, " }");
   --g->loop_depth;
 }
 
@@ -64,11 +75,11 @@ static void emit_for(dc__cgen_t* g, const dc__stmt_t* s) {
     dc__cgen_expr(g, s->init->value);
   }
   dc__cgen_puts(g, "; ");
-  dc__cgen_expr(g, s->value);
+  dc__cgen_condition(g, s->value);
   dc__cgen_puts(g, "; ");
   dc__cgen_expr(g, s->step_value);
   dc__cgen_puts(g, ")");
-  emit_body(g, s->body);
+  emit_body(g, s->body, true);
   dc__cgen_puts(g, " }");
 }
 
@@ -77,11 +88,19 @@ static void emit_label_name(dc__cgen_t* g, const dc__stmt_t* s) {
   dc__cgen_printf(g, " " DC_USER_PREFIX "%.*s", (int)t->length, t->text);
 }
 
-// A condition or value between |head| and |tail|.
+// A value between |head| and |tail|.
 static void emit_wrapped(dc__cgen_t* g, const char* head,
                          const dc__expr_t* e, const char* tail) {
   dc__cgen_puts(g, head);
   dc__cgen_expr(g, e);
+  dc__cgen_puts(g, tail);
+}
+
+// A condition between |head| and |tail|.
+static void emit_test(dc__cgen_t* g, const char* head, const dc__expr_t* e,
+                      const char* tail) {
+  dc__cgen_puts(g, head);
+  dc__cgen_condition(g, e);
   dc__cgen_puts(g, tail);
 }
 
@@ -106,7 +125,7 @@ void dc__cgen_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
       emit_wrapped(g, " ", s->value, ";");
       return;
     case DC_STMT_IF:
-      emit_wrapped(g, " if (", s->value, ")");
+      emit_test(g, " if (", s->value, ")");
       dc__cgen_stmt(g, s->body);
       if (s->else_body != NULL) {
         dc__cgen_puts(g, " else");
@@ -118,18 +137,18 @@ void dc__cgen_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
       return;
     case DC_STMT_WHILE:
       emit_unroll(g, s);
-      emit_wrapped(g, " while (", s->value, ")");
-      emit_body(g, s->body);
+      emit_test(g, " while (", s->value, ")");
+      emit_body(g, s->body, true);
       return;
     case DC_STMT_DO:
       emit_unroll(g, s);
       dc__cgen_puts(g, " do");
-      emit_body(g, s->body);
-      emit_wrapped(g, " while (", s->value, ");");
+      emit_body(g, s->body, true);
+      emit_test(g, " while (", s->value, ");");
       return;
     case DC_STMT_SWITCH:
       emit_wrapped(g, " switch (", s->value, ")");
-      emit_body(g, s->body);
+      emit_body(g, s->body, false);
       return;
     case DC_STMT_CASE:
       if (s->value == NULL) {
@@ -155,6 +174,7 @@ void dc__cgen_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
     case DC_STMT_LABEL:
       emit_label_name(g, s);
       dc__cgen_puts(g, ":;");
+      dc__cgen_poll(g, token_at(g, s->token));  // a goto may loop here
       dc__cgen_stmt(g, s->body);
       return;
     case DC_STMT_EMPTY:
@@ -211,6 +231,7 @@ void dc__cgen_global(dc__cgen_t* g, const dc__decl_t* d) {
 
 void dc__cgen_program(dc__cgen_t* g) {
   const dc__program_ast_t* ast = g->ast;
+  if (g->checked) dc__cgen_checked_program(g);
   dc__cgen_records(g);
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     if (!ast->functions[i].is_kernel) {

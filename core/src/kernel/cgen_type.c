@@ -94,6 +94,7 @@ static const char* specifier(dc__cgen_t* g, const dc__ty_t* t) {
     case DC_TY_EVENT:
       return "event_t";
     case DC_TY_POINTER:
+      return "dc_fptr";  // checked mode's fat pointer (cgen_checked.c)
     case DC_TY_ARRAY:
       break;
   }
@@ -121,6 +122,7 @@ const char* dc__cgen_declaration(dc__cgen_t* g, const dc__ty_t* type,
   // suffix "[n]" (parenthesised when a pointer holds an array).
   bool last_pointer = false;
   while (t->kind == DC_TY_POINTER || t->kind == DC_TY_ARRAY) {
+    if (t->kind == DC_TY_POINTER && g->checked) break;  // a dc_fptr
     if (t->kind == DC_TY_POINTER) {
       const char* restrict_word =
           (t->quals & DC_Q_RESTRICT)

@@ -81,6 +81,7 @@ static const char* kind_name(dc_arg_kind_t kind) {
     case DC_ARG_SCALAR: return "a value";
     case DC_ARG_BUFFER: return "a buffer";
     case DC_ARG_LOCAL: return "a __local size";
+    case DC_ARG_RECORD: return "a struct's bytes (dc_arg_bytes)";
   }
   return "an unknown kind of argument";
 }
@@ -112,11 +113,32 @@ static dc_status_t check_buffer_arg(const char* fn, const dc_kernel_t* k,
              dc_dtype_name(info->dtype));
     return arg_error(fn, k, i, detail);
   }
-  if (info->vector_width > 1 && a->buffer->length % info->vector_width != 0) {
+  // A 3-component vector takes the room of 4 elements (OpenCL C 6.1.5).
+  uint32_t slots = info->vector_width == 3 ? 4 : info->vector_width;
+  if (slots > 1 && a->buffer->length % slots != 0) {
     snprintf(detail, sizeof(detail), "the buffer's %zu elements are not "
-             "whole %sx%u vectors", a->buffer->length,
-             dc_dtype_name(info->dtype), info->vector_width);
+             "whole %sx%u vectors%s", a->buffer->length,
+             dc_dtype_name(info->dtype), info->vector_width,
+             info->vector_width == 3 ? " (each takes the room of 4)" : "");
     return arg_error(fn, k, i, detail);
+  }
+  return DC_OK;
+}
+
+// A struct passed by value: exactly its bytes, as the front end laid it
+// out (the host's layout of the same declaration).
+static dc_status_t check_record_arg(const char* fn, const dc_kernel_t* k,
+                                    size_t i, const dc_arg_t* a) {
+  const dc_kernel_arg_info_t* info = &k->args[i];
+  char detail[200];
+  if (a->size != info->size) {
+    snprintf(detail, sizeof(detail), "got %zu bytes, the kernel's %s "
+             "takes %zu", a->size, info->is_union ? "union" : "struct",
+             info->size);
+    return arg_error(fn, k, i, detail);
+  }
+  if (a->bytes == NULL && a->size > sizeof(a->value)) {
+    return arg_error(fn, k, i, "its bytes are NULL");
   }
   return DC_OK;
 }
@@ -144,6 +166,8 @@ dc_status_t dc__kernel_check_arg(const char* fn, const dc_kernel_t* k,
         return arg_error(fn, k, i, detail);
       }
       return DC_OK;
+    case DC_ARG_RECORD:
+      return check_record_arg(fn, k, i, a);
   }
   return arg_error(fn, k, i, "unknown argument kind");
 }
@@ -367,12 +391,13 @@ void dc__kernel_pack_args(const dc_kernel_t* k, const dc_arg_t* args,
     lengths[i] = 0;
     if (a->kind == DC_ARG_BUFFER) {
       values[i] = (char*)a->buffer->memory + a->buffer->byte_offset;
-      lengths[i] = a->buffer->length / k->args[i].vector_width;
+      lengths[i] = a->buffer->length * dc_dtype_size(a->buffer->dtype);
     } else if (a->kind == DC_ARG_LOCAL) {
       values[i] = (void*)(uintptr_t)local;
+      lengths[i] = a->local_size;
       local += DC_ALIGN_UP(a->local_size, 64);
-    } else {
-      values[i] = (void*)a->value;
+    } else {  // a value or a record: the device copies its bytes
+      values[i] = (void*)dc__arg_data(a);
     }
   }
 }
@@ -427,12 +452,16 @@ static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
   dc_device_t* device = k->program->device;
   DC_RETURN_IF_ERROR(
       dc__fault_check(device->context, DC_FAULT_LAUNCH, device, k->info.name));
+  dc_launch_t l = prepared->launch;
+  dc_context_t* ctx = device->context;
+  l.time_limit_ns = atomic_load(&ctx->kernel_time_limit_ns);
+  l.interrupts = (const unsigned*)&ctx->interrupts;
+  l.interrupts_at_start = atomic_load(&ctx->interrupts);
   if (queue != NULL) {
-    return device->vtable->dispatch_queued(device, queue, k,
-                                           &prepared->launch, values, lengths);
+    return device->vtable->dispatch_queued(device, queue, k, &l, values,
+                                           lengths);
   }
-  return device->vtable->dispatch(device, k, &prepared->launch, values,
-                                  lengths);
+  return device->vtable->dispatch(device, k, &l, values, lengths);
 }
 
 dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
@@ -470,18 +499,61 @@ dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
   return st;
 }
 
-dc_status_t dc__kernel_fault(const dc_kernel_t* k, const char* fn,
-                             uint32_t arg, uint32_t line, long long index,
-                             unsigned long long length) {
-  if (arg >= k->info.arg_count) {  // DC_FAULT_ARRAY
+// The bytes of one element of argument |arg| (its pointee), 1 if unknown.
+static size_t arg_element_size(const dc_kernel_t* k, uint32_t arg) {
+  const dc_kernel_arg_info_t* a = &k->args[arg];
+  uint32_t slots = a->vector_width == 3 ? 4 : a->vector_width;
+  size_t n = a->dtype ? dc_dtype_size(a->dtype) * slots : 0;
+  return n ? n : 1;
+}
+
+static dc_status_t pointer_fault(const dc_kernel_t* k, const char* fn,
+                                 const dc__kfault_t* f) {
+  if (f->arg >= k->info.arg_count) {
     return DC_FAIL(DC_ERR_OUT_OF_RANGE,
-                   "%s: kernel '%s' (%s:%u): index %lld is outside an array "
-                   "of %llu element(s)",
-                   fn, k->info.name, k->program->name, line, index, length);
+                   "%s: kernel '%s' (%s:%u): an access of %llu byte(s) at "
+                   "byte %lld is outside the %llu-byte object its pointer "
+                   "points into",
+                   fn, k->info.name, k->program->name, f->line, f->size,
+                   f->index, f->length);
+  }
+  size_t n = arg_element_size(k, f->arg);
+  if (f->size == n && f->index % (long long)n == 0) {
+    return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                   "%s: kernel '%s' (%s:%u): index %lld of argument %u '%s' "
+                   "is outside its %llu element(s)",
+                   fn, k->info.name, k->program->name, f->line,
+                   f->index / (long long)n, f->arg, k->args[f->arg].name,
+                   f->length / n);
   }
   return DC_FAIL(DC_ERR_OUT_OF_RANGE,
-                 "%s: kernel '%s' (%s:%u): index %lld of argument %u '%s' is "
-                 "outside its %llu element(s)",
-                 fn, k->info.name, k->program->name, line, index, arg,
-                 k->args[arg].name, length);
+                 "%s: kernel '%s' (%s:%u): an access of %llu byte(s) at byte "
+                 "%lld of argument %u '%s' is outside its %llu byte(s)",
+                 fn, k->info.name, k->program->name, f->line, f->size,
+                 f->index, f->arg, k->args[f->arg].name, f->length);
+}
+
+dc_status_t dc__kernel_fault(const dc_kernel_t* k, const char* fn,
+                             const dc__kfault_t* f) {
+  switch (f->kind) {
+    case DC__KFAULT_INDEX:
+      return DC_FAIL(DC_ERR_OUT_OF_RANGE,
+                     "%s: kernel '%s' (%s:%u): index %lld is outside an "
+                     "array of %llu element(s)",
+                     fn, k->info.name, k->program->name, f->line, f->index,
+                     f->length);
+    case DC__KFAULT_POINTER:
+      return pointer_fault(k, fn, f);
+    case DC__KFAULT_STOPPED:
+      return DC_FAIL(DC_ERR_CANCELLED,
+                     "%s: kernel '%s' (%s:%u) was interrupted while it ran",
+                     fn, k->info.name, k->program->name, f->line);
+    case DC__KFAULT_WATCHDOG:
+      return DC_FAIL(DC_ERR_DEADLINE_EXCEEDED,
+                     "%s: kernel '%s' (%s:%u) ran past the kernel time limit "
+                     "and was stopped",
+                     fn, k->info.name, k->program->name, f->line);
+  }
+  return DC_FAIL(DC_ERR_INTERNAL, "%s: kernel '%s': unknown fault %d", fn,
+                 k->info.name, (int)f->kind);
 }

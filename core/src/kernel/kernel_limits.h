@@ -68,6 +68,11 @@
 // analysis and the code generators, and no buffer or local memory holds
 // more.
 #define DC_LIMIT_OBJECT_BYTES (1u << 30)
+// Bytes of a kernel's arguments, each value (a struct passed by value
+// too) at its size and each pointer 8: what every device can take in one
+// launch (CUDA's parameter space is 4 KiB, which also holds the launch
+// record and, when bounds checking, a length per argument).
+#define DC_LIMIT_KERNEL_ARG_BYTES 2048u
 // Slots of one braced initialiser, so a designator such as [100000000]
 // cannot make the compiler allocate gigabytes.
 #define DC_LIMIT_INIT_SLOTS (1u << 20)

@@ -39,6 +39,12 @@ static dc_status_t check_arg(const dc_kernel_arg_info_t* a, size_t i) {
       return DC_OK;
     case DC_ARG_LOCAL:
       return DC_OK;
+    case DC_ARG_RECORD:  // a description would need the whole layout
+      return DC_FAIL(DC_ERR_UNSUPPORTED,
+                     "%s: argument %zu '%s' is a struct (DC_ARG_RECORD): "
+                     "native kernels take values, buffers and __local "
+                     "sizes; pass the struct's fields as values, or its "
+                     "bytes in a buffer", kFn, i, a->name);
   }
   return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                  "%s: argument %zu '%s' has an unknown kind %d", kFn, i,
@@ -89,7 +95,14 @@ static void copy_arg(dc_program_t* p, const dc_kernel_arg_info_t* in,
       out->size = 0;
       out->type_name = dc__arena_printf(&p->arena, "__local %s*", dtype);
       break;
+    case DC_ARG_RECORD:  // refused by check_arg
+      break;
   }
+  // Only records have members; a caller's pointers are not kept.
+  out->align = 0;
+  out->is_union = false;
+  out->fields = NULL;
+  out->field_count = 0;
 }
 
 static dc_status_t check_params(dc_device_t* device,

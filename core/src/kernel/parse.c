@@ -254,6 +254,17 @@ bool dc__sema_count_private(dc__sema_t* s, const dc__token_t* name,
   return false;
 }
 
+// `typedef struct { ... } name_t;`: reflection calls the struct name_t.
+static void name_anonymous(const dc__ty_t* type, const char* name) {
+  if (type->kind == DC_TY_RECORD && type->record->tag[0] == '\0' &&
+      type->record->alias == NULL) {
+    type->record->alias = name;
+  } else if (type->kind == DC_TY_ENUM && type->enumeration->tag[0] == '\0' &&
+             type->enumeration->alias == NULL) {
+    type->enumeration->alias = name;
+  }
+}
+
 // Reads one declarator of a declaration and its initialiser.
 static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
                                   dc__declarator_t* d, bool in_function) {
@@ -267,6 +278,7 @@ static bool parse_init_declarator(dc__sema_t* s, const dc__specs_t* specs,
   const dc__token_t* name = &s->toks[d->name];
   if (specs->is_typedef) {
     d->decl = dc__sema_declare(s, DC_DECL_TYPEDEF, name, type);
+    if (d->decl != NULL) name_anonymous(type, d->decl->name);
     return d->decl != NULL;
   }
   if (!check_variable(s, name, type, in_function)) return false;
@@ -835,6 +847,44 @@ static bool parse_params(dc__sema_t* s, dc__function_t* fn) {
   return true;
 }
 
+// A struct or union passed by value: the host gives its bytes, so it
+// cannot hold what has no host value (OpenCL C 6.9).
+static void check_record_param(dc__sema_t* s, const dc__token_t* at,
+                               const char* name, const dc__ty_t* t) {
+  if (!t->record->is_complete) {
+    dc__sema_error(s, at, "kernel parameter '%s' has incomplete type %s",
+                   name, dc__ty_name(s->arena, t));
+    return;
+  }
+  const dc__ty_t* bad = NULL;
+  const char* member = dc__record_arg_flaw(s->arena, t, &bad);
+  if (member != NULL) {
+    dc__sema_error(s, at, "kernel parameter '%s' has type %s, whose member "
+                   "'%s' has type %s: a struct or union kernel argument "
+                   "cannot hold pointers, bool, size_t, ptrdiff_t, "
+                   "intptr_t, uintptr_t or event_t (OpenCL C 6.9)",
+                   name, dc__ty_name(s->arena, t), member,
+                   dc__ty_name(s->arena, bad));
+  }
+}
+
+// The arguments must fit one launch on every device.
+static void check_arg_bytes(dc__sema_t* s, const dc__function_t* fn) {
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    const dc__ty_t* t = fn->params[i].decl->type;
+    bytes += t->kind == DC_TY_POINTER ? 8u : dc__ty_size(t);
+  }
+  if (bytes > DC_LIMIT_KERNEL_ARG_BYTES && !s->failed) {
+    const dc__token_t* at = &s->toks[fn->name];
+    dc__sema_error(s, at, "the arguments of kernel '%s' take %llu bytes "
+                   "(each value at its size, each pointer 8), over the "
+                   "limit of %u; pass large structs in a buffer",
+                   dc__sema_spell(s, at), (unsigned long long)bytes,
+                   DC_LIMIT_KERNEL_ARG_BYTES);
+  }
+}
+
 // Enforces OpenCL C's rules for kernel signatures, so that every argument
 // can be bound from the host.
 static void check_kernel_signature(dc__sema_t* s, const dc__function_t* fn,
@@ -867,15 +917,11 @@ static void check_kernel_signature(dc__sema_t* s, const dc__function_t* fn,
     } else if (t->kind == DC_TY_EVENT) {
       dc__sema_error(s, at, "kernel parameter '%s' cannot be an event_t",
                      name);
-    } else if (t->kind == DC_TY_POINTER && t->base->kind == DC_TY_RECORD) {
-      // fine: arrays of records in a buffer
-    } else if (t->kind == DC_TY_RECORD || t->kind == DC_TY_ENUM) {
-      dc__sema_error(s, at, "kernel parameter '%s' has type %s: struct, "
-                     "union and enum arguments by value are not supported "
-                     "yet; pass the fields as separate arguments", name,
-                     dc__ty_name(s->arena, t));
+    } else if (t->kind == DC_TY_RECORD) {
+      check_record_param(s, at, name, t);
     }
   }
+  check_arg_bytes(s, fn);
 }
 
 static bool same_signature(const dc__decl_t* a, const dc__function_t* fn,

@@ -256,10 +256,9 @@ static bool parse_fields(dc__sema_t* s, dc__record_t* r) {
     dc__specs_t specs;
     const dc__token_t* first = dc__sema_cur(s);
     if (!dc__parse_specifiers(s, &specs)) return false;
-    if (specs.has_space || specs.is_kernel || specs.is_typedef ||
-        specs.is_static) {
-      dc__sema_error(s, first, "a member of a %s cannot have an address "
-                     "space, a storage class or 'kernel'",
+    if (specs.is_kernel || specs.is_typedef || specs.is_static) {
+      dc__sema_error(s, first, "a member of a %s cannot have a storage "
+                     "class or 'kernel'",
                      r->is_union ? "union" : "struct");
       return false;
     }
@@ -270,6 +269,15 @@ static bool parse_fields(dc__sema_t* s, dc__record_t* r) {
       specs.align = shared_align;
       if (!dc__parse_declarator(s, &specs, false, &name, &type)) return false;
       const dc__token_t* at = &s->toks[name];
+      // A pointer member may point into any address space; the member
+      // itself lives where its record does.
+      if (type->space != DC_ADDRESS_PRIVATE) {
+        dc__sema_error(s, first, "member '%s' of a %s cannot have an address "
+                       "space: it lives where the %s does",
+                       dc__sema_spell(s, at), r->is_union ? "union" : "struct",
+                       r->is_union ? "union" : "struct");
+        return false;
+      }
       dc__sema_note_name(s, at, DC_NAME_FIELD);
       if (dc__sema_at(s, ":")) {
         dc__sema_error(s, dc__sema_cur(s), "bit-fields are not supported "
@@ -556,14 +564,6 @@ static bool parse_qualifier(dc__sema_t* s, dc__specs_t* specs,
   return true;
 }
 
-bool dc__sema_check_vector3(dc__sema_t* s, const dc__ty_t* t,
-                            const dc__token_t* at) {
-  if (t == NULL || t->kind != DC_TY_VECTOR || t->width != 3) return true;
-  dc__sema_error(s, at, "3-component vector types are not supported; use "
-                        "the 4-component type");
-  return false;
-}
-
 // Reads a type word that is not a keyword combination: a scalar or
 // vector name, event_t, a typedef name, struct, union or enum. NULL if
 // the cursor holds none (without an error) or after an error.
@@ -579,8 +579,7 @@ static const dc__ty_t* parse_named_type(dc__sema_t* s, dc__specs_t* specs,
   if (dc__tok_is(t, "enum")) return parse_enum(s);
   ++s->pos;
   if (vector_name(t, &sc, &width)) {
-    const dc__ty_t* v = dc__ty_vector(s->types, sc, width);
-    return dc__sema_check_vector3(s, v, t) ? v : NULL;
+    return dc__ty_vector(s->types, sc, width);
   }
   if (dc__tok_is(t, "event_t")) return dc__ty_event(s->types);
   if (!dc__tok_is(t, "char") && !dc__tok_is(t, "short") &&

@@ -23,7 +23,7 @@ typedef struct dc__build_options_t {
   bool opt_disable;       // -cl-opt-disable
   bool werror;            // -Werror
   bool no_warnings;       // -w
-  bool bounds_check;      // -dc-bounds-check, -dc-checked
+  bool checked;           // -dc-checked
   bool opt_max;           // -dc-O3
   // -D definitions as "NAME" or "NAME=VALUE", in order (-U not included:
   // macro_options has both, in order).

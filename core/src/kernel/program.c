@@ -6,41 +6,25 @@
 
 #include "fault_internal.h"
 #include "program_internal.h"
+#include "tree.h"
 
 static const char* kFn = "dc_program_create";
-
-static dc_dtype_t dtype_of(dc__scalar_t scalar) {
-  switch (scalar) {
-    case DC_SCALAR_CHAR: return DC_DTYPE_I8;
-    case DC_SCALAR_UCHAR: return DC_DTYPE_U8;
-    case DC_SCALAR_BOOL: return DC_DTYPE_U8;
-    case DC_SCALAR_SHORT: return DC_DTYPE_I16;
-    case DC_SCALAR_USHORT: return DC_DTYPE_U16;
-    case DC_SCALAR_INT: return DC_DTYPE_I32;
-    case DC_SCALAR_UINT: return DC_DTYPE_U32;
-    case DC_SCALAR_LONG: return DC_DTYPE_I64;
-    case DC_SCALAR_PTRDIFF_T: return DC_DTYPE_I64;
-    case DC_SCALAR_ULONG: return DC_DTYPE_U64;
-    case DC_SCALAR_SIZE_T: return DC_DTYPE_U64;
-    case DC_SCALAR_FLOAT: return DC_DTYPE_F32;
-    case DC_SCALAR_DOUBLE: return DC_DTYPE_F64;
-    case DC_SCALAR_VOID: break;
-  }
-  return (dc_dtype_t)0;
-}
 
 static void describe_arg(dc_program_t* p, const dc__program_ast_t* ast,
                          const dc__param_t* param, dc_kernel_arg_info_t* a) {
   const dc__token_t* name = &ast->tokens[param->name];
+  const dc__ty_t* type = param->decl->type;
   a->name = dc__arena_strndup(&p->arena, name->text, name->length);
   a->type_name = dc__type_name(&p->arena, &param->type);
-  a->dtype = dtype_of(param->type.scalar);
+  a->dtype = dc__scalar_dtype(param->type.scalar);
   a->vector_width = param->type.vector_width;
   a->is_const = param->type.is_const;
   a->address_space = param->type.address_space;
-  if (param->type.pointer_depth == 0) {
+  if (type->kind == DC_TY_RECORD || type->kind == DC_TY_ENUM) {
+    if (!dc__reflect_value(&p->arena, type, a)) p->arena.failed = true;
+  } else if (param->type.pointer_depth == 0) {
     a->kind = DC_ARG_SCALAR;
-    a->size = dc_dtype_size(a->dtype) * a->vector_width;
+    a->size = dc__ty_size(type);  // a 3-component vector takes 4 lanes
   } else {
     a->kind = param->type.address_space == DC_ADDRESS_LOCAL ? DC_ARG_LOCAL
                                                             : DC_ARG_BUFFER;
@@ -198,7 +182,7 @@ static dc_status_t build(dc_program_t* p, const dc_program_params_t* params,
       .source = params->source,
       .source_length = length,
       .options_text = params->options ? params->options : "",
-      .bounds_check = options.bounds_check || config.bounds_check,
+      .checked = options.checked || config.checked_kernels,
   };
   return p->device->vtable->program_build(p->device, &b);
 }

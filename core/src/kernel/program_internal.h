@@ -60,7 +60,7 @@ struct dc__program_build_t {
   const char* source;
   size_t source_length;
   const char* options_text;  // as the user wrote them ("" if none)
-  bool bounds_check;
+  bool checked;
 };
 
 // Makes an empty program object on |device| (one reference, not yet on the
@@ -83,18 +83,47 @@ typedef struct dc__prepared_t {
   int tuning;  // the autotune slot being timed, or -1
 } dc__prepared_t;
 
+// The dtype of an element type of the language (0 for void).
+DC_INTERNAL dc_dtype_t dc__scalar_dtype(dc__scalar_t scalar);
+
+// Describes a value argument of |type| into |a| when it is a struct or
+// union (DC_ARG_RECORD: size, alignment, members, in |arena|) or an enum
+// (an int); other types are left as they are (reflect_record.c). False
+// when |arena| ran out of memory.
+struct dc__ty_t;
+DC_INTERNAL bool dc__reflect_value(dc__arena_t* arena,
+                                   const struct dc__ty_t* type,
+                                   dc_kernel_arg_info_t* a);
+
 // Whether |kernel| is a live kernel (its program not released).
 DC_INTERNAL bool dc__kernel_valid(const dc_kernel_t* kernel);
 
-// What a bounds-checked dispatch of |kernel| ends with after its first
-// access out of range, at source |line|: |index| into argument |arg| of
-// |length| elements, or into a private, __local or __constant array when
-// |arg| is DC_FAULT_ARRAY. DC_ERR_OUT_OF_RANGE, with |fn| in the message.
-#define DC_FAULT_ARRAY 0xFFFFFFFFu
+// What stopped a checked dispatch, or its first access out of range, as
+// the devices record it (their own copies of these values are asserted
+// equal: cpu_abi.h, cuda_prelude.h).
+typedef enum dc__kfault_kind_e {
+  DC__KFAULT_INDEX = 0,  // |index| into an array of |length| elements
+  DC__KFAULT_POINTER,    // |size| bytes at byte |index| of an allocation of
+                         // |length| bytes: argument |arg|, or an object
+  DC__KFAULT_STOPPED,    // interrupted (dc_context_interrupt)
+  DC__KFAULT_WATCHDOG,   // ran past the kernel time limit
+} dc__kfault_kind_t;
+#define DC__KFAULT_OBJECT 0xFFFFFFFFu  // |arg| of memory no argument gave
+typedef struct dc__kfault_t {
+  dc__kfault_kind_t kind;
+  uint32_t arg;
+  uint32_t line;
+  long long index;
+  unsigned long long length;
+  unsigned long long size;
+} dc__kfault_t;
+
+// The status a checked dispatch of |kernel| ends with after |fault|:
+// DC_ERR_OUT_OF_RANGE, DC_ERR_CANCELLED or DC_ERR_DEADLINE_EXCEEDED, with
+// |fn| in the message.
 DC_INTERNAL dc_status_t dc__kernel_fault(const dc_kernel_t* kernel,
-                                         const char* fn, uint32_t arg,
-                                         uint32_t line, long long index,
-                                         unsigned long long length);
+                                         const char* fn,
+                                         const dc__kfault_t* fault);
 
 // Checks argument |index| against the kernel's reflection; messages start
 // with |fn|, the public function the caller is in.
@@ -118,8 +147,24 @@ DC_INTERNAL dc_status_t dc__kernel_run(dc_kernel_t* kernel,
                                        const dc__prepared_t* prepared,
                                        const dc_arg_t* args);
 
+// Arguments kept beyond the call that gave them (kernel_args.c): a held
+// copy retains its buffer and owns a copy of a record's bytes that did not
+// fit in its inline value. Hold only arguments dc__kernel_check_arg()
+// accepted. dc__args_hold() holds all or none (DC_ERR_OUT_OF_MEMORY);
+// dc__args_drop() releases what a hold took.
+DC_INTERNAL dc_status_t dc__arg_hold(dc_allocator_t allocator, dc_arg_t* dst,
+                                     const dc_arg_t* src);
+DC_INTERNAL void dc__arg_drop(dc_allocator_t allocator, dc_arg_t* arg);
+DC_INTERNAL dc_status_t dc__args_hold(dc_allocator_t allocator, dc_arg_t* dst,
+                                      const dc_arg_t* src, size_t count);
+DC_INTERNAL void dc__args_drop(dc_allocator_t allocator, dc_arg_t* args,
+                               size_t count);
+// The bytes of a value or record argument.
+DC_INTERNAL const void* dc__arg_data(const dc_arg_t* arg);
+
 // Fills the backend's argument table for a dispatch of |kernel| with
-// |args| (dc/backend.h: one value pointer and one length per argument).
+// |args| (dc/backend.h: one value pointer and one size in bytes per
+// argument).
 DC_INTERNAL void dc__kernel_pack_args(const dc_kernel_t* kernel,
                                       const dc_arg_t* args, void** values,
                                       size_t* lengths);

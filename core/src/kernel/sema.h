@@ -111,10 +111,6 @@ DC_INTERNAL bool dc__sema_count_private(dc__sema_t* s, const dc__token_t* name,
 // True if the cursor starts a type name: a type keyword, a vector type, a
 // typedef name, struct/union/enum, or a qualifier.
 DC_INTERNAL bool dc__sema_starts_type(const dc__sema_t* s);
-// False (after an error at |at|) when |t| is a 3-component vector, which
-// the code generators cannot write yet.
-DC_INTERNAL bool dc__sema_check_vector3(dc__sema_t* s, const dc__ty_t* t,
-                                        const dc__token_t* at);
 // Parses a type name (specifiers and an abstract declarator, as in a cast
 // or sizeof) at the cursor. NULL after an error.
 DC_INTERNAL const dc__ty_t* dc__sema_type_name(dc__sema_t* s);

@@ -207,7 +207,6 @@ static const dc__builtin_t* resolve_builtin(dc__sema_t* s,
     dc__sema_error(s, name, "%s", why);
     return NULL;
   }
-  if (!dc__sema_check_vector3(s, b->result, name)) return NULL;
   if (b->param_count != args->count ||
       b->param_count > DC_BUILTIN_MAX_PARAMS) {
     dc__sema_error(s, name, "'%s' takes %u argument(s), not %u",
@@ -521,7 +520,6 @@ static dc__expr_t* swizzle(dc__sema_t* s, dc__expr_t* e,
   const dc__ty_t* type = dc__ty_qualified(
       s->types, dc__ty_vector(s->types, vt->scalar, (unsigned)n), vt->quals,
       vt->space);
-  if (!dc__sema_check_vector3(s, type, name)) return NULL;
   dc__expr_t* z = dc__sema_node(s, DC_EXPR_SWIZZLE, type, e->token);
   if (z == NULL) return NULL;
   z->lhs = e;

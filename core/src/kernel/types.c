@@ -265,6 +265,42 @@ const dc__field_t* dc__record_field(const dc__record_t* r, const char* name,
   return NULL;
 }
 
+static const char* arg_flaw(dc__arena_t* arena, const dc__ty_t* t,
+                            const char* path, const dc__ty_t** out_type) {
+  for (; t->kind == DC_TY_ARRAY; t = t->base) {
+    path = dc__arena_printf(arena, "%s[0]", path);
+    if (path == NULL) return NULL;  // out of memory: the arena says so
+  }
+  *out_type = t;
+  switch (t->kind) {
+    case DC_TY_POINTER:
+    case DC_TY_EVENT:
+      return path;
+    case DC_TY_SCALAR:
+      return t->scalar == DC_SCALAR_BOOL || t->scalar == DC_SCALAR_SIZE_T ||
+                     t->scalar == DC_SCALAR_PTRDIFF_T
+                 ? path
+                 : NULL;
+    case DC_TY_RECORD:
+      for (uint32_t i = 0; i < t->record->field_count; ++i) {
+        const dc__field_t* f = &t->record->fields[i];
+        const char* inner = dc__arena_printf(arena, "%s%s%s", path,
+                                             *path ? "." : "", f->name);
+        if (inner == NULL) return NULL;
+        const char* found = arg_flaw(arena, f->type, inner, out_type);
+        if (found != NULL) return found;
+      }
+      return NULL;
+    default:
+      return NULL;
+  }
+}
+
+const char* dc__record_arg_flaw(dc__arena_t* arena, const dc__ty_t* type,
+                                const dc__ty_t** out_type) {
+  return arg_flaw(arena, type, "", out_type);
+}
+
 //===-- Predicates --------------------------------------------------------===//
 
 bool dc__ty_is_integer(const dc__ty_t* t) {

@@ -47,6 +47,8 @@ typedef struct dc__field_t {
 
 typedef struct dc__record_t {
   const char* tag;        // "" for an anonymous record
+  const char* alias;      // the first typedef naming an anonymous record,
+                          // for reflection; NULL if none
   uint32_t id;            // unique in the program: names it in the output
   bool is_union;
   bool is_complete;       // its body has been seen
@@ -62,6 +64,7 @@ typedef struct dc__record_t {
 
 typedef struct dc__enum_t {
   const char* tag;
+  const char* alias;      // as for records
   uint32_t id;
   bool is_complete;
 } dc__enum_t;
@@ -126,6 +129,15 @@ DC_INTERNAL void dc__record_layout(dc__record_t* record);
 DC_INTERNAL const dc__field_t* dc__record_field(const dc__record_t* record,
                                                 const char* name,
                                                 uint32_t length);
+
+// The first member of record type |type|, at any depth, that a kernel
+// cannot receive by value (OpenCL C 6.9): a pointer, bool, size_t,
+// ptrdiff_t (intptr_t, uintptr_t) or event_t, alone or in an array. NULL
+// if none; else its path ("p", "inner.flag", "items[0].n", in |arena|),
+// with its type in |*out_type|.
+DC_INTERNAL const char* dc__record_arg_flaw(dc__arena_t* arena,
+                                            const dc__ty_t* type,
+                                            const dc__ty_t** out_type);
 
 // Predicates. Each looks through qualifiers.
 DC_INTERNAL bool dc__ty_is_integer(const dc__ty_t* t);    // bool, enums too

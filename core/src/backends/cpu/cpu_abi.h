@@ -11,7 +11,7 @@
 
 // Bump when anything here or in the code generator changes the binary
 // interface; it is part of every compile cache key.
-#define DC_CPU_ABI_VERSION 3
+#define DC_CPU_ABI_VERSION 4
 
 // The dispatch, as every work-item of it sees it. Unused dimensions have
 // size 1 and offset 0.
@@ -27,6 +27,11 @@ typedef struct dc__launch_t {
   // by the engine for a kernel that uses it; NULL otherwise.
   void (*grid_sync)(void* ctx);
   void* grid_sync_ctx;
+  // Checked kernels call poll(launch) now and then from their loops: a
+  // nonzero answer (DC_KFAULT_STOPPED, DC_KFAULT_WATCHDOG) ends the
+  // dispatch there. NULL: never stop.
+  unsigned (*poll)(const struct dc__launch_t* launch);
+  void* poll_ctx;
 } dc__launch_t;
 
 struct dc__fault_t;
@@ -41,15 +46,28 @@ typedef struct dc__wi_t {
   char* localmem;
   const size_t* lengths;
   struct dc__fault_t* fault;
+  unsigned polls;  // loop iterations left before the next launch->poll
+  void** escape;   // a checked kernel's way out (__builtin_longjmp)
 } dc__wi_t;
 
-// The first out-of-range access a bounds-checked dispatch saw.
+// Why a checked dispatch stopped or what it did wrong first.
+enum {
+  DC_KFAULT_INDEX = 0,  // an array index: |index| of |length| elements
+  DC_KFAULT_POINTER,    // an access of |size| bytes at byte |index| of the
+                       // |length|-byte allocation the pointer came from
+  DC_KFAULT_STOPPED,    // launch->poll asked to stop (an interrupt)
+  DC_KFAULT_WATCHDOG,   // launch->poll: the kernel ran past its time limit
+};
+// The origin of an allocation other than a kernel argument.
+#define DC_ORIGIN_OBJECT (~0u)
 typedef struct dc__fault_t {
   int set;
-  unsigned arg;      // kernel argument index
+  unsigned kind;     // DC_KFAULT_*
+  unsigned arg;      // kernel argument index, or DC_ORIGIN_OBJECT
   unsigned line;     // source line of the access
-  long long index;   // element index used
-  size_t length;     // elements the buffer has
+  long long index;
+  size_t length;
+  size_t size;
 } dc__fault_t;
 
 // The entry point of kernel K is dc_k_K_run, with this type.

@@ -154,25 +154,85 @@ static const char kModuleSupport[] =
     " _ly = (wi)->local[1], _lz = (wi)->local[2], _grp0 = (wi)->group[0],"
     " _grp1 = (wi)->group[1], _grp2 = (wi)->group[2];"
     " (void)_lx; (void)_ly; (void)_lz; (void)_grp0; (void)_grp1; (void)_grp2;"
-    "\nstatic _Thread_local _Alignas(64) unsigned char dc__sink[256];"
-    "\nstatic void* dc__oob(dc__fault_t* f, unsigned a, unsigned line,"
-    " long long i, size_t n) {"
-    "\n  int expected = 0;"
+    "\n";
+
+// What checked kernels (cgen_checked.c) call: fat pointers, their
+// checks, and the polls that let a dispatch be stopped. A failed check or
+// a stop records the fault and leaves the dispatch at once through the
+// run function's __builtin_setjmp (dc__escape), so nothing past the fault
+// runs and no access is ever made out of bounds.
+static const char kCheckedSupport[] =
+    "\n_Static_assert(DC_KFAULT_POINTER == 1 && DC_KFAULT_WATCHDOG == 3,"
+    " \"fault kinds\");"
+    "\n#define DC_POLL_EVERY 1024u"
+    "\nstatic __attribute__((noinline, noreturn, cold)) void dc__escape("
+    "dc__wi_t* wi, unsigned kind, unsigned arg, unsigned line, long long i,"
+    " size_t n, size_t size) {"
+    "\n  dc__fault_t* f = wi->fault; int expected = 0;"
     "\n  if (__atomic_compare_exchange_n(&f->set, &expected, 2, 0,"
     " __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {"
-    "\n    f->arg = a; f->line = line; f->index = i; f->length = n;"
+    "\n    f->kind = kind; f->arg = arg; f->line = line; f->index = i;"
+    " f->length = n; f->size = size;"
     "\n    __atomic_store_n(&f->set, 1, __ATOMIC_RELEASE);"
     "\n  }"
-    "\n  return dc__sink;"
+    "\n  __builtin_longjmp(wi->escape, 1);"
     "\n}"
-    "\n#define DC_IDX(p, i, a, line) ({ __typeof__(&(p)[0]) dc_p_ = (p);"
-    " long long dc_i_ = (long long)(i);"
-    " (dc_i_ >= 0 && (unsigned long long)dc_i_ < dc_len[a]) ? dc_p_ + dc_i_"
-    " : (__typeof__(dc_p_))dc__oob(dc_fault, a, line, dc_i_, dc_len[a]); })"
-    // An index into an array of |n|: 0 (and a fault) when outside it.
+    // An index into an array of |n|, or the end of the dispatch.
     "\n#define DC_AIDX(i, n, line) ({ long long dc_a_ = (long long)(i);"
     " (dc_a_ >= 0 && dc_a_ < (long long)(n)) ? dc_a_"
-    " : ((void)dc__oob(_wi->fault, ~0u, line, dc_a_, n), 0ll); })"
+    " : (dc__escape(_wi, DC_KFAULT_INDEX, DC_ORIGIN_OBJECT, line, dc_a_, n,"
+    " 1), 0ll); })"
+    "\ntypedef struct dc_fptr { unsigned long long p, lo, hi;"
+    " unsigned origin; } dc_fptr;"
+    "\n#define DC_FP_NULL ((dc_fptr){0, 0, 0, 0})"
+    "\nstatic inline dc_fptr dc_fp(const volatile void* p, size_t n,"
+    " unsigned origin) {"
+    " unsigned long long a = (unsigned long long)(uintptr_t)p;"
+    " dc_fptr f = {a, a, a + n, origin}; return f; }"
+    "\n#define DC_FP_OBJ(p, n) dc_fp(p, n, DC_ORIGIN_OBJECT)"
+    "\nstatic inline dc_fptr dc_fp_add(dc_fptr f, long long bytes) {"
+    " f.p += (unsigned long long)bytes; return f; }"
+    "\nstatic inline dc_fptr dc_fp_step(dc_fptr* f, long long bytes,"
+    " int post) { dc_fptr old = *f; f->p += (unsigned long long)bytes;"
+    " return post ? old : *f; }"
+    "\nstatic __attribute__((noreturn, cold)) void dc__fp_fault("
+    "dc__wi_t* wi, dc_fptr f, unsigned long long a, size_t size,"
+    " unsigned line) {"
+    " dc__escape(wi, DC_KFAULT_POINTER, f.origin, line, (long long)(a - f.lo),"
+    " f.hi - f.lo, size); }"
+    // The address |index| elements of |size| bytes past f, if |size| bytes
+    // there lie in f's allocation (arithmetic modulo 2^64: the address
+    // checked is the address used).
+    "\nstatic inline void* dc_fp_at(dc__wi_t* wi, dc_fptr f, long long index,"
+    " size_t size, unsigned line) {"
+    " unsigned long long a = f.p + (unsigned long long)index * size;"
+    " if (__builtin_expect(a - f.lo <= f.hi - f.lo && f.hi - a >= size, 1))"
+    " return (void*)(uintptr_t)a;"
+    " dc__fp_fault(wi, f, a, size, line); }"
+    // count elements |stride| elements apart from f: the first and the last
+    // in the allocation (none for count 0).
+    "\nstatic inline void* dc_fp_span(dc__wi_t* wi, dc_fptr f,"
+    " unsigned long long count, unsigned long long stride, size_t size,"
+    " unsigned line) {"
+    " if (count == 0) return (void*)(uintptr_t)f.p;"
+    " unsigned long long room = f.p - f.lo <= f.hi - f.lo ?"
+    " (f.hi - f.p) / size : 0;"
+    " if (room == 0 || (stride != 0 && count - 1 > (room - 1) / stride))"
+    " dc__fp_fault(wi, f, f.p + (count - 1) * stride * size, size, line);"
+    " return (void*)(uintptr_t)f.p; }"
+    "\n#define DC_AT(f, i, size, line) dc_fp_at(_wi, f, i, size, line)"
+    "\n#define DC_SPAN(f, n, stride, size, line)"
+    " dc_fp_span(_wi, f, n, stride, size, line)"
+    // Loops poll: every DC_POLL_EVERY iterations the launch's poll says
+    // whether to stop (an interrupt, the kernel time limit).
+    "\nstatic __attribute__((noinline, cold)) void dc__poll(dc__wi_t* wi,"
+    " unsigned line) {"
+    " wi->polls = DC_POLL_EVERY;"
+    " const dc__launch_t* l = wi->launch;"
+    " unsigned kind = l->poll ? l->poll(l) : 0u;"
+    " if (kind != 0) dc__escape(wi, kind, DC_ORIGIN_OBJECT, line, 0, 0, 0); }"
+    "\n#define DC_POLL(line) do { if (__builtin_expect(--_wi->polls == 0, 0))"
+    " dc__poll(_wi, line); } while (0)"
     "\n";
 
 // Chooses each kernel's execution mode: loops without barriers, regions
@@ -204,6 +264,34 @@ static void cpu_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   }
 }
 
+// A 3-component vector is its 4-component type in C (cpu_prelude.h):
+// conversions and reinterpretations to one are those to that type, and
+// the built-ins that reduce over lanes take the prelude's 3-lane forms,
+// which keep the 4th lane out (dc__dot3, dc__all3, ...).
+static const char* cpu_builtin(dc__cgen_t* g, const dc__builtin_t* b) {
+  static const char* const kReducing[] = {
+      "dot",         "distance",      "length",         "normalize",
+      "fast_length", "fast_distance", "fast_normalize", "any",
+      "all"};
+  if (b->klass == DC_BUILTIN_CONVERT || b->klass == DC_BUILTIN_REINTERPRET) {
+    if (b->result->kind != DC_TY_VECTOR || b->result->width != 3) return NULL;
+    // The width follows the element's name: convert_int3_sat, as_float3.
+    char* name = dc__arena_strndup(g->arena, b->name, strlen(b->name));
+    char* at = name ? strchr(strchr(name, '_') + 1, '3') : NULL;
+    if (at == NULL) return NULL;  // the arena reports it
+    *at = '4';
+    return name;
+  }
+  const dc__ty_t* t = b->param_count > 0 ? b->params[0] : NULL;
+  if (t == NULL || t->kind != DC_TY_VECTOR || t->width != 3) return NULL;
+  for (size_t i = 0; i < sizeof(kReducing) / sizeof(kReducing[0]); ++i) {
+    if (strcmp(b->name, kReducing[i]) == 0) {
+      return dc__arena_printf(g->arena, "dc__%s3", b->name);
+    }
+  }
+  return NULL;
+}
+
 static const dc__cgen_hooks_t kHooks = {
     .cxx = false,
     .vector_prefix = "",
@@ -213,6 +301,7 @@ static const dc__cgen_hooks_t kHooks = {
     .global_prefix = " static",
     .name = cpu_name,
     .stmt = cpu_stmt,
+    .builtin = cpu_builtin,
     .kernel = cpu_kernel,
     .safe_division = true,
 };
@@ -225,10 +314,11 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
   dc__cgen_init(&e->g, arena, diag, ast, &kHooks, out, options->file);
-  e->g.bounds_check = options->bounds_check;
+  e->g.checked = options->checked;
   plan_kernels(e, modes);
   if (e->g.failed) return DC_ERR_COMPILE;
   puts_out(e, kModuleSupport);
+  if (e->g.checked) puts_out(e, kCheckedSupport);
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     if (modes[i] == DC_EXEC_FIBERS) {
       puts_out(e, kFiberSupport);

@@ -33,7 +33,7 @@ typedef enum dc__exec_mode_e {
 
 typedef struct dc__codegen_options_t {
   const char* file;     // the program's name, for #line
-  bool bounds_check;    // check indexing of buffer arguments
+  bool checked;    // checked mode (cgen_checked.c)
 } dc__codegen_options_t;
 
 // Writes the C translation of |ast| to |out|, to be compiled after the

@@ -78,12 +78,8 @@ static void emit_pack(emitter_t* e, const dc__function_t* fn) {
       dc__cgen_printf(&e->g,
                       "\n  __builtin_memcpy(&_p.%s, _args[%u], sizeof(_p.%s));",
                       name, i, name);
-    } else if (dc__cgen_is_local_pointer(d)) {
-      dc__cgen_printf(&e->g,
-                      "\n  _p.%s = (void*)(_localmem + (uintptr_t)_args[%u]);",
-                      name, i);
     } else {
-      dc__cgen_printf(&e->g, "\n  _p.%s = _args[%u];", name, i);
+      dc__cgen_printf(&e->g, "\n  _p.%s = %s;", name, pointer_arg(e, d));
     }
   }
 }
@@ -141,25 +137,23 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
   if (fn->param_count) puts_out(e, ", ");
   emit_param_names(e, fn, "p->");
   puts_out(e, "); f->done = 1; }");
+  emit_run_head(e, name, /*fibers=*/true);
   dc__cgen_printf(&e->g,
-                  "\n__attribute__((visibility(\"default\"))) void "
-                  "dc_k_%s_run(const dc__launch_t* _launch_in, "
-                  "void* const* _args, const size_t* dc_len, "
-                  "size_t _gbegin, size_t _gend, char* _localmem, "
-                  "char* _scratch, dc__fault_t* dc_fault) {"
                   "\n  dc_kp_%s _p;"
                   "\n  dc__wi_t _proto = {.launch = _launch_in,"
                   " .localmem = _localmem, .lengths = dc_len,"
-                  " .fault = dc_fault};"
+                  " .fault = dc_fault, .polls = 1, .escape = dc_escape};"
+                  "\n  dc__wi_t* const _wi = &_proto; (void)_wi;"
                   "\n  const size_t _ng0 = _launch_in->num_groups[0],"
                   " _ng1 = _launch_in->num_groups[1];"
                   "\n  const size_t* _ls = _launch_in->local_size;",
-                  name, name);
+                  name);
   emit_pack(e, fn);
   puts_out(e, "\n  for (size_t _g = _gbegin; _g < _gend; ++_g) {"
               "\n    _proto.group[0] = _g % _ng0;"
               " _proto.group[1] = (_g / _ng0) % _ng1;"
               " _proto.group[2] = _g / (_ng0 * _ng1);");
+  dc__cgen_poll(&e->g, fn->decl->token);
   dc__cgen_printf(&e->g,
                   "\n    dc__fibers_run(&_proto, (int)(_ls[0] * _ls[1] *"
                   " _ls[2]), _scratch, dc_kt_%s, &_p);\n  }\n}",

@@ -12,22 +12,66 @@ static const char* param_declaration(emitter_t* e, const dc__decl_t* d,
   return dc__cgen_declaration(&e->g, d->type, name, DC_Q_CONST);
 }
 
+// The value of pointer parameter |d| (argument |index|) from the argument
+// table |_args|: buffers are pointers, __local pointers point into the
+// group's local memory; in checked mode both are fat pointers bounded by
+// the sizes in dc_len.
+static const char* pointer_arg(emitter_t* e, const dc__decl_t* d) {
+  uint32_t index = d->param_index;
+  const char* at =
+      dc__cgen_is_local_pointer(d)
+          ? dc__arena_printf(e->g.arena, "(void*)(_localmem + (uintptr_t)_args[%u])",
+                             index)
+          : dc__arena_printf(e->g.arena, "_args[%u]", index);
+  if (at == NULL) return "";
+  if (!e->g.checked) return at;
+  const char* fat = dc__arena_printf(e->g.arena, "dc_fp(%s, dc_len[%u], %uu)",
+                                     at, index, index);
+  return fat ? fat : "";
+}
+
 // Declares kernel parameter |d| from the argument table |_args|: values
-// are copied, buffers are pointers, __local pointers point into the
-// group's local memory.
+// are copied, pointers as pointer_arg() makes them.
 static void emit_unpack(emitter_t* e, const dc__decl_t* d) {
   const char* name = dc__cgen_name(&e->g, d);
-  uint32_t index = d->param_index;
   dc__cgen_printf(&e->g, "%s", param_declaration(e, d, name));
   if (d->type->kind != DC_TY_POINTER) {
     dc__cgen_printf(&e->g, "; __builtin_memcpy(&%s, _args[%u], sizeof(%s));",
-                    name, index, name);
-  } else if (dc__cgen_is_local_pointer(d)) {
-    dc__cgen_printf(&e->g, " = (void*)(_localmem + (uintptr_t)_args[%u]);",
-                    index);
+                    name, d->param_index, name);
   } else {
-    dc__cgen_printf(&e->g, " = _args[%u];", index);
+    dc__cgen_printf(&e->g, " = %s;", pointer_arg(e, d));
   }
+}
+
+// The head of kernel |name|'s run function (cpu_abi.h's dc__kernel_run_fn),
+// up to its opening brace. A checked kernel's runs inside a wrapper whose
+// __builtin_setjmp is where a fault or a stop leaves to (dc__escape); the
+// body, a function of its own, keeps every variable in registers.
+static void emit_run_head(emitter_t* e, const char* name, bool fibers) {
+  static const char kParams[] =
+      "const dc__launch_t* _launch_in, void* const* _args, "
+      "const size_t* dc_len, size_t _gbegin, size_t _gend, "
+      "char* _localmem, char* _scratch, dc__fault_t* dc_fault";
+  if (!e->g.checked) {
+    dc__cgen_printf(&e->g,
+                    "\n__attribute__((visibility(\"default\"))) void "
+                    "dc_k_%s_run(%s) {\n  void** const dc_escape = 0;",
+                    name, kParams);
+    return;
+  }
+  dc__cgen_printf(&e->g,
+                  "\nstatic __attribute__((noinline)) void dc_kr_%s(%s, "
+                  "void** dc_escape);"
+                  "\n__attribute__((visibility(\"default\"))) void "
+                  "dc_k_%s_run(%s) {"
+                  "\n  void* dc_escape[5];"
+                  "\n  if (__builtin_setjmp(dc_escape)) { %s return; }"
+                  "\n  dc_kr_%s(_launch_in, _args, dc_len, _gbegin, _gend,"
+                  " _localmem, _scratch, dc_fault, dc_escape);\n}"
+                  "\nstatic __attribute__((noinline)) void dc_kr_%s(%s, "
+                  "void** dc_escape) {",
+                  name, kParams, name, kParams,
+                  fibers ? "dc__fg = 0;" : "", name, name, kParams);
 }
 
 // Storage layout code shared by the run function and the size queries.
@@ -102,7 +146,7 @@ static void emit_storage_typedefs(emitter_t* e, dc__strbuf_t* types) {
 }
 
 // Whether a 1-D launch may run all the work-groups of a chunk as one
-// work-item loop: a barrier-free kernel without __local memory whose
+// work-item loop: an unchecked barrier-free kernel without __local memory whose
 // work-items never ask where they are in their group or which group it is
 // (get_local_id and get_group_id appear neither in it nor in any helper).
 // The group size then changes nothing such a kernel can observe, and one
@@ -115,7 +159,11 @@ static bool asks_group_position(const dc__expr_t* x, void* unused) {
 }
 
 static bool runs_flat(const emitter_t* e, const dc__function_t* fn) {
-  if (e->mode != DC_EXEC_LOOP || e->localmem_count != 0) return false;
+  // A checked kernel polls once per group, so that a stop ends even a
+  // kernel without loops on a vast grid.
+  if (e->mode != DC_EXEC_LOOP || e->localmem_count != 0 || e->g.checked) {
+    return false;
+  }
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     if (dc__cgen_is_local_pointer(fn->decl->params[i])) return false;
   }
@@ -152,6 +200,7 @@ static void emit_group_loop(emitter_t* e, const dc__function_t* fn) {
   }
   puts_out(e, " _grp1 = (_g / _ng0) % _ng1, _grp2 = _g / (_ng0 * _ng1);"
               " (void)_grp0; (void)_grp1; (void)_grp2;");
+  dc__cgen_poll(&e->g, fn->decl->token);
 }
 
 static void emit_kernel(emitter_t* e, const dc__function_t* fn,
@@ -194,16 +243,11 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
   emit_storage_typedefs(e, &types);
   e->g.out = main_out;
   dc__cgen_new_line(&e->g);
-  dc__cgen_printf(&e->g,
-                    "\n__attribute__((visibility(\"default\"))) void "
-                    "dc_k_%s_run(const dc__launch_t* _launch_in, "
-                    "void* const* _args, const size_t* dc_len, "
-                    "size_t _gbegin, size_t _gend, char* _localmem, "
-                    "char* _scratch, dc__fault_t* dc_fault) {",
-                    name);
+  emit_run_head(e, name, /*fibers=*/false);
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   puts_out(e, "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
-              "\n  dc__wi_t _wi_storage = {.launch = _launch_in, .fault = dc_fault};"
+              "\n  dc__wi_t _wi_storage = {.launch = _launch_in,"
+              " .fault = dc_fault, .polls = 1, .escape = dc_escape};"
               "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;");
   const uint32_t* req = fn->required_group_size;
   if (req[0] != 0) {  // dispatch checks that the launch has this size

@@ -108,13 +108,16 @@ static void emit_remat(emitter_t* e) {
 // (a group has at most 1024 work-items): kernels usually keep ids in int
 // variables, and with int counters their index arithmetic stays affine, so
 // the compiler emits contiguous vector accesses instead of gathers.
+// Checked code is not marked: its accesses may leave the dispatch, which
+// no vector loop can, and gcc's vectoriser then takes minutes over a
+// kernel of a few hundred checked accesses for nothing.
 static void open_region(emitter_t* e) {
   if (e->region != 0) return;
   e->region = ++e->region_counter;
   puts_out(e,
            "\nfor (int _lz = 0; _lz < (int)_ls2; ++_lz)"
-           " for (int _ly = 0; _ly < (int)_ls1; ++_ly)"
-           "\n#pragma omp simd\n");
+           " for (int _ly = 0; _ly < (int)_ls1; ++_ly)\n");
+  if (!e->g.checked) puts_out(e, "#pragma omp simd\n");
   if (e->mode == DC_EXEC_LOOP) {
     // The run function sets the range: one group's, or a flat chunk's.
     puts_out(e, "for (size_t _lx = _lx_begin; _lx < _lx_end; ++_lx) {");
@@ -211,6 +214,7 @@ static void emit_group_for(emitter_t* e, const dc__stmt_t* s) {
   }
   close_region(e);
   puts_out(e, " for (;;) {");
+  dc__cgen_poll(&e->g, token_at(e, s->token));
   if (s->value != NULL) {
     puts_out(e, " if (!");
     emit_uniform(e, s->value);
@@ -292,7 +296,9 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       break;
     case DC_STMT_WHILE:
       close_region(e);
-      puts_out(e, " for (;;) { if (!");
+      puts_out(e, " for (;;) {");
+      dc__cgen_poll(&e->g, token_at(e, s->token));
+      puts_out(e, " if (!");
       emit_uniform(e, s->value);
       puts_out(e, ") break;");
       emit_group_block(e, s->body);
@@ -300,9 +306,10 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       break;
     case DC_STMT_DO:
       close_region(e);
-      puts_out(e, " do");
+      puts_out(e, " do {");
+      dc__cgen_poll(&e->g, token_at(e, s->token));
       emit_group_block(e, s->body);
-      puts_out(e, " while (");
+      puts_out(e, " } while (");
       emit_uniform(e, s->value);
       puts_out(e, ");");
       break;

@@ -98,7 +98,15 @@ static void hoist(emitter_t* e, const dc__stmt_t* decl) {
     uint32_t id = add_storage(e, e->hoisted, &e->hoisted_count, MAX_SYMBOLS,
                               d);
     declare(e, d, SYM_HOISTED, id);
-    if (d->init != NULL) emit_hoisted_init(e, id, d);
+    if (d->init != NULL) {
+      emit_hoisted_init(e, id, d);
+    } else if (e->g.checked && dc__cgen_holds_pointer(d->type)) {
+      // Scratch memory holds what earlier dispatches left: no pointer may
+      // be read from it (cgen_checked.c).
+      dc__cgen_printf(&e->g,
+                      " __builtin_memset(&dc_h_%u[_w], 0, sizeof(dc_h_%u[_w]));",
+                      id, id);
+    }
   }
 }
 

@@ -10,7 +10,7 @@
 // @section DC_NEED_GEOMETRIC: dot length distance normalize fast_length fast_distance fast_normalize cross
 // @section DC_NEED_RELATIONAL: isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isfinite isinf isnan isnormal signbit isordered isunordered any all bitselect select
 // @section DC_NEED_CONVERT: convert_char convert_char_rte convert_char_rtz convert_char_rtp convert_char_rtn convert_char_sat convert_char_sat_rte convert_char_sat_rtz convert_char_sat_rtp convert_char_sat_rtn convert_char2 convert_char2_rte convert_char2_rtz convert_char2_rtp convert_char2_rtn convert_char2_sat convert_char2_sat_rte convert_char2_sat_rtz convert_char2_sat_rtp convert_char2_sat_rtn convert_char4 convert_char4_rte convert_char4_rtz convert_char4_rtp convert_char4_rtn convert_char4_sat convert_char4_sat_rte convert_char4_sat_rtz convert_char4_sat_rtp convert_char4_sat_rtn convert_char8 convert_char8_rte convert_char8_rtz convert_char8_rtp convert_char8_rtn convert_char8_sat convert_char8_sat_rte convert_char8_sat_rtz convert_char8_sat_rtp convert_char8_sat_rtn convert_char16 convert_char16_rte convert_char16_rtz convert_char16_rtp convert_char16_rtn convert_char16_sat convert_char16_sat_rte convert_char16_sat_rtz convert_char16_sat_rtp convert_char16_sat_rtn convert_uchar convert_uchar_rte convert_uchar_rtz convert_uchar_rtp convert_uchar_rtn convert_uchar_sat convert_uchar_sat_rte convert_uchar_sat_rtz convert_uchar_sat_rtp convert_uchar_sat_rtn convert_uchar2 convert_uchar2_rte convert_uchar2_rtz convert_uchar2_rtp convert_uchar2_rtn convert_uchar2_sat convert_uchar2_sat_rte convert_uchar2_sat_rtz convert_uchar2_sat_rtp convert_uchar2_sat_rtn convert_uchar4 convert_uchar4_rte convert_uchar4_rtz convert_uchar4_rtp convert_uchar4_rtn convert_uchar4_sat convert_uchar4_sat_rte convert_uchar4_sat_rtz convert_uchar4_sat_rtp convert_uchar4_sat_rtn convert_uchar8 convert_uchar8_rte convert_uchar8_rtz convert_uchar8_rtp convert_uchar8_rtn convert_uchar8_sat convert_uchar8_sat_rte convert_uchar8_sat_rtz convert_uchar8_sat_rtp convert_uchar8_sat_rtn convert_uchar16 convert_uchar16_rte convert_uchar16_rtz convert_uchar16_rtp convert_uchar16_rtn convert_uchar16_sat convert_uchar16_sat_rte convert_uchar16_sat_rtz convert_uchar16_sat_rtp convert_uchar16_sat_rtn convert_short convert_short_rte convert_short_rtz convert_short_rtp convert_short_rtn convert_short_sat convert_short_sat_rte convert_short_sat_rtz convert_short_sat_rtp convert_short_sat_rtn convert_short2 convert_short2_rte convert_short2_rtz convert_short2_rtp convert_short2_rtn convert_short2_sat convert_short2_sat_rte convert_short2_sat_rtz convert_short2_sat_rtp convert_short2_sat_rtn convert_short4 convert_short4_rte convert_short4_rtz convert_short4_rtp convert_short4_rtn convert_short4_sat convert_short4_sat_rte convert_short4_sat_rtz convert_short4_sat_rtp convert_short4_sat_rtn convert_short8 convert_short8_rte convert_short8_rtz convert_short8_rtp convert_short8_rtn convert_short8_sat convert_short8_sat_rte convert_short8_sat_rtz convert_short8_sat_rtp convert_short8_sat_rtn convert_short16 convert_short16_rte convert_short16_rtz convert_short16_rtp convert_short16_rtn convert_short16_sat convert_short16_sat_rte convert_short16_sat_rtz convert_short16_sat_rtp convert_short16_sat_rtn convert_ushort convert_ushort_rte convert_ushort_rtz convert_ushort_rtp convert_ushort_rtn convert_ushort_sat convert_ushort_sat_rte convert_ushort_sat_rtz convert_ushort_sat_rtp convert_ushort_sat_rtn convert_ushort2 convert_ushort2_rte convert_ushort2_rtz convert_ushort2_rtp convert_ushort2_rtn convert_ushort2_sat convert_ushort2_sat_rte convert_ushort2_sat_rtz convert_ushort2_sat_rtp convert_ushort2_sat_rtn convert_ushort4 convert_ushort4_rte convert_ushort4_rtz convert_ushort4_rtp convert_ushort4_rtn convert_ushort4_sat convert_ushort4_sat_rte convert_ushort4_sat_rtz convert_ushort4_sat_rtp convert_ushort4_sat_rtn convert_ushort8 convert_ushort8_rte convert_ushort8_rtz convert_ushort8_rtp convert_ushort8_rtn convert_ushort8_sat convert_ushort8_sat_rte convert_ushort8_sat_rtz convert_ushort8_sat_rtp convert_ushort8_sat_rtn convert_ushort16 convert_ushort16_rte convert_ushort16_rtz convert_ushort16_rtp convert_ushort16_rtn convert_ushort16_sat convert_ushort16_sat_rte convert_ushort16_sat_rtz convert_ushort16_sat_rtp convert_ushort16_sat_rtn convert_int convert_int_rte convert_int_rtz convert_int_rtp convert_int_rtn convert_int_sat convert_int_sat_rte convert_int_sat_rtz convert_int_sat_rtp convert_int_sat_rtn convert_int2 convert_int2_rte convert_int2_rtz convert_int2_rtp convert_int2_rtn convert_int2_sat convert_int2_sat_rte convert_int2_sat_rtz convert_int2_sat_rtp convert_int2_sat_rtn convert_int4 convert_int4_rte convert_int4_rtz convert_int4_rtp convert_int4_rtn convert_int4_sat convert_int4_sat_rte convert_int4_sat_rtz convert_int4_sat_rtp convert_int4_sat_rtn convert_int8 convert_int8_rte convert_int8_rtz convert_int8_rtp convert_int8_rtn convert_int8_sat convert_int8_sat_rte convert_int8_sat_rtz convert_int8_sat_rtp convert_int8_sat_rtn convert_int16 convert_int16_rte convert_int16_rtz convert_int16_rtp convert_int16_rtn convert_int16_sat convert_int16_sat_rte convert_int16_sat_rtz convert_int16_sat_rtp convert_int16_sat_rtn convert_uint convert_uint_rte convert_uint_rtz convert_uint_rtp convert_uint_rtn convert_uint_sat convert_uint_sat_rte convert_uint_sat_rtz convert_uint_sat_rtp convert_uint_sat_rtn convert_uint2 convert_uint2_rte convert_uint2_rtz convert_uint2_rtp convert_uint2_rtn convert_uint2_sat convert_uint2_sat_rte convert_uint2_sat_rtz convert_uint2_sat_rtp convert_uint2_sat_rtn convert_uint4 convert_uint4_rte convert_uint4_rtz convert_uint4_rtp convert_uint4_rtn convert_uint4_sat convert_uint4_sat_rte convert_uint4_sat_rtz convert_uint4_sat_rtp convert_uint4_sat_rtn convert_uint8 convert_uint8_rte convert_uint8_rtz convert_uint8_rtp convert_uint8_rtn convert_uint8_sat convert_uint8_sat_rte convert_uint8_sat_rtz convert_uint8_sat_rtp convert_uint8_sat_rtn convert_uint16 convert_uint16_rte convert_uint16_rtz convert_uint16_rtp convert_uint16_rtn convert_uint16_sat convert_uint16_sat_rte convert_uint16_sat_rtz convert_uint16_sat_rtp convert_uint16_sat_rtn convert_long convert_long_rte convert_long_rtz convert_long_rtp convert_long_rtn convert_long_sat convert_long_sat_rte convert_long_sat_rtz convert_long_sat_rtp convert_long_sat_rtn convert_long2 convert_long2_rte convert_long2_rtz convert_long2_rtp convert_long2_rtn convert_long2_sat convert_long2_sat_rte convert_long2_sat_rtz convert_long2_sat_rtp convert_long2_sat_rtn convert_long4 convert_long4_rte convert_long4_rtz convert_long4_rtp convert_long4_rtn convert_long4_sat convert_long4_sat_rte convert_long4_sat_rtz convert_long4_sat_rtp convert_long4_sat_rtn convert_long8 convert_long8_rte convert_long8_rtz convert_long8_rtp convert_long8_rtn convert_long8_sat convert_long8_sat_rte convert_long8_sat_rtz convert_long8_sat_rtp convert_long8_sat_rtn convert_long16 convert_long16_rte convert_long16_rtz convert_long16_rtp convert_long16_rtn convert_long16_sat convert_long16_sat_rte convert_long16_sat_rtz convert_long16_sat_rtp convert_long16_sat_rtn convert_ulong convert_ulong_rte convert_ulong_rtz convert_ulong_rtp convert_ulong_rtn convert_ulong_sat convert_ulong_sat_rte convert_ulong_sat_rtz convert_ulong_sat_rtp convert_ulong_sat_rtn convert_ulong2 convert_ulong2_rte convert_ulong2_rtz convert_ulong2_rtp convert_ulong2_rtn convert_ulong2_sat convert_ulong2_sat_rte convert_ulong2_sat_rtz convert_ulong2_sat_rtp convert_ulong2_sat_rtn convert_ulong4 convert_ulong4_rte convert_ulong4_rtz convert_ulong4_rtp convert_ulong4_rtn convert_ulong4_sat convert_ulong4_sat_rte convert_ulong4_sat_rtz convert_ulong4_sat_rtp convert_ulong4_sat_rtn convert_ulong8 convert_ulong8_rte convert_ulong8_rtz convert_ulong8_rtp convert_ulong8_rtn convert_ulong8_sat convert_ulong8_sat_rte convert_ulong8_sat_rtz convert_ulong8_sat_rtp convert_ulong8_sat_rtn convert_ulong16 convert_ulong16_rte convert_ulong16_rtz convert_ulong16_rtp convert_ulong16_rtn convert_ulong16_sat convert_ulong16_sat_rte convert_ulong16_sat_rtz convert_ulong16_sat_rtp convert_ulong16_sat_rtn convert_float convert_float_rte convert_float_rtz convert_float_rtp convert_float_rtn convert_float2 convert_float2_rte convert_float2_rtz convert_float2_rtp convert_float2_rtn convert_float4 convert_float4_rte convert_float4_rtz convert_float4_rtp convert_float4_rtn convert_float8 convert_float8_rte convert_float8_rtz convert_float8_rtp convert_float8_rtn convert_float16 convert_float16_rte convert_float16_rtz convert_float16_rtp convert_float16_rtn convert_double convert_double_rte convert_double_rtz convert_double_rtp convert_double_rtn convert_double2 convert_double2_rte convert_double2_rtz convert_double2_rtp convert_double2_rtn convert_double4 convert_double4_rte convert_double4_rtz convert_double4_rtp convert_double4_rtn convert_double8 convert_double8_rte convert_double8_rtz convert_double8_rtp convert_double8_rtn convert_double16 convert_double16_rte convert_double16_rtz convert_double16_rtp convert_double16_rtn as_char as_char2 as_char4 as_char8 as_char16 as_uchar as_uchar2 as_uchar4 as_uchar8 as_uchar16 as_short as_short2 as_short4 as_short8 as_short16 as_ushort as_ushort2 as_ushort4 as_ushort8 as_ushort16 as_int as_int2 as_int4 as_int8 as_int16 as_uint as_uint2 as_uint4 as_uint8 as_uint16 as_long as_long2 as_long4 as_long8 as_long16 as_ulong as_ulong2 as_ulong4 as_ulong8 as_ulong16 as_float as_float2 as_float4 as_float8 as_float16 as_double as_double2 as_double4 as_double8 as_double16
-// @section DC_NEED_VLOAD: vload2 vload4 vload8 vload16 vstore2 vstore4 vstore8 vstore16
+// @section DC_NEED_VLOAD: vload2 vload3 vload4 vload8 vload16 vstore2 vstore3 vstore4 vstore8 vstore16
 // @section DC_NEED_ATOMIC: atomic_add atomic_sub atomic_inc atomic_dec atomic_and atomic_or atomic_xor atomic_xchg atomic_cmpxchg atomic_min atomic_max atom_add atom_sub atom_xchg atom_inc atom_dec atom_cmpxchg atom_min atom_max atom_and atom_or atom_xor
 // @section DC_NEED_ASYNC: async_work_group_copy async_work_group_strided_copy wait_group_events prefetch
 //
@@ -81,10 +81,14 @@ typedef unsigned long ulong;
 typedef long event_t;
 
 // Vector types: gcc/clang vector extensions, so arithmetic, comparisons
-// (lanes of -1/0) and subscripts work as in OpenCL. No 3-component types.
+// (lanes of -1/0) and subscripts work as in OpenCL. A 3-component type is
+// its 4-component type, whose size and alignment OpenCL gives it (C has
+// no 3-lane vectors): the code generator keeps the 4th lane defined and
+// spells the built-ins that must not see it otherwise (dc__dot3, ...).
 #define DC__VECTORS(E, P)                                                    \
   typedef E P##2 __attribute__((vector_size(2 * sizeof(E))));                \
   typedef E P##4 __attribute__((vector_size(4 * sizeof(E))));                \
+  typedef P##4 P##3;                                                         \
   typedef E P##8 __attribute__((vector_size(8 * sizeof(E))));                \
   typedef E P##16 __attribute__((vector_size(16 * sizeof(E))));
 DC__VECTORS(dc_char, char)
@@ -515,6 +519,10 @@ DC__WI_FN(global_offset, w->launch->global_offset[d], 0)
 // subtracts a zero vector (rather than adding one) so that -0.0 survives.
 #define DC_VEC(T, ...) ((T){__VA_ARGS__})
 #define DC_SPLAT(T, x) ((__typeof__(((T){0})[0]))(x) - (T){0})
+// x, a 3-component vector, with its 4th lane 0 (-1): what the 3-lane
+// forms of the built-ins that reduce over lanes pass on.
+#define DC__Z3(x) ({ __auto_type dc__z = (x); dc__z[3] = 0; dc__z; })
+#define DC__M3(x) ({ __auto_type dc__z = (x); dc__z[3] = -1; dc__z; })
 
 // Integer division and remainder as the code generator writes them where
 // the divisor is not a constant known to be safe. OpenCL leaves x / 0 and
@@ -564,7 +572,8 @@ DC__WI_FN(global_offset, w->launch->global_offset[d], 0)
   })
 
 // v.xy etc.: DC_SWIZZLE(v, 0, 1) evaluates v once. One index gives the
-// lane itself (a scalar), as OpenCL's v.x does.
+// lane itself (a scalar), as OpenCL's v.x does. A 3-lane selection comes
+// with a 4th index (a defined lane of v) for the 4th lane of its type.
 #define DC__ARG17(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13,    \
                   _14, _15, _16, _17, ...) _17
 #define DC__MANY(...) DC__ARG17(__VA_ARGS__, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, 1, 0)
@@ -1204,7 +1213,17 @@ DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
   DC__GEO(x, __typeof__(*dc__gp) dc__d2 = DC__DOT(dc__g, dc__g);             \
           if (dc__d2 > 0) dc__g = dc__g * (1 / DC__L_gsqrt(dc__d2)); dc__g)
 #define DC__L_gsqrt(u) DC__F1(__builtin_sqrtf, __builtin_sqrt, u)
-// cross of 4-lane vectors; the fourth lane of the result is 0.
+// The 3-component forms: a float3 is a float4 here (see Types), whose
+// 4th lane must not count. cross reads lanes 0 to 2 only.
+#define dc__dot3(x, y) dot(DC__Z3(x), DC__Z3(y))
+#define dc__length3(x) length(DC__Z3(x))
+#define dc__distance3(x, y) distance(DC__Z3(x), DC__Z3(y))
+#define dc__normalize3(x) normalize(DC__Z3(x))
+#define dc__fast_length3(x) fast_length(DC__Z3(x))
+#define dc__fast_distance3(x, y) fast_distance(DC__Z3(x), DC__Z3(y))
+#define dc__fast_normalize3(x) fast_normalize(DC__Z3(x))
+// cross of 3- or 4-lane vectors (the 3-lane type is the 4-lane one); the
+// fourth lane of the result is 0.
 #define cross(x, y)                                                          \
   ({                                                                         \
     __auto_type dc__ca = (x);                                                \
@@ -1292,6 +1311,10 @@ DC__NORMALIZE_FN(double, dc__normalize_d, dc__length_d)
   })
 #define any(x) DC__ANYALL(x, 0, |=)
 #define all(x) DC__ANYALL(x, 1, &=)
+// Of a 3-component vector (its 4-component type): the 4th lane is made
+// neutral.
+#define dc__any3(x) any(DC__Z3(x))
+#define dc__all3(x) all(DC__M3(x))
 
 // bitselect(a, b, c): each bit from b where c has a 1, else from a.
 #define bitselect(x, y, z)                                                   \
@@ -1945,16 +1968,19 @@ DC__CVT_FP_FN(double, ulong, 0x8000000000000000ul)
 //===-- vloadN / vstoreN (DC_NEED_VLOAD) ----------------------------------------===//
 
 // Any element type, any alignment (memcpy). The vector type is built from
-// the pointer's element type with its qualifiers dropped.
+// the pointer's element type with its qualifiers dropped. vload3 and
+// vstore3 move 3 elements (at p + 3 * offset); their vector is the
+// 4-component type, whose 4th lane vload3 sets to 0.
 #ifdef DC_NEED_VLOAD
 
+#define DC__VLANES(N) ((N) == 3 ? 4 : (N))
 #define DC__VLOAD(N, off, p)                                                 \
   ({                                                                         \
     __auto_type dc__vp = (p);                                                \
     typedef __typeof__(((void)0, *dc__vp)) dc__E;                            \
-    typedef dc__E dc__V __attribute__((vector_size(N * sizeof(dc__E))));     \
-    dc__V dc__r;                                                             \
-    __builtin_memcpy(&dc__r, dc__vp + (size_t)(off) * N, sizeof dc__r);      \
+    typedef dc__E dc__V __attribute__((vector_size(DC__VLANES(N) * sizeof(dc__E)))); \
+    dc__V dc__r = {0};                                                       \
+    __builtin_memcpy(&dc__r, dc__vp + (size_t)(off) * N, N * sizeof(dc__E)); \
     dc__r;                                                                   \
   })
 #define DC__VSTORE(N, data, off, p)                                          \
@@ -1963,16 +1989,18 @@ DC__CVT_FP_FN(double, ulong, 0x8000000000000000ul)
     __auto_type dc__vp = (p);                                                \
     _Static_assert(__builtin_types_compatible_p(__typeof__(dc__vd[0]),       \
                                                 __typeof__(*dc__vp)) &&      \
-                       sizeof(dc__vd) == N * sizeof(*dc__vp),                \
+                       sizeof(dc__vd) == DC__VLANES(N) * sizeof(*dc__vp),    \
                    "dclua: vstore" #N " needs " #N " lanes of the pointer's type"); \
-    __builtin_memcpy(dc__vp + (size_t)(off) * N, &dc__vd, sizeof dc__vd);    \
+    __builtin_memcpy(dc__vp + (size_t)(off) * N, &dc__vd, N * sizeof(*dc__vp)); \
     (void)0;                                                                 \
   })
 #define vload2(off, p) DC__VLOAD(2, off, p)
+#define vload3(off, p) DC__VLOAD(3, off, p)
 #define vload4(off, p) DC__VLOAD(4, off, p)
 #define vload8(off, p) DC__VLOAD(8, off, p)
 #define vload16(off, p) DC__VLOAD(16, off, p)
 #define vstore2(data, off, p) DC__VSTORE(2, data, off, p)
+#define vstore3(data, off, p) DC__VSTORE(3, data, off, p)
 #define vstore4(data, off, p) DC__VSTORE(4, data, off, p)
 #define vstore8(data, off, p) DC__VSTORE(8, data, off, p)
 #define vstore16(data, off, p) DC__VSTORE(16, data, off, p)

@@ -113,7 +113,7 @@ static void compute_key(const dc__cpu_device_t* cpu,
                         const dc_program_build_t* b, uint8_t key[32]) {
   char abi[64];
   snprintf(abi, sizeof(abi), "dc-cpu-abi-%d bounds=%d", DC_CPU_ABI_VERSION,
-           (int)b->bounds_check);
+           (int)b->checked);
   dc__sha256_t h;
   dc__sha256_init(&h);
   const char* parts[] = {abi, dc__generator_digest, cpu->compiler_id,
@@ -157,6 +157,13 @@ static bool note_prelude_call(const dc__expr_t* e, void* ctx) {
   prelude_calls_t* c = ctx;
   const char* name = NULL;
   if (e->kind == DC_EXPR_BUILTIN) name = e->builtin->name;
+  // A conversion to a 3-component type is spelled as one to the
+  // 4-component type (cpu_codegen.c); every conversion is in one section.
+  if (e->kind == DC_EXPR_BUILTIN &&
+      (e->builtin->klass == DC_BUILTIN_CONVERT ||
+       e->builtin->klass == DC_BUILTIN_REINTERPRET)) {
+    name = "convert_int";
+  }
   if (e->kind == DC_EXPR_COND && e->cond->type->kind == DC_TY_VECTOR) {
     name = "select";
   }
@@ -242,7 +249,7 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
   dc__strbuf_init(&generated, b->arena);
   dc__strbuf_init(&code, b->arena);
   dc__codegen_options_t options = {.file = b->diag->file,
-                                   .bounds_check = b->bounds_check};
+                                   .checked = b->checked};
   DC_RETURN_IF_ERROR(dc__cpu_codegen(b->arena, b->ast, &options, b->diag,
                                      &generated, modes));
   // Libc headers must come before the prelude, whose macros share names
@@ -640,8 +647,35 @@ static dc_status_t run_cooperative(const dc_kernel_t* k,
 }
 
 static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
-  return dc__kernel_fault(k, "dc_kernel_dispatch", f->arg, f->line, f->index,
-                          f->length);
+  _Static_assert(DC_KFAULT_POINTER == (int)DC__KFAULT_POINTER &&
+                     DC_KFAULT_WATCHDOG == (int)DC__KFAULT_WATCHDOG &&
+                     DC_ORIGIN_OBJECT == DC__KFAULT_OBJECT,
+                 "cpu_abi.h's fault kinds are program_internal.h's");
+  dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f->kind, .arg = f->arg,
+                        .line = f->line, .index = f->index,
+                        .length = f->length, .size = f->size};
+  return dc__kernel_fault(k, "dc_kernel_dispatch", &fault);
+}
+
+// What a checked kernel's polls ask (cpu_abi.h): whether the context was
+// interrupted since the dispatch started, or its time limit has passed.
+typedef struct cpu_watch_t {
+  const unsigned* interrupts;
+  unsigned interrupts_at_start;
+  uint64_t deadline_ns;  // 0: none
+} cpu_watch_t;
+
+static unsigned cpu_poll(const dc__launch_t* launch) {
+  const cpu_watch_t* w = launch->poll_ctx;
+  if (w->interrupts != NULL &&
+      __atomic_load_n(w->interrupts, __ATOMIC_RELAXED) !=
+          w->interrupts_at_start) {
+    return DC_KFAULT_STOPPED;
+  }
+  if (w->deadline_ns != 0 && dc__now_ns() > w->deadline_ns) {
+    return DC_KFAULT_WATCHDOG;
+  }
+  return 0;
 }
 
 // A native kernel's work-groups: one call of the host function each, with
@@ -728,7 +762,12 @@ dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
     return dispatch_native(device, kernel, l, args);
   }
   const cpu_kernel_t* ck = kernel->impl;
-  dc__launch_t launch = {.work_dim = l->dims};
+  cpu_watch_t watch = {
+      .interrupts = l->interrupts,
+      .interrupts_at_start = l->interrupts_at_start,
+      .deadline_ns = l->time_limit_ns ? dc__now_ns() + l->time_limit_ns : 0};
+  dc__launch_t launch = {.work_dim = l->dims, .poll = cpu_poll,
+                         .poll_ctx = &watch};
   for (int d = 0; d < 3; ++d) {
     launch.global_size[d] = l->global[d];
     launch.global_offset[d] = l->offset[d];

@@ -70,10 +70,13 @@ static bool cuda_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
 
 //===-- Kernels ---------------------------------------------------------===//
 
-// The kernel's parameter list, as cuda_codegen.h describes it.
+// The kernel's parameter list, as cuda_codegen.h describes it. A checked
+// kernel receives its launch record as _wl and its pointers plain, as
+// dc_a<i>: its body makes them fat (emit_pointer_params).
 static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
-  puts_out(e, "(const dc__launch_t _wi");
-  if (e->g.bounds_check) {
+  bool checked = e->g.checked;
+  puts_out(e, checked ? "(const dc__launch_t _wl" : "(const dc__launch_t _wi");
+  if (checked) {
     dc__cgen_printf(&e->g, ", const dc__lengths_t<%u> dc_len",
                     fn->param_count ? fn->param_count : 1);
   }
@@ -81,6 +84,8 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
     const dc__decl_t* d = fn->decl->params[i];
     if (dc__cgen_is_local_pointer(d)) {
       dc__cgen_printf(&e->g, ", unsigned long long dc_loff_%u", i);
+    } else if (checked && d->type->kind == DC_TY_POINTER) {
+      dc__cgen_printf(&e->g, ", void* dc_a%u", i);
     } else {
       dc__cgen_printf(&e->g, ", %s",
                       dc__cgen_declaration(&e->g, d->type,
@@ -90,16 +95,28 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
   puts_out(e, ") {");
 }
 
-// __local pointer parameters: pointers into the dynamic shared memory.
-static void emit_local_params(emitter_t* e, const dc__function_t* fn) {
+// Pointer parameters in the body: __local ones point into the dynamic
+// shared memory; a checked kernel's are fat, bounded by dc_len, and its
+// work-item record (dc__cwi_t) starts its watchdog clock.
+static void emit_pointer_params(emitter_t* e, const dc__function_t* fn) {
+  bool checked = e->g.checked;
+  if (checked) puts_out(e, " dc__cwi_t _wi(_wl);");
   for (uint32_t i = 0; i < fn->param_count; ++i) {
     const dc__decl_t* d = fn->decl->params[i];
-    if (!dc__cgen_is_local_pointer(d)) continue;
-    const char* type = dc__cgen_declaration(&e->g, d->type, NULL, 0);
-    dc__cgen_printf(&e->g, " %s = (%s)(dc__smem + dc_loff_%u);",
-                    dc__cgen_declaration(&e->g, d->type,
-                                         dc__cgen_name(&e->g, d), 0),
-                    type, i);
+    bool local = dc__cgen_is_local_pointer(d);
+    if (!local && !(checked && d->type->kind == DC_TY_POINTER)) continue;
+    const char* decl =
+        dc__cgen_declaration(&e->g, d->type, dc__cgen_name(&e->g, d), 0);
+    const char* at =
+        local ? dc__arena_printf(e->g.arena, "dc__smem + dc_loff_%u", i)
+              : dc__arena_printf(e->g.arena, "dc_a%u", i);
+    if (checked) {
+      dc__cgen_printf(&e->g, " %s = dc_fp(%s, dc_len.n[%u], %uu);", decl, at,
+                      i, i);
+    } else {
+      dc__cgen_printf(&e->g, " %s = (%s)(%s);", decl,
+                      dc__cgen_declaration(&e->g, d->type, NULL, 0), at);
+    }
   }
 }
 
@@ -119,25 +136,25 @@ static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   }
   dc__cgen_printf(&e->g, " %s%s", DC_CUDA_KERNEL_PREFIX, fn->decl->name);
   emit_kernel_params(e, fn);
-  emit_local_params(e, fn);
+  emit_pointer_params(e, fn);
   if (fn->calls_grid_sync) puts_out(e, " [&]() {");
   dc__cgen_stmt(&e->g, fn->body);
   if (fn->calls_grid_sync) puts_out(e, " }(); dc__grid_exit();");
   puts_out(e, " }");
 }
 
-static const dc__cgen_hooks_t kHooks = {
-    .cxx = true,
-    .vector_prefix = "dc_",
-    .wi_param = "const dc__launch_t _wi",
-    .helper_prefix = "static",
-    .helper_body_prefix = "",
-    .global_prefix = " static __device__",
-    .stmt = cuda_stmt,
-    .builtin = cuda_builtin,
-    .kernel = cuda_kernel,
-    .safe_division = false,  // a GPU does not trap on x / 0
-};
+#define CUDA_HOOKS(wi)                                \
+  {                                                   \
+    .cxx = true, .vector_prefix = "dc_", .wi_param = wi, \
+    .helper_prefix = "static", .helper_body_prefix = "", \
+    .global_prefix = " static __device__", .stmt = cuda_stmt, \
+    .builtin = cuda_builtin, .kernel = cuda_kernel,   \
+    .safe_division = false, /* a GPU does not trap on x / 0 */ \
+  }
+// Helpers receive the launch record; checked ones the work-item's record,
+// whose polls they count down.
+static const dc__cgen_hooks_t kHooks = CUDA_HOOKS("const dc__launch_t _wi");
+static const dc__cgen_hooks_t kCheckedHooks = CUDA_HOOKS("dc__cwi_t& _wi");
 
 dc_status_t dc__cuda_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
                              const dc__cuda_codegen_options_t* options,
@@ -148,8 +165,10 @@ dc_status_t dc__cuda_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   if (e == NULL || reaches == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
   dc__strbuf_init(&e->out, arena);
-  dc__cgen_init(&e->g, arena, diag, ast, &kHooks, &e->out, options->file);
-  e->g.bounds_check = options->bounds_check;
+  dc__cgen_init(&e->g, arena, diag, ast,
+                options->checked ? &kCheckedHooks : &kHooks, &e->out,
+                options->file);
+  e->g.checked = options->checked;
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     const dc__function_t* fn = &ast->functions[i];
     reaches[i] = fn->calls_barrier || fn->calls_grid_sync ||
@@ -161,7 +180,7 @@ dc_status_t dc__cuda_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   }
   // What the prelude compiles only for programs that need it.
   if (out->uses_grid_sync) puts_out(e, "#define DC__GRID_SYNC 1\n");
-  if (options->bounds_check) puts_out(e, "#define DC__BOUNDS_CHECK 1\n");
+  if (options->checked) puts_out(e, "#define DC__CHECKED 1\n");
   puts_out(e, "#include \"dclua_prelude.cuh\"\n");
   dc__cgen_program(&e->g);
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;

@@ -10,21 +10,22 @@
 // What the generated module exports for kernel K (see cuda_prelude.h):
 //
 //   extern "C" __global__ void dc_k_K(const dc__launch_t _wi,
-//       [const dc__lengths_t<P> dc_len,]  // only with bounds checking
+//       [const dc__lengths_t<P> dc_len,]  // only in checked mode
 //       ...the kernel's parameters...)
 //
 // in the kernel's parameter order, where a buffer is its device address,
 // a value its bytes, and a __local pointer an unsigned long long: its
-// byte offset into the group's dynamic shared memory (dc__smem). With
-// bounds checking, dc_len holds every parameter's element count (P is the
-// parameter count, at least 1). A module with a grid-synchronising kernel
-// has the global dc__grid (cuda_prelude.h), one with bounds checking the
-// global dc__fault.
+// byte offset into the group's dynamic shared memory (dc__smem). In
+// checked mode, dc_len holds every buffer's and __local argument's size
+// in bytes (P is the parameter count, at least 1), and the launch
+// record's watchdog_ns the kernel time limit. A module with a
+// grid-synchronising kernel has the global dc__grid (cuda_prelude.h), a
+// checked one the global dc__fault.
 #define DC_CUDA_KERNEL_PREFIX "dc_k_"
 
 typedef struct dc__cuda_codegen_options_t {
   const char* file;   // the program's name, for #line
-  bool bounds_check;  // check indexing of buffer arguments
+  bool checked;       // checked mode (cgen_checked.c)
 } dc__cuda_codegen_options_t;
 
 typedef struct dc__cuda_translation_t {

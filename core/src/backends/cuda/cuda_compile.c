@@ -226,7 +226,7 @@ static bool parse_arch(const char* arch, dc__cuda_target_t* out) {
 
 // The front end and the code generator, as dc_program_create runs them.
 static dc_status_t translate(dc__arena_t* arena, const char* source,
-                             const char* options, bool bounds_check,
+                             const char* options, bool checked,
                              dc__diag_t* diag, dc__build_options_t* opts,
                              dc__cuda_translation_t* t) {
   dc__token_list_t tokens = {0};
@@ -236,7 +236,7 @@ static dc_status_t translate(dc__arena_t* arena, const char* source,
       dc__preprocess(arena, source, strlen(source), opts, diag, &tokens));
   DC_RETURN_IF_ERROR(dc__parse(arena, &tokens, diag, &ast));
   dc__cuda_codegen_options_t cg = {
-      .file = diag->file, .bounds_check = bounds_check || opts->bounds_check};
+      .file = diag->file, .checked = checked || opts->checked};
   DC_RETURN_IF_ERROR(dc__cuda_codegen(arena, &ast, &cg, diag, t));
   char path[1024];
   (void)dc__cuda_dump_source(diag->file, t, path, sizeof(path));
@@ -246,7 +246,7 @@ static dc_status_t translate(dc__arena_t* arena, const char* source,
 dc_status_t dc__cuda_compile_for_arch(const dc__cuda_nvrtc_t* nvrtc,
                                       const char* name, const char* source,
                                       const char* options, const char* arch,
-                                      bool bounds_check,
+                                      bool checked,
                                       dc_allocator_t allocator, char* log,
                                       size_t log_size, dc__cuda_image_t* out) {
   static const char* fn = "dc__cuda_compile_for_arch";
@@ -265,7 +265,7 @@ dc_status_t dc__cuda_compile_for_arch(const dc__cuda_nvrtc_t* nvrtc,
   dc__build_options_t opts;
   dc__cuda_translation_t t;
   dc_status_t st =
-      translate(&arena, source, options, bounds_check, &diag, &opts, &t);
+      translate(&arena, source, options, checked, &diag, &opts, &t);
   if (st == DC_OK) {
     st = dc__cuda_nvrtc_compile(nvrtc, &t, &opts, &target, &diag, allocator,
                                 out);

@@ -68,13 +68,13 @@ DC_INTERNAL bool dc__cuda_dump_source(const char* name,
 // For tests and tools, without a GPU: builds |source| (the program
 // |name|, with the build |options|, may be NULL) as dc_program_create
 // would for a CUDA device, for |arch| ("sm_90" for a cubin, "compute_90"
-// for PTX), with bounds checking when |bounds_check|. Returns what
+// for PTX), with bounds checking when |checked|. Returns what
 // dc_program_create would (DC_ERR_COMPILE with the first error in
 // dc_last_error()); the build log goes to |log| (|log_size| bytes,
 // truncated, may be 0), the image to |out| when it compiled.
 DC_INTERNAL dc_status_t dc__cuda_compile_for_arch(
     const dc__cuda_nvrtc_t* nvrtc, const char* name, const char* source,
-    const char* options, const char* arch, bool bounds_check,
+    const char* options, const char* arch, bool checked,
     dc_allocator_t allocator, char* log, size_t log_size,
     dc__cuda_image_t* out);
 

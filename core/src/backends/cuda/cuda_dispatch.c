@@ -41,8 +41,9 @@ static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
   size_t n = 0, count = k->info.arg_count;
   p->record.dims = l->dims;
   for (int d = 0; d < 3; ++d) p->record.offset[d] = l->offset[d];
+  p->record.watchdog_ns = ck->checked ? l->time_limit_ns : 0;
   p->params[n++] = &p->record;
-  if (ck->bounds_check) {
+  if (ck->checked) {
     p->lengths[0] = 0;  // a kernel without arguments still takes one
     for (size_t i = 0; i < count; ++i) p->lengths[i] = lengths[i];
     p->params[n++] = p->lengths;
@@ -57,6 +58,10 @@ static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
         p->params[n++] = &p->local_offsets[i];
         break;
       case DC_ARG_SCALAR:  // the argument points to the value's bytes
+      case DC_ARG_RECORD:
+        // The driver copies each parameter with its size and alignment
+        // from the function's own parameter layout, which the generated
+        // code asserts equals the front end's (the host's).
         p->params[n++] = args[i];
         break;
     }
@@ -169,7 +174,7 @@ static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
     r = cu->memset_d32_async(ck->module->grid, 0,
                              sizeof(dc__cuda_grid_state_t) / 4, stream);
   }
-  if (r == CUDA_SUCCESS && ck->bounds_check) {
+  if (r == CUDA_SUCCESS && ck->checked) {
     r = cu->memset_d32_async(ck->module->fault, 0,
                              sizeof(dc__cuda_fault_state_t) / 4, stream);
   }
@@ -227,12 +232,14 @@ static dc_status_t read_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
 static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
                                  const dc__cuda_kernel_t* ck,
                                  CUstream stream) {
-  if (ck->bounds_check) {
+  if (ck->checked) {
     dc__cuda_fault_state_t f;
     DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
-      return dc__kernel_fault(k, kFn, f.arg, f.line, (long long)f.index,
-                              (unsigned long long)f.length);
+      dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f.kind, .arg = f.arg,
+                            .line = f.line, .index = f.index,
+                            .length = f.length, .size = f.size};
+      return dc__kernel_fault(k, kFn, &fault);
     }
   }
   if (k->info.uses_grid_sync) {
@@ -270,7 +277,7 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
                                const size_t* lengths) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   dc__cuda_kernel_t* ck = kernel->impl;
-  bool outcome = ck->bounds_check || kernel->info.uses_grid_sync;
+  bool outcome = ck->checked || kernel->info.uses_grid_sync;
   dc__cuda_params_t p;
   size_t base = dynamic_base(ck);
   size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;

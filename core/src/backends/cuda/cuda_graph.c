@@ -27,12 +27,12 @@ static dc_status_t check_recordable(const dc__cuda_device_t* cuda,
                                     size_t count) {
   for (size_t i = 0; i < count; ++i) {
     const dc__cuda_kernel_t* ck = kernels[i]->impl;
-    if (ck->bounds_check || kernels[i]->info.uses_grid_sync) {
+    if (ck->checked || kernels[i]->info.uses_grid_sync) {
       return DC_FAIL(DC_ERR_UNSUPPORTED,
                      "%s: kernel '%s' has its outcome read back after each "
                      "dispatch (%s), which a CUDA graph cannot do",
                      cuda->base.info.name, kernels[i]->info.name,
-                     ck->bounds_check ? "bounds checking" : "grid sync");
+                     ck->checked ? "bounds checking" : "grid sync");
     }
   }
   return DC_OK;

@@ -33,7 +33,7 @@ typedef struct dc__cuda_kernel_t {
   int min_grid;          // dynamic shared memory, and its grid for that
   atomic_int dynamic_limit;  // dynamic shared bytes opted in to so far
                              // (raised under the device lock)
-  bool bounds_check;     // takes the lengths argument (cuda_codegen.h)
+  bool checked;     // takes the lengths argument (cuda_codegen.h)
 } dc__cuda_kernel_t;
 
 // The launch record every kernel receives first (dc__launch_t in
@@ -41,6 +41,7 @@ typedef struct dc__cuda_kernel_t {
 typedef struct dc__cuda_launch_record_t {
   uint32_t dims;
   uint64_t offset[3];
+  uint64_t watchdog_ns;  // the kernel time limit (checked kernels)
 } dc__cuda_launch_record_t;
 
 // Mirrors of the prelude's dc__grid_t and dc__fault_t.
@@ -49,9 +50,9 @@ typedef struct dc__cuda_grid_state_t {
 } dc__cuda_grid_state_t;
 typedef struct dc__cuda_fault_state_t {
   int32_t set;
-  uint32_t arg, line, pad;
+  uint32_t kind, arg, line;
   int64_t index;
-  uint64_t length;
+  uint64_t length, size;
 } dc__cuda_fault_state_t;
 
 // A launch's parameters as cuLaunchKernel takes them (cuda_codegen.h):

@@ -67,7 +67,7 @@ static bool conversion_name(const dc__token_t* t, char* out, size_t size) {
   base.length = (uint32_t)end;
   char type[32];
   unsigned width = dc__cuda_type_name(&base, 8, type, sizeof(type));
-  if (width == 0 || width == 3) return false;
+  if (width == 0) return false;
   bool floating = strstr(type, "float") != NULL || strstr(type, "double");
   if (sat && floating) return false;  // OpenCL has no convert_float_sat
   snprintf(out, size, "dc__convert<%s, %d, %d>", type, sat ? 1 : 0, mode);
@@ -82,12 +82,12 @@ bool dc__cuda_templated_builtin(const dc__token_t* t, char* out, size_t size) {
   unsigned width = starts_with(t, "as_")
                        ? dc__cuda_type_name(t, 3, type, sizeof(type))
                        : 0;
-  if (width != 0 && width != 3) {
+  if (width != 0) {
     snprintf(out, size, "dc__as<%s>", type);
     return true;
   }
-  static const char* const kWidths[] = {"2", "4", "8", "16"};
-  for (size_t w = 0; w < 4; ++w) {
+  static const char* const kWidths[] = {"2", "3", "4", "8", "16"};
+  for (size_t w = 0; w < 5; ++w) {
     char load[16], store[16];
     snprintf(load, sizeof(load), "vload%s", kWidths[w]);
     snprintf(store, sizeof(store), "vstore%s", kWidths[w]);

@@ -8,8 +8,8 @@
 
 // Recognises the language's type names in |t| from |skip| bytes in:
 // writes the prelude's spelling ("float4": dc_float4, "char": dc_char,
-// "uint": uint) to |out| and returns the vector width (1 for a scalar,
-// 3 for the rejected 3-component types), or 0 if it is none.
+// "uint": uint) to |out| and returns the vector width (1 for a scalar),
+// or 0 if it is none.
 DC_INTERNAL unsigned dc__cuda_type_name(const dc__token_t* t, size_t skip,
                                         char* out, size_t size);
 

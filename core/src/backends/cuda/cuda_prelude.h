@@ -26,8 +26,8 @@
 // select (a vector ?:), dc__convert, dc__as, dc__vload, dc__vstore,
 // dc_async_strided_copy_g2l and _l2g (the spellings of
 // async_work_group_strided_copy's two directions), and with
-// DC__GRID_SYNC or DC__BOUNDS_CHECK defined, the grid barrier and the
-// bounds checks (DC_IDX, DC_AIDX).
+// DC__GRID_SYNC or DC__CHECKED defined, the grid barrier and checked
+// mode (dc_fptr, DC_AT, DC_SPAN, DC_AIDX, DC_POLL, dc__cwi_t).
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_PRELUDE_H_
 #define DC_CUDA_PRELUDE_H_
@@ -189,15 +189,19 @@ DC__FLOAT_TRAITS(double, long, ulong)
 
 //===-- Vector types ------------------------------------------------------===//
 
-// An OpenCL vector: N lanes of T (N = 2, 4, 8, 16), aligned to its size up
-// to 16 bytes (the widest load the GPU makes in one instruction), so a
-// float4 moves as one 128-bit load. Trivially constructible, so it can
+// An OpenCL vector: N lanes of T (N = 2, 3, 4, 8, 16), aligned to its size
+// up to 16 bytes (the widest load the GPU makes in one instruction), so a
+// float4 moves as one 128-bit load. A 3-lane vector has the size and
+// alignment of a 4-lane one (OpenCL C 6.1.5): its 4th slot is padding,
+// which no operation reads. Trivially constructible, so it can
 // live in __shared__ memory, and constexpr-constructible, so program-scope
 // __constant vectors are constant-initialised. A scalar converts to a
 // vector implicitly (every lane gets it), as OpenCL allows in assignments.
+#define DC__SLOTS(N) ((N) == 3 ? 4 : (N))
 template <class T, int N>
-struct alignas(sizeof(T) * N < 16 ? sizeof(T) * N : 16) dc__vec {
-  T s[N];
+struct alignas(sizeof(T) * DC__SLOTS(N) < 16 ? sizeof(T) * DC__SLOTS(N)
+                                             : 16) dc__vec {
+  T s[DC__SLOTS(N)];
   dc__vec() = default;
   template <class S, DC__IF(dc__t<S>::is_scalar)>
   constexpr dc__vec(S x) : s{} {
@@ -249,6 +253,7 @@ struct alignas(sizeof(T) * N < 16 ? sizeof(T) * N : 16) dc__vec {
 
 #define DC__VECTORS(E, P)          \
   typedef dc__vec<E, 2> dc_##P##2; \
+  typedef dc__vec<E, 3> dc_##P##3; \
   typedef dc__vec<E, 4> dc_##P##4; \
   typedef dc__vec<E, 8> dc_##P##8; \
   typedef dc__vec<E, 16> dc_##P##16;
@@ -390,9 +395,10 @@ DC__COMPOUND(>>=, >>)
 //===-- Components --------------------------------------------------------===//
 
 // The code generator writes v.x as v[0] (dc__vec's operator[], a
-// reference) and v.xy, v.s0123 as dc__swizzle<I...>(v), a new vector. The
-// prelude's built-ins take halves with dc__lo and the rest (a scalar for a
-// 2-lane v).
+// reference) and v.xy, v.s0123 as dc__swizzle<I...>(v), a new vector;
+// .hi and .odd of a 3-lane v take its padding slot 3 as their undefined
+// lane (OpenCL C 6.1.7). The prelude's built-ins take halves with dc__lo
+// and the rest (a scalar for a 2-lane v).
 
 template <int... I>
 struct dc__max_index {
@@ -409,15 +415,16 @@ struct dc__max_index<F, R...> {
 template <int... I, class T, int N>
 static __forceinline__ dc__vec<T, sizeof...(I)> dc__swizzle(
     const dc__vec<T, N>& v) {
-  static_assert(dc__max_index<I...>::value < N,
+  static_assert(dc__max_index<I...>::value < DC__SLOTS(N),
                 "dclua: vector component out of range");
   return dc__vec<T, sizeof...(I)>(v.s[I]...);
 }
 
 template <int FIRST, int STEP, class T, int N>
-static __forceinline__ dc__vec<T, N / 2> dc__half(const dc__vec<T, N>& v) {
-  dc__vec<T, N / 2> r;
-  for (int i = 0; i < N / 2; ++i) r.s[i] = v.s[FIRST + STEP * i];
+static __forceinline__ dc__vec<T, DC__SLOTS(N) / 2> dc__half(
+    const dc__vec<T, N>& v) {
+  dc__vec<T, DC__SLOTS(N) / 2> r;
+  for (int i = 0; i < DC__SLOTS(N) / 2; ++i) r.s[i] = v.s[FIRST + STEP * i];
   return r;
 }
 template <int FIRST, int STEP, class T>
@@ -430,7 +437,7 @@ static __forceinline__ auto dc__lo(const dc__vec<T, N>& v) {
 }
 template <class T, int N>
 static __forceinline__ auto dc__hi(const dc__vec<T, N>& v) {
-  return dc__half<N / 2, 1>(v);
+  return dc__half<DC__SLOTS(N) / 2, 1>(v);
 }
 template <class T, int N>
 static __forceinline__ auto dc__even(const dc__vec<T, N>& v) {
@@ -450,7 +457,13 @@ static __forceinline__ auto dc__odd(const dc__vec<T, N>& v) {
 struct dc__launch_t {
   uint dims;
   unsigned long long offset[3];
+  unsigned long long watchdog_ns;  // checked kernels: 0, or their limit
 };
+static __forceinline__ unsigned long long dc__globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 // __local arguments live in the group's dynamic shared memory, at byte
 // offsets the engine passes as kernel arguments.
@@ -716,61 +729,134 @@ static __forceinline__ void dc__grid_exit() {
 }
 #endif  // DC__GRID_SYNC
 
-//===-- Bounds checking (-dc-bounds-check) --------------------------------===//
+//===-- Checked mode (-dc-checked) -----------------------------------===//
 
-// buffer[index] on a kernel's buffer argument becomes
-// *dc__idx(buffer, index, argument, line, length): an index outside the
-// buffer is not performed (the access goes to a sink) and the first one
-// is recorded in dc__fault, which the engine zeroes before the launch and
-// reads after it.
-#ifdef DC__BOUNDS_CHECK
+// What checked kernels call (cgen_checked.c): fat pointers, their checks,
+// and the loop polls of the watchdog. A failed check or a watchdog stop
+// records the fault in dc__fault (which the engine zeroes before the
+// launch and reads after it) and ends the work-item there (PTX exit), so
+// nothing past the fault runs and no access is made out of bounds.
+#ifdef DC__CHECKED
+enum { DC_KFAULT_INDEX, DC_KFAULT_POINTER, DC_KFAULT_STOPPED,
+       DC_KFAULT_WATCHDOG };
+#define DC_ORIGIN_OBJECT (~0u)
+#define DC_POLL_EVERY 1024u
 struct dc__fault_t {
   int set;  // 0 none, 2 being written, 1 written
+  uint kind;
   uint arg;
   uint line;
-  uint pad;
   long long index;
   unsigned long long length;
+  unsigned long long size;
 };
 __device__ dc__fault_t dc__fault;
-__device__ __align__(16) unsigned char dc__sink[256];
 
-// The kernel's buffer lengths, one per argument, passed by value.
+// The kernel's buffer and __local sizes in bytes, one per argument.
 template <int K>
 struct dc__lengths_t {
   unsigned long long n[K];
 };
 
-static __noinline__ void dc__record_fault(uint arg, uint line, long long index,
-                                          unsigned long long length) {
-  if (atomicCAS(&dc__fault.set, 0, 2) != 0) return;
-  dc__fault.arg = arg;
-  dc__fault.line = line;
-  dc__fault.index = index;
-  dc__fault.length = length;
-  __threadfence();
-  atomicExch(&dc__fault.set, 1);
+static __noinline__ __attribute__((noreturn)) void dc__escape(
+    uint kind, uint arg, uint line, long long index,
+    unsigned long long length, unsigned long long size) {
+  if (atomicCAS(&dc__fault.set, 0, 2) == 0) {
+    dc__fault.kind = kind;
+    dc__fault.arg = arg;
+    dc__fault.line = line;
+    dc__fault.index = index;
+    dc__fault.length = length;
+    dc__fault.size = size;
+    __threadfence();
+    atomicExch(&dc__fault.set, 1);
+  }
+#ifdef DC__GRID_SYNC
+  dc__grid_break();  // no block waits at a grid barrier for this one
+#endif
+  asm volatile("exit;");
+  __builtin_unreachable();
 }
-template <class T, class I>
-static __forceinline__ T* dc__idx(T* p, I index, uint arg, uint line,
-                                  unsigned long long length) {
-  long long i = (long long)index;
-  if (i >= 0 && (unsigned long long)i < length) return p + i;
-  dc__record_fault(arg, line, i, length);
-  return (T*)(void*)dc__sink;
-}
-// What the code generator writes: the kernel's dc_len holds the lengths.
-#define DC_IDX(p, i, arg, line) dc__idx(p, i, arg, line, dc_len.n[arg])
-// An index into an array of |n|: 0 (and a fault) when outside it.
+// An index into an array of |n|, or the end of the work-item.
 template <class I>
 static __forceinline__ long long dc__aidx(I index, unsigned long long n,
                                           uint line) {
   long long i = (long long)index;
   if (i >= 0 && (unsigned long long)i < n) return i;
-  dc__record_fault(~0u, line, i, n);
-  return 0;
+  dc__escape(DC_KFAULT_INDEX, DC_ORIGIN_OBJECT, line, i, n, 1);
 }
 #define DC_AIDX(i, n, line) dc__aidx(i, n, line)
-#endif  // DC__BOUNDS_CHECK
+
+struct dc_fptr {
+  unsigned long long p, lo, hi;
+  uint origin;
+};
+#define DC_FP_NULL (dc_fptr{0, 0, 0, 0})
+static __forceinline__ dc_fptr dc_fp(const volatile void* p,
+                                     unsigned long long n, uint origin) {
+  unsigned long long a = (unsigned long long)p;
+  return dc_fptr{a, a, a + n, origin};
+}
+#define DC_FP_OBJ(p, n) dc_fp(p, n, DC_ORIGIN_OBJECT)
+static __forceinline__ dc_fptr dc_fp_add(dc_fptr f, long long bytes) {
+  f.p += (unsigned long long)bytes;
+  return f;
+}
+static __forceinline__ dc_fptr dc_fp_step(dc_fptr* f, long long bytes,
+                                          int post) {
+  dc_fptr old = *f;
+  f->p += (unsigned long long)bytes;
+  return post ? old : *f;
+}
+static __noinline__ __attribute__((noreturn)) void dc__fp_fault(
+    dc_fptr f, unsigned long long a, unsigned long long size, uint line) {
+  dc__escape(DC_KFAULT_POINTER, f.origin, line, (long long)(a - f.lo),
+             f.hi - f.lo, size);
+}
+// The address |index| elements of |size| bytes past f, if |size| bytes
+// there lie in f's allocation (modulo 2^64: the address checked is the
+// address used).
+static __forceinline__ void* dc_fp_at(dc_fptr f, long long index,
+                                      unsigned long long size, uint line) {
+  unsigned long long a = f.p + (unsigned long long)index * size;
+  if (a - f.lo <= f.hi - f.lo && f.hi - a >= size) return (void*)a;
+  dc__fp_fault(f, a, size, line);
+}
+// count elements |stride| elements apart from f: the first and the last
+// in the allocation (none for count 0).
+static __forceinline__ void* dc_fp_span(dc_fptr f, unsigned long long count,
+                                        unsigned long long stride,
+                                        unsigned long long size, uint line) {
+  if (count == 0) return (void*)f.p;
+  unsigned long long room =
+      f.p - f.lo <= f.hi - f.lo ? (f.hi - f.p) / size : 0;
+  if (room == 0 || (stride != 0 && count - 1 > (room - 1) / stride)) {
+    dc__fp_fault(f, f.p + (count - 1) * stride * size, size, line);
+  }
+  return (void*)f.p;
+}
+#define DC_AT(f, i, size, line) dc_fp_at(f, i, size, line)
+#define DC_SPAN(f, n, stride, size, line) dc_fp_span(f, n, stride, size, line)
+
+// The work-item record of a checked kernel: the launch, with when the
+// work-item started (%globaltimer, ns) and its polls left. Its loops poll;
+// every DC_POLL_EVERY iterations one past the launch's watchdog_ns ends.
+struct dc__cwi_t : dc__launch_t {
+  unsigned long long t0;
+  uint polls;
+  __device__ explicit dc__cwi_t(const dc__launch_t& l)
+      : dc__launch_t(l), t0(dc__globaltimer()), polls(1) {}
+};
+static __noinline__ void dc__poll(dc__cwi_t& w, uint line) {
+  w.polls = DC_POLL_EVERY;
+  if (w.watchdog_ns != 0 && dc__globaltimer() - w.t0 > w.watchdog_ns) {
+    dc__escape(DC_KFAULT_WATCHDOG, DC_ORIGIN_OBJECT, line, 0, 0, 0);
+  }
+}
+#define DC_POLL(line)                                \
+  do {                                               \
+    if (--_wi.polls == 0) dc__poll(_wi, line);       \
+  } while (0)
+#endif  // DC__CHECKED
 
 #endif  // DC_CUDA_PRELUDE_H_

@@ -314,13 +314,20 @@ static __forceinline__ X dc__fast_normalize(X x) {
   if (d2 > 0) x = x * (1 / sqrt(d2));
   return x;
 }
-// cross of 4-lane vectors; the fourth lane of the result is 0.
+// cross of 3- and 4-lane vectors; the fourth lane of a 4-lane result is 0.
 template <class T>
 static __forceinline__ dc__vec<T, 4> dc__cross(const dc__vec<T, 4>& a,
                                                const dc__vec<T, 4>& b) {
   return dc__vec<T, 4>(a.s[1] * b.s[2] - a.s[2] * b.s[1],
                        a.s[2] * b.s[0] - a.s[0] * b.s[2],
                        a.s[0] * b.s[1] - a.s[1] * b.s[0], 0);
+}
+template <class T>
+static __forceinline__ dc__vec<T, 3> dc__cross(const dc__vec<T, 3>& a,
+                                               const dc__vec<T, 3>& b) {
+  return dc__vec<T, 3>(a.s[1] * b.s[2] - a.s[2] * b.s[1],
+                       a.s[2] * b.s[0] - a.s[0] * b.s[2],
+                       a.s[0] * b.s[1] - a.s[1] * b.s[0]);
 }
 
 //===-- Relational functions ----------------------------------------------===//
@@ -557,7 +564,8 @@ static __forceinline__ D dc__as(const X& x) {
 
 // vloadN(offset, p) reads the N elements at p + offset * N, vstoreN
 // writes them; the address need not be aligned (one vector access when it
-// is, element by element when not).
+// is, element by element when not). vload3 and vstore3 move 3 elements,
+// never the 4-lane slot that a 3-lane vector takes in memory.
 template <class T>
 struct dc__unqualified {
   typedef T type;
@@ -571,8 +579,8 @@ static __forceinline__ dc__vec<typename dc__unqualified<T>::type, N> dc__vload(
     size_t offset, T* p) {
   typedef dc__vec<typename dc__unqualified<T>::type, N> V;
   const T* q = p + offset * N;
-  if ((uintptr_t)q % alignof(V) == 0) return *(const V*)q;
-  V r;
+  if (N != 3 && (uintptr_t)q % alignof(V) == 0) return *(const V*)q;
+  V r{};  // a 3-lane vector's padding slot 0, as on the CPU
   for (int i = 0; i < N; ++i) r.s[i] = q[i];
   return r;
 }
@@ -582,7 +590,7 @@ static __forceinline__ void dc__vstore(const V& data, size_t offset, T* p) {
                 "dclua: vstore needs a vector of N lanes of the pointer's "
                 "type");
   T* q = p + offset * N;
-  if ((uintptr_t)q % alignof(V) == 0) {
+  if (N != 3 && (uintptr_t)q % alignof(V) == 0) {
     *(V*)q = data;
     return;
   }
@@ -602,42 +610,52 @@ static __forceinline__ void dc__vstore(const V& data, size_t offset, T* p) {
 //===-- OpenCL's names ----------------------------------------------------===//
 
 #define char2 dc_char2
+#define char3 dc_char3
 #define char4 dc_char4
 #define char8 dc_char8
 #define char16 dc_char16
 #define uchar2 dc_uchar2
+#define uchar3 dc_uchar3
 #define uchar4 dc_uchar4
 #define uchar8 dc_uchar8
 #define uchar16 dc_uchar16
 #define short2 dc_short2
+#define short3 dc_short3
 #define short4 dc_short4
 #define short8 dc_short8
 #define short16 dc_short16
 #define ushort2 dc_ushort2
+#define ushort3 dc_ushort3
 #define ushort4 dc_ushort4
 #define ushort8 dc_ushort8
 #define ushort16 dc_ushort16
 #define int2 dc_int2
+#define int3 dc_int3
 #define int4 dc_int4
 #define int8 dc_int8
 #define int16 dc_int16
 #define uint2 dc_uint2
+#define uint3 dc_uint3
 #define uint4 dc_uint4
 #define uint8 dc_uint8
 #define uint16 dc_uint16
 #define long2 dc_long2
+#define long3 dc_long3
 #define long4 dc_long4
 #define long8 dc_long8
 #define long16 dc_long16
 #define ulong2 dc_ulong2
+#define ulong3 dc_ulong3
 #define ulong4 dc_ulong4
 #define ulong8 dc_ulong8
 #define ulong16 dc_ulong16
 #define float2 dc_float2
+#define float3 dc_float3
 #define float4 dc_float4
 #define float8 dc_float8
 #define float16 dc_float16
 #define double2 dc_double2
+#define double3 dc_double3
 #define double4 dc_double4
 #define double8 dc_double8
 #define double16 dc_double16

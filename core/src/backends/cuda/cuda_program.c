@@ -123,7 +123,7 @@ static void compute_key(const dc__cuda_device_t* cuda,
   int major = 0, minor = 0;
   cuda->api->nvrtc->version(&major, &minor);
   snprintf(abi, sizeof(abi), "dc-cuda-abi-%d bounds=%d", CUDA_KERNEL_ABI,
-           (int)b->bounds_check);
+           (int)b->checked);
   snprintf(nvrtc, sizeof(nvrtc), "nvrtc %d.%d", major, minor);
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
   dc__cuda_options_text(b->options, &target, options, sizeof(options));
@@ -150,7 +150,7 @@ static dc_status_t compile_program(dc__cuda_device_t* cuda,
                                    dc_program_build_t* b,
                                    dc__cuda_image_t* image, uint8_t* barriers) {
   dc__cuda_codegen_options_t options = {.file = b->diag->file,
-                                        .bounds_check = b->bounds_check};
+                                        .checked = b->checked};
   dc__cuda_translation_t t;
   DC_RETURN_IF_ERROR(dc__cuda_codegen(b->arena, b->ast, &options, b->diag, &t));
   for (size_t k = 0; k < b->program->kernel_count; ++k) {
@@ -262,7 +262,7 @@ static dc_status_t load_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
   if (st == DC_OK && grid_sync) {
     st = module_global(cuda, m->module, "dc__grid", b->program->name, &m->grid);
   }
-  if (st == DC_OK && b->bounds_check) {
+  if (st == DC_OK && b->checked) {
     st = module_global(cuda, m->module, "dc__fault", b->program->name,
                        &m->fault);
   }
@@ -420,7 +420,7 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
                                          &ck->preferred_block, &ck->min_grid));
   ck->module = m;
   ck->static_shared = (size_t)shared;
-  ck->bounds_check = b->bounds_check;
+  ck->checked = b->checked;
   k->info.static_local_size = ck->static_shared;
   k->info.execution = "cuda";
   // The front end sees only the kernel's own barriers; one reached

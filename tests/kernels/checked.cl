@@ -1,4 +1,4 @@
-// bounds_check.cl: Out-of-range buffer indexing caught by -dc-bounds-check
+// checked.cl: Out-of-range buffer indexing caught by -dc-checked
 // (check_dispatch.c).
 // The runs and their expected outputs are in manifest.txt.
 __kernel void scale(__global float* data, float f) {
