@@ -226,20 +226,25 @@ static int l_trace_write(lua_State* L) {
   return 0;
 }
 
-//===-- The health report -----------------------------------------------===//
+//===-- The health report and the metrics -------------------------------===//
 
-// Pushes the health report as a Lua string. The report may grow between
-// asking its length and writing it (streams come and go on other
-// threads), so this retries until it fits. A userdata holds the text
-// while it is written so that a raised error frees it.
-static void push_health_json(lua_State* L) {
+// A report the engine writes as snprintf does: the health report (JSON)
+// or the metrics (OpenMetrics text).
+typedef dc_status_t (*report_fn)(dc_context_t* context, char* buffer,
+                                 size_t size, size_t* out_length);
+
+// Pushes a report as a Lua string. It may grow between asking its length
+// and writing it (streams come and go on other threads), so this retries
+// until it fits. A userdata holds the text while it is written so that a
+// raised error frees it.
+static void push_report(lua_State* L, report_fn write) {
   dc_context_t* context = dclua_context(L);
   size_t length = 0;
-  DCLUA_CHECK(L, dc_health_report(context, NULL, 0, &length));
+  DCLUA_CHECK(L, write(context, NULL, 0, &length));
   for (;;) {
     size_t size = length + 256;
     char* text = lua_newuserdatauv(L, size, 0);
-    DCLUA_CHECK(L, dc_health_report(context, text, size, &length));
+    DCLUA_CHECK(L, write(context, text, size, &length));
     if (length < size) {
       lua_pushlstring(L, text, length);
       lua_remove(L, -2);
@@ -251,7 +256,13 @@ static void push_health_json(lua_State* L) {
 
 // [-0, +1, e]  dc.health_json() -> the health report, a JSON string
 static int l_health_json(lua_State* L) {
-  push_health_json(L);
+  push_report(L, dc_health_report);
+  return 1;
+}
+
+// [-0, +1, e]  dc.metrics() -> the telemetry as OpenMetrics text
+static int l_metrics(lua_State* L) {
+  push_report(L, dc_telemetry_openmetrics);
   return 1;
 }
 
@@ -260,7 +271,7 @@ static void json_decode(lua_State* L, const char* text, size_t length);
 // [-0, +1, e]  dc.health() -> the health report as a table: engine,
 // devices, streams, breakers, counters, errors (see docs/telemetry.md)
 static int l_health(lua_State* L) {
-  push_health_json(L);
+  push_report(L, dc_health_report);
   size_t length = 0;
   const char* text = lua_tolstring(L, -1, &length);
   json_decode(L, text, length);
@@ -513,6 +524,7 @@ void dclua_open_telemetry(lua_State* L) {
                                    {"profile", l_profile},
                                    {"health", l_health},
                                    {"health_json", l_health_json},
+                                   {"metrics", l_metrics},
                                    {NULL, NULL}};
   static const luaL_Reg trace[] = {{"start", l_trace_start},
                                    {"stop", l_trace_stop},

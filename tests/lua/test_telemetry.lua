@@ -276,6 +276,14 @@ do
   t.equal(type(json), "string", "health_json is a string")
   t.equal(json:sub(1, 1), "{", "a JSON object")
   t.check(json:find('"engine":"' .. dc.version .. '"', 1, true), "engine")
+
+  local metrics = dc.metrics()
+  t.equal(type(metrics), "string", "metrics is a string")
+  t.check(metrics:find("# TYPE dc_dispatches counter\n", 1, true),
+          "a counter family")
+  t.check(metrics:find("\ndc_commands_failed_total 1\n", 1, true),
+          "the failed host function, in the metrics")
+  t.equal(metrics:sub(-6), "# EOF\n", "metrics end with # EOF")
 end
 
 assert(os.execute("rm -rf '" .. dir .. "'"))

@@ -162,6 +162,23 @@ DC_API dc_status_t dc_trace_write(dc_context_t* context, const char* path);
 DC_API dc_status_t dc_health_report(dc_context_t* context, char* buffer,
                                     size_t size, size_t* out_length);
 
+//===-- Metrics ---------------------------------------------------------===//
+
+// Writes the context's telemetry in the OpenMetrics text format (the
+// Prometheus exposition format, ending with "# EOF") into |buffer|, with
+// dc_health_report()'s contract: |size| bytes, NUL-terminated, truncated
+// to fit, the length it needs in |out_length|. The families: every
+// counter above (dc_dispatches_total, ...), dc_kernel_duration_seconds (a
+// summary per kernel name: quantiles 0.5, 0.95, 0.99, sum, count), and per
+// device (label device="cpu") its memory in use, cached and budget
+// (dc_device_memory_*_bytes), dc_device_failures_total and
+// dc_device_health (a stateset). docs/telemetry.md lists them.
+// Returns DC_ERR_INVALID_ARGUMENT for a NULL context or out_length, or a
+// NULL buffer with a nonzero size.
+DC_API dc_status_t dc_telemetry_openmetrics(dc_context_t* context,
+                                            char* buffer, size_t size,
+                                            size_t* out_length);
+
 DC_EXTERN_C_END
 
 #endif  // DC_TELEMETRY_H_
