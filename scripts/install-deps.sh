@@ -27,6 +27,10 @@ want pkg-config  have_cmd pkg-config
 want check       have_file /usr/include/check.h
 want liblua5.4-dev have_file /usr/include/lua5.4/lua.h
 want lua5.4      have_cmd lua5.4
+# Line editing and history in dclua's interactive mode (optional at build
+# time: without it the REPL reads plain lines).
+want libreadline-dev have_file /usr/include/readline/readline.h
+want luarocks    have_cmd luarocks
 want libgomp1    have_glob '/usr/lib/*/libgomp.so.1'
 
 if [ "${1:-}" = bench ]; then

@@ -144,6 +144,13 @@ DC_API dc_context_t* dclua_engine_context(dclua_engine_t* engine);
 // next failure. NULL for NULL.
 DC_API const char* dclua_engine_error(dclua_engine_t* engine);
 
+// Whether the last run failed with a usage error: an error value that is
+// a table with usage = true and a string `message` (what
+// scripts/lib/options.lua raises for a bad command line). Such a run
+// returns DC_ERR_INVALID_ARGUMENT and its error is the message alone,
+// without a traceback; the dclua runner then exits with status 2.
+DC_API bool dclua_engine_usage_error(const dclua_engine_t* engine);
+
 //===-- Globals ---------------------------------------------------------===//
 //
 // A host passes values to scripts, and reads results back, through global

@@ -7,7 +7,8 @@
 // options, the script and the interactive loop there, in that order.
 //
 // Exit status: 0 on success, 1 when a script fails (the error and a
-// traceback go to stderr), 2 on bad usage.
+// traceback go to stderr), 2 on bad usage (also a script's own, see
+// dclua_engine_usage_error).
 // SPDX-License-Identifier: MIT
 #include <lauxlib.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "runner.h"
 
 #define EXIT_USAGE 2
+#define USAGE_HINT "usage: dclua [options] [script [args]]; dclua --help for more\n"
 #define MAX_ACTIONS 64
 
 #define RETURN_IF_ERROR(expr)             \
@@ -35,6 +37,7 @@ static const char kUsage[] =
     "  -l G=NAME         require module NAME into the global G\n"
     "  -i                enter interactive mode after the script (or "
     "without one)\n"
+    "  -E                ignore LUA_INIT, LUA_PATH and LUA_CPATH\n"
     "  -W                turn warnings on\n"
     "  -v, --version     print the version\n"
     "  -h, --help        print this help and exit\n"
@@ -56,9 +59,11 @@ static const char kUsage[] =
     "interactive line)\n"
     "                    after S seconds\n"
     "  --                stop handling options\n"
-    "Options -e and -l run in the order given, before the script; a script\n"
-    "named - is read from standard input. With nothing to run, dclua prints\n"
-    "this help. Exit status: 0 success, 1 script error, 2 bad usage.\n";
+    "LUA_INIT_5_4 or LUA_INIT (a chunk, or @file) runs first, then -e and\n"
+    "-l in the order given, then the script; a script named - is read from\n"
+    "standard input, as is the input when nothing is given and it is not a\n"
+    "terminal (on one, the interactive mode starts). Ctrl-C stops the\n"
+    "running chunk. Exit status: 0 success, 1 script error, 2 bad usage.\n";
 
 typedef struct action_t {
   char kind;  // 'e': a statement; 'l': a module to require
@@ -72,6 +77,8 @@ typedef struct options_t {
   bool list_devices;
   bool interactive;
   bool warnings;
+  bool ignore_env;  // -E
+  bool read_stdin;  // no script and nothing else to run: standard input
   bool stats;
   bool sandbox;
   const char* sandbox_dir;  // NULL: no writable directory
@@ -85,8 +92,9 @@ typedef struct options_t {
 
 //===-- Options ---------------------------------------------------------===//
 
+// One line and a hint, not the whole help.
 static int usage_error(const char* message, const char* arg) {
-  fprintf(stderr, "dclua: %s '%s'\n%s", message, arg, kUsage);
+  fprintf(stderr, "dclua: %s '%s'\n" USAGE_HINT, message, arg);
   return EXIT_USAGE;
 }
 
@@ -114,8 +122,8 @@ static int parse_positive(const char* option, const char* text, double* out) {
   char* end = NULL;
   double value = strtod(text, &end);
   if (end == text || *end != '\0' || !isfinite(value) || value <= 0) {
-    fprintf(stderr, "dclua: %s '%s' is not a positive number\n%s", option, text,
-            kUsage);
+    fprintf(stderr, "dclua: %s '%s' is not a positive number\n" USAGE_HINT,
+            option, text);
     return EXIT_USAGE;
   }
   *out = value;
@@ -181,6 +189,8 @@ static int parse_flag(const char* a, options_t* o) {
     o->interactive = true;
   } else if (strcmp(a, "-W") == 0) {
     o->warnings = true;
+  } else if (strcmp(a, "-E") == 0) {
+    o->ignore_env = true;
   } else if (strcmp(a, "--list-devices") == 0) {
     o->list_devices = true;
   } else if (strcmp(a, "--stats") == 0) {
@@ -289,10 +299,27 @@ static dc_status_t set_args(dclua_engine_t* engine, int argc, char** argv,
   return dclua_engine_call(engine, 2, 0);
 }
 
+// [-0, +0, e]  -E: the search paths lua would have without LUA_PATH and
+// LUA_CPATH (the engine read them when it opened the package library).
+static int ignore_environment(lua_State* L) {
+  lua_pushboolean(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  if (lua_getglobal(L, "package") != LUA_TTABLE) return 0;
+  lua_pushliteral(L, LUA_PATH_DEFAULT);
+  lua_setfield(L, -2, "path");
+  lua_pushliteral(L, LUA_CPATH_DEFAULT);
+  lua_setfield(L, -2, "cpath");
+  return 0;
+}
+
 // Applies the options to a new engine.
 static dc_status_t setup_engine(dclua_engine_t* engine, const options_t* o,
                                 int argc, char** argv) {
   lua_State* L = dclua_engine_state(engine);
+  if (o->ignore_env) {  // before the sandbox, which empties cpath
+    lua_pushcfunction(L, ignore_environment);
+    RETURN_IF_ERROR(dclua_engine_call(engine, 0, 0));
+  }
   dclua_set_progress(L, isatty(STDERR_FILENO));
   if (o->warnings) lua_warning(L, "@on", 0);
   if (o->device != NULL) dclua_set_default_device(L, o->device);
@@ -329,23 +356,56 @@ static dc_status_t require_library(dclua_engine_t* engine, const char* spec) {
   return dclua_engine_call(engine, 2, 0);
 }
 
+// LUA_INIT_5_4, else LUA_INIT: a chunk, or @file, as lua runs them. In
+// the sandbox it runs sandboxed, as the script does.
+static dc_status_t run_lua_init(dclua_engine_t* engine) {
+  const char* name = "=LUA_INIT_5_4";
+  const char* init = getenv("LUA_INIT_5_4");
+  if (init == NULL) {
+    name = "=LUA_INIT";
+    init = getenv("LUA_INIT");
+  }
+  if (init == NULL) return DC_OK;
+  if (init[0] != '@') return dclua_engine_run_string(engine, init, name);
+  // "@-" names a file called "-", not standard input.
+  return dclua_engine_run_file(engine,
+                               strcmp(init + 1, "-") == 0 ? "./-" : init + 1);
+}
+
+// Runs one step (the 'i'nit, an 'e' or 'l' action, the 's'cript) with
+// Ctrl-C stopping it.
+static dc_status_t run_step(dclua_engine_t* engine, char kind,
+                            const char* value) {
+  dclua_signals_run_begin();
+  dc_status_t status = kind == 'i'   ? run_lua_init(engine)
+                       : kind == 'e' ? dclua_engine_run_string(
+                                           engine, value, "=(command line)")
+                       : kind == 'l' ? require_library(engine, value)
+                                     : dclua_engine_run_file(engine, value);
+  dclua_signals_run_end();
+  return status;
+}
+
 static int run(dclua_engine_t* engine, const options_t* o, char** argv) {
   dc_status_t status = DC_OK;
+  if (!o->ignore_env) status = run_step(engine, 'i', NULL);
   for (int i = 0; status == DC_OK && i < o->action_count; ++i) {
-    const action_t* a = &o->actions[i];
-    status = a->kind == 'e'
-                 ? dclua_engine_run_string(engine, a->value, "=(command line)")
-                 : require_library(engine, a->value);
+    status = run_step(engine, o->actions[i].kind, o->actions[i].value);
   }
-  if (status == DC_OK && o->script_index > 0) {
-    status = dclua_engine_run_file(engine, argv[o->script_index]);
+  if (status == DC_OK && (o->script_index > 0 || o->read_stdin)) {
+    status = run_step(engine, 's',
+                      o->read_stdin ? "-" : argv[o->script_index]);
+  }
+  if (status != DC_OK && dclua_engine_usage_error(engine)) {
+    // A script's bad command line: one line, as the runner's own.
+    fprintf(stderr, "dclua: %s\n", dclua_engine_error(engine));
+    return EXIT_USAGE;
   }
   if (status != DC_OK) {
     fprintf(stderr, "dclua: %s\n", dclua_engine_error(engine));
     return EXIT_FAILURE;
   }
-  if (o->interactive) dclua_repl(engine);
-  return EXIT_SUCCESS;
+  return o->interactive ? dclua_repl(engine) : EXIT_SUCCESS;
 }
 
 // What happens at exit, also when a script calls os.exit: the trace file
@@ -390,7 +450,9 @@ static int run_engine(dc_context_t* context, const options_t* o, int argc,
   g_finish.context = context;
   g_finish.options = o;
   atexit(finish_at_exit);
+  dclua_signals_install(dclua_engine_state(engine), context);
   int rc = run(engine, o, argv);
+  dclua_signals_uninstall();
   dclua_engine_destroy(engine);
   int finish_rc = finish();
   return rc != EXIT_SUCCESS ? rc : finish_rc;
@@ -406,8 +468,10 @@ int main(int argc, char** argv) {
   bool has_work = options.script_index > 0 || options.action_count > 0 ||
                   options.interactive;
   if (!has_work && !options.version && !options.list_devices) {
-    fputs(kUsage, stdout);
-    return EXIT_SUCCESS;
+    // As lua: the interactive mode on a terminal, else the input as a script.
+    options.interactive = isatty(STDIN_FILENO);
+    options.read_stdin = !options.interactive;
+    has_work = true;
   }
   dc_context_t* context = NULL;
   dc_status_t status = create_context(&options, &context);

@@ -1,38 +1,114 @@
 // repl.c: the runner's interactive mode (-i): a read-eval-print loop over
-// standard input, as the stock interpreter's, without readline.
+// standard input, as the stock interpreter's, with GNU readline's line
+// editing and history when the build found it (DCLUA_HAVE_READLINE).
 //
 // A line is first tried as an expression ("return <line>;"), whose values
 // are printed; else as a statement, which may go on over more lines while
 // the parser reports an unfinished chunk ("<eof>" at the end of its
 // message). A leading '=' also means an expression, as in Lua 5.1. Lines
 // run through dclua_engine_call, so the engine's traceback, sandbox and
-// limits apply to each.
+// limits apply to each. Ctrl-C at the prompt drops the chunk being typed;
+// two in a row end the loop (signals.c stops a running line).
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#ifdef DCLUA_HAVE_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+#endif
+
 #include "runner.h"
 
 #define CHUNK_NAME "=stdin"
+#define EXIT_INTERRUPTED 130
 
-// Reads one line of any length without its newline; NULL at the end of
-// the input. Prints |prompt| first when it is not NULL.
-static char* read_line(const char* prompt) {
-  if (prompt != NULL) {
+typedef enum { READ_LINE, READ_END, READ_CANCELLED } read_result_t;
+
+static bool g_tty;  // standard input is a terminal: prompts, editing
+
+#ifdef DCLUA_HAVE_READLINE
+// Reads keys for readline; a Ctrl-C (the read fails with EINTR) makes it
+// accept the line, which read_raw then drops.
+static int getc_or_interrupt(FILE* stream) {
+  for (;;) {
+    unsigned char c;
+    ssize_t n = read(fileno(stream), &c, 1);
+    if (n == 1) return c;
+    if (n == 0 || errno != EINTR) return EOF;
+    if (dclua_signals_prompt_interrupted()) return '\n';
+  }
+}
+
+static void init_input(void) {
+  if (!g_tty) return;
+  rl_readline_name = "dclua";
+  rl_catch_signals = 0;  // signals.c handles SIGINT
+  rl_getc_function = getc_or_interrupt;
+  rl_inhibit_completion = 1;  // Tab inserts itself, as in plain input
+  using_history();
+}
+
+static void remember(const char* chunk) {
+  if (g_tty && chunk[0] != '\0') add_history(chunk);
+}
+#else
+static void init_input(void) {}
+static void remember(const char* chunk) { (void)chunk; }
+#endif
+
+// Reads one line of any length without its newline into |*out| (NULL
+// unless READ_LINE). Prints |prompt| first on a terminal.
+static read_result_t read_raw(const char* prompt, char** out) {
+  *out = NULL;
+  dclua_signals_prompt_begin();
+#ifdef DCLUA_HAVE_READLINE
+  if (g_tty) {
+    char* line = readline(prompt);
+    dclua_signals_prompt_end();
+    if (dclua_signals_prompt_interrupted()) {
+      free(line);
+      return READ_CANCELLED;
+    }
+    if (line == NULL) return READ_END;
+    *out = line;
+    return READ_LINE;
+  }
+#endif
+  if (g_tty) {
     fputs(prompt, stdout);
     fflush(stdout);
   }
-  char* line = NULL;
   size_t capacity = 0;
-  ssize_t length = getline(&line, &capacity, stdin);
+  ssize_t length = getline(out, &capacity, stdin);
+  dclua_signals_prompt_end();
   if (length < 0) {
-    free(line);
-    return NULL;
+    free(*out);
+    *out = NULL;
+    if (!dclua_signals_prompt_interrupted()) return READ_END;
+    clearerr(stdin);
+    if (g_tty) putchar('\n');
+    return READ_CANCELLED;
   }
-  if (length > 0 && line[length - 1] == '\n') line[length - 1] = '\0';
-  return line;
+  if (length > 0 && (*out)[length - 1] == '\n') (*out)[length - 1] = '\0';
+  return READ_LINE;
+}
+
+// read_raw, dropping on a terminal a line with escape bytes (a cursor key
+// without line editing), which the parser could only call garbage.
+static read_result_t read_line(const char* prompt, char** out) {
+  for (;;) {
+    read_result_t result = read_raw(prompt, out);
+    if (result != READ_LINE || !g_tty || strchr(*out, 0x1b) == NULL) {
+      return result;
+    }
+    fputs("dclua: line dropped: it holds escape characters (cursor keys?)\n",
+          stderr);
+    free(*out);
+  }
 }
 
 // Whether a load failed only because the chunk is unfinished.
@@ -75,18 +151,24 @@ static char* append_line(char* text, const char* more) {
 }
 
 // Loads |line| as statements, reading more lines while the chunk is
-// unfinished. Takes |line|. Leaves the function or an error message.
-static int load_statements(lua_State* L, char* line, bool tty) {
+// unfinished. Takes |line|. Leaves the function or an error message, or
+// nothing when a Ctrl-C drops the chunk (|*cancelled| is then set).
+static int load_statements(lua_State* L, char* line, bool* cancelled) {
   for (;;) {
     int status = luaL_loadbuffer(L, line, strlen(line), CHUNK_NAME);
     if (!incomplete(L, status)) {
+      remember(line);
       free(line);
       return status;
     }
-    char* more = read_line(tty ? ">> " : NULL);
-    if (more == NULL) {  // the input ended inside the chunk
+    char* more = NULL;
+    read_result_t result = read_line(">> ", &more);
+    if (result != READ_LINE) {
+      if (result == READ_CANCELLED) lua_pop(L, 1);
+      *cancelled = result == READ_CANCELLED;
+      if (!*cancelled) remember(line);  // the input ended inside the chunk
       free(line);
-      return status;
+      return *cancelled ? LUA_OK : status;
     }
     lua_pop(L, 1);
     line = append_line(line, more);
@@ -99,14 +181,15 @@ static int load_statements(lua_State* L, char* line, bool tty) {
 }
 
 // Loads a line read at the prompt. Takes |line|.
-static int load_line(lua_State* L, char* line, bool tty) {
+static int load_line(lua_State* L, char* line, bool* cancelled) {
   int status = load_expression(L, line[0] == '=' ? line + 1 : line);
   if (status == LUA_OK || line[0] == '=') {
+    remember(line);
     free(line);
     return status;
   }
   lua_pop(L, 1);  // not an expression: statements
-  return load_statements(L, line, tty);
+  return load_statements(L, line, cancelled);
 }
 
 // [-n, +0, e]  Calls print with the values on the stack.
@@ -121,7 +204,10 @@ static int print_values(lua_State* L) {
 // Runs the loaded line at the top of the stack and prints its values.
 static void run_line(dclua_engine_t* engine, lua_State* L) {
   int base = lua_gettop(L) - 1;
-  if (dclua_engine_call(engine, 0, LUA_MULTRET) != DC_OK) {
+  dclua_signals_run_begin();
+  dc_status_t status = dclua_engine_call(engine, 0, LUA_MULTRET);
+  dclua_signals_run_end();
+  if (status != DC_OK) {
     fprintf(stderr, "dclua: %s\n", dclua_engine_error(engine));
     return;
   }
@@ -135,14 +221,25 @@ static void run_line(dclua_engine_t* engine, lua_State* L) {
   }
 }
 
-void dclua_repl(dclua_engine_t* engine) {
+int dclua_repl(dclua_engine_t* engine) {
   lua_State* L = dclua_engine_state(engine);
-  bool tty = isatty(STDIN_FILENO);
-  if (tty) printf("dclua %s (%s)\n", dc_version_string(), LUA_RELEASE);
+  g_tty = isatty(STDIN_FILENO);
+  init_input();
+  if (g_tty) printf("dclua %s (%s)\n", dc_version_string(), LUA_RELEASE);
+  int rc = EXIT_SUCCESS;
+  bool cancelled_last = false;  // the last prompt ended with a Ctrl-C
   for (;;) {
-    char* line = read_line(tty ? "> " : NULL);
-    if (line == NULL) break;
-    int status = load_line(L, line, tty);
+    char* line = NULL;
+    read_result_t result = read_line("> ", &line);
+    if (result == READ_END) break;
+    bool cancelled = result == READ_CANCELLED;
+    int status = cancelled ? LUA_OK : load_line(L, line, &cancelled);
+    if (cancelled && cancelled_last) {
+      rc = EXIT_INTERRUPTED;
+      break;
+    }
+    cancelled_last = cancelled;
+    if (cancelled) continue;
     if (status == LUA_OK) {
       run_line(engine, L);
     } else {
@@ -152,5 +249,6 @@ void dclua_repl(dclua_engine_t* engine) {
     }
     lua_settop(L, 0);
   }
-  if (tty) putchar('\n');
+  if (g_tty) putchar('\n');
+  return rc;
 }

@@ -34,6 +34,7 @@ struct dclua_engine_t {
   dc_context_t* context;     // borrowed: the state holds a reference
   char* error;               // message of the last failed run; NULL: none
   dc_status_t error_status;  // of the error value, set by message_handler
+  bool usage_error;          // the error value was a usage error
   bool sandboxed;            // chunks load from source only
   // Memory limit: every allocation of the state goes through
   // engine_alloc, which counts the bytes.
@@ -86,10 +87,31 @@ static const char* push_error_text(lua_State* L, int index) {
                          luaL_typename(L, index));
 }
 
+// Whether the error value at |index| is a usage error: a table with
+// usage = true and a string message (a script's bad command line).
+static bool is_usage_error(lua_State* L, int index) {
+  if (lua_type(L, index) != LUA_TTABLE) return false;
+  lua_pushliteral(L, "usage");
+  bool usage = lua_rawget(L, index) == LUA_TBOOLEAN && lua_toboolean(L, -1);
+  lua_pushliteral(L, "message");
+  bool text = lua_rawget(L, index) == LUA_TSTRING;
+  lua_pop(L, 2);
+  return usage && text;
+}
+
 // [-1, +1, m]  The message handler of runs: notes the status of the error
-// value and turns it into its text with a traceback.
+// value and turns it into its text with a traceback (a usage error: its
+// message alone, which is all its user needs).
 static int message_handler(lua_State* L) {
-  engine_of(L)->error_status = dclua_error_status(L, 1);
+  dclua_engine_t* engine = engine_of(L);
+  engine->usage_error = is_usage_error(L, 1);
+  if (engine->usage_error) {
+    engine->error_status = DC_ERR_INVALID_ARGUMENT;
+    lua_pushliteral(L, "message");
+    lua_rawget(L, 1);
+    return 1;
+  }
+  engine->error_status = dclua_error_status(L, 1);
   luaL_traceback(L, L, push_error_text(L, 1), 1);
   return 1;
 }
@@ -283,6 +305,7 @@ static dc_status_t run_call(dclua_engine_t* engine, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, message_handler);
   lua_insert(L, base);
+  engine->usage_error = false;
   begin_run(engine);
   int lua_status = lua_pcall(L, nargs, nresults, base);
   lua_remove(L, base);
@@ -295,6 +318,7 @@ static dc_status_t run_call(dclua_engine_t* engine, int nargs, int nresults) {
 // Turns a failed load (its message on top, popped here) into a status.
 static dc_status_t load_failure(dclua_engine_t* engine, int lua_status,
                                 const char* path) {
+  engine->usage_error = false;
   dc_status_t status = DC_ERR_INVALID_ARGUMENT;  // a syntax error
   if (lua_status == LUA_ERRMEM) {
     lua_pop(engine->L, 1);
@@ -378,6 +402,10 @@ dc_status_t dclua_engine_call(dclua_engine_t* engine, int nargs, int nresults) {
 const char* dclua_engine_error(dclua_engine_t* engine) {
   if (engine == NULL) return NULL;
   return engine->error != NULL ? engine->error : "";
+}
+
+bool dclua_engine_usage_error(const dclua_engine_t* engine) {
+  return engine != NULL && engine->usage_error;
 }
 
 //===-- Globals ---------------------------------------------------------===//

@@ -22,7 +22,9 @@
 --
 -- options.parse(spec, argv) reads a command line and options.resolve(spec,
 -- config) checks a table; both give the same checked table with the
--- defaults filled in, and raise a plain error naming the option or field.
+-- defaults filled in. resolve raises a plain error naming the field;
+-- parse raises a usage error (a table with usage = true and message, see
+-- raise_usage) naming the option.
 -- Nothing here needs the dc module or the debug library.
 -- SPDX-License-Identifier: MIT
 local options = {}
@@ -137,11 +139,15 @@ local function find(spec, name)
   end
 end
 
--- Converts |value| for |opt| or raises "<where>: expected <what>, got <value>".
-local function checked(opt, value, where)
+-- Converts |value| for |opt| or raises "<where>: expected <what>, got
+-- <value>" (through |raise|, default error).
+local function checked(opt, value, where, raise)
   local v, expected = convert[opt.type](value, opt)
   if v == nil then
-    error(("%s: expected %s, got %s"):format(where, expected, show(value)), 0)
+    local message = ("%s: expected %s, got %s"):format(where, expected,
+                                                        show(value))
+    if raise then raise(message) end
+    error(message, 0)
   end
   return v
 end
@@ -202,9 +208,17 @@ end
 
 --===-- Command lines -----------------------------------------------------===--
 
+-- A command-line error: a table with usage = true, which dclua reports
+-- as one line with exit status 2 (no traceback); tostring gives the text.
+local UsageError = { __tostring = function(e) return e.message end }
+
+local function raise_usage(message)
+  error(setmetatable({ usage = true, message = message }, UsageError), 0)
+end
+
 -- Raises a usage error of |spec|'s command line.
 local function usage_error(spec, format, ...)
-  error(("%s: %s (see --help)"):format(spec.name, format:format(...)), 0)
+  raise_usage(("%s: %s (see --help)"):format(spec.name, format:format(...)))
 end
 
 -- Splits "--name=value" into the option and its inline value.
@@ -249,7 +263,8 @@ function options.parse(spec, argv)
         end
       end
       config[key_of(opt.name)] = checked(opt, value, ("%s: option --%s")
-                                         :format(spec.name, opt.name))
+                                         :format(spec.name, opt.name),
+                                         raise_usage)
     end
     i = i + 1
   end

@@ -56,7 +56,6 @@ expect 0 "^dclua [0-9]" -v
 expect 0 "^dclua [0-9]" --version
 expect 0 "^cpu " --list-devices
 expect 0 "usage: dclua" --help
-expect 0 "usage: dclua"
 expect 0 "hello" -e 'print("hello")'
 expect 0 "args	a	b" "$tmp/args.lua" a b
 expect 1 "boom" "$tmp/fail.lua"
@@ -64,7 +63,14 @@ expect 1 "stack traceback" "$tmp/fail.lua"
 expect 1 "syntax.lua" "$tmp/syntax.lua"
 expect 1 "cannot open" "$tmp/missing.lua"
 expect 1 "attempt to call" -e 'nothing()'
-expect 2 "unknown option '--bogus'" --bogus
+expect 2 "^dclua: unknown option '--bogus'$" --bogus
+check "a usage error is two lines" test "$(wc -l <"$tmp/out")" -eq 2
+check "a usage error ends with the hint" grep -qx \
+  "usage: dclua \[options\] \[script \[args\]\]; dclua --help for more" \
+  "$tmp/out"
+expect 2 "^dclua: --memory-limit 'x' is not a positive number$" \
+  --memory-limit x
+check "a bad value prints no help" sh -c "! grep -q -- '--stats' '$tmp/out'"
 expect 2 "missing value after '-e'" -e
 expect 2 "not a log level" --log loud -e 'x=1'
 expect 0 "ok" --log debug -e 'print("ok")'
@@ -74,7 +80,16 @@ expect 0 "test_module: ok" "$dir/test_module.lua" one two
 printf 'print("stdin", ...)\n' >"$tmp/stdin.lua"
 stdin=$tmp/stdin.lua
 expect 0 "stdin	x	y" - x y
+# Nothing to run and standard input not a terminal: it is the script.
+printf 'print("from stdin")\n' >"$tmp/plain.lua"
+stdin=$tmp/plain.lua
+expect 0 "^from stdin$" 
+expect 0 "^from stdin$" -W
 stdin=/dev/null
+expect 0 ""
+check "empty input, empty output" test ! -s "$tmp/out"
+check "echo 'print(1)' | dclua" \
+  test "$(echo 'print(1)' | "$dclua" 2>&1)" = 1
 printf '%s\n' \
   'print(table.concat({ arg[-2], arg[-1], arg[0], arg[1], arg[2] }, "|"))' \
   >"$tmp/argv.lua"
@@ -262,6 +277,75 @@ check "--time-limit stops a kernel in the sandbox (${elapsed}s)" \
   test "$elapsed" -lt 30
 expect 2 "'0' is not a positive number" --time-limit 0 -e 'x = 1'
 expect 2 "missing value after '--time-limit'" --time-limit
+
+# LUA_INIT_5_4, else LUA_INIT (a chunk or @file), before -e and the
+# script; -E ignores them and LUA_PATH, as lua's does.
+printf 'print("init file")\n' >"$tmp/init.lua"
+LUA_INIT='print("init")' expect 0 "^init$" -e 'x = 1'
+LUA_INIT='x = 5' expect 0 "^5$" -e 'print(x)'
+LUA_INIT="@$tmp/init.lua" expect 0 "^init file$" -e 'x = 1'
+LUA_INIT_5_4='print("five four")' LUA_INIT='print("init")' \
+  expect 0 "^five four$" -e 'x = 1'
+check "LUA_INIT_5_4 wins over LUA_INIT" sh -c "! grep -qx init '$tmp/out'"
+LUA_INIT='print("init")' expect 0 "^after$" -E -e 'print("after")'
+check "-E ignores LUA_INIT" sh -c "! grep -q init '$tmp/out'"
+LUA_PATH="$tmp/mods/?.lua" expect 1 "module 'mymod' not found" -E -l mymod
+LUA_INIT='error("bad init")' expect 1 "LUA_INIT:1: bad init" -e 'x = 1'
+LUA_INIT="@$tmp/missing.lua" expect 1 "cannot open" -e 'x = 1'
+# In the sandbox LUA_INIT runs sandboxed, as the script does.
+LUA_INIT='print(os.execute, debug)' expect 0 "^nil${TAB}nil$" --sandbox \
+  -e 'x = 1'
+
+# Ctrl-C: "interrupted!" with a traceback, exit 1 as lua, the trace and
+# statistics still written. run_interrupted ARGS...: starts dclua ARGS in
+# the background, waits for its "ready" line, sends SIGINT, and leaves
+# the status in $rc and the output in $tmp/out.
+run_interrupted() {
+  : >"$tmp/out"
+  "$dclua" "$@" </dev/null >"$tmp/out" 2>&1 &
+  pid=$!
+  n=0
+  while ! grep -q '^ready$' "$tmp/out" && [ "$n" -lt 600 ]; do
+    sleep 0.1; n=$((n + 1))
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+}
+ready='print("ready") io.stdout:flush()'
+run_interrupted --trace "$tmp/int.json" --stats -e "$ready while true do end"
+check "Ctrl-C: exit 1 (got $rc)" test "$rc" -eq 1
+check "Ctrl-C: interrupted!" grep -q "^dclua: interrupted!$" "$tmp/out"
+check "Ctrl-C: a traceback" grep -q "stack traceback" "$tmp/out"
+check "Ctrl-C: --stats still printed" grep -q "dclua stats" "$tmp/out"
+check "Ctrl-C: --trace still written" grep -q traceEvents "$tmp/int.json"
+run_interrupted --time-limit 600 -e "$ready while true do end"
+check "Ctrl-C under a time limit: interrupted! (exit $rc)" \
+  grep -q "interrupted!" "$tmp/out"
+# A checked kernel that never ends (the sandbox) stops too.
+run_interrupted --sandbox -e "$ready $spin"
+check "Ctrl-C stops a sandboxed kernel (exit $rc)" test "$rc" -eq 1
+check "Ctrl-C in a kernel: interrupted or cancelled" \
+  grep -q "interrupted!\|CANCELLED" "$tmp/out"
+# The interactive loop: Ctrl-C stops the running line, the next one runs.
+rm -f "$tmp/fifo"
+mkfifo "$tmp/fifo"
+"$dclua" -i <"$tmp/fifo" >"$tmp/out" 2>&1 &
+pid=$!
+exec 3>"$tmp/fifo"
+echo "$ready while true do end" >&3
+n=0
+while ! grep -q '^ready$' "$tmp/out" && [ "$n" -lt 600 ]; do
+  sleep 0.1; n=$((n + 1))
+done
+kill -INT "$pid"
+echo 'print("after " .. 1)' >&3
+exec 3>&-
+wait "$pid"
+rc=$?
+check "REPL Ctrl-C: exit 0 at the end of input (got $rc)" test "$rc" -eq 0
+check "REPL Ctrl-C: interrupted!" grep -q "interrupted!" "$tmp/out"
+check "REPL Ctrl-C: the next line runs" grep -q "^after 1$" "$tmp/out"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures runner check(s) failed"

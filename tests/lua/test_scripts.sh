@@ -84,20 +84,22 @@ expect 0 "check: ok" "$mr" --expr "exp(-x * x) * 2.0f" --count 3000 \
 expect 0 "check: ok" "$mr" --expr "x > 0.5f ? x : 0.0f" \
   --lua-expr "x > 0.5 and x or 0" --count 777 --group 1 --check
 
-# Bad command lines: a clear message and a failure exit.
-expect 1 "image_pipeline: unknown option '--bogus' (see --help)" "$img" --bogus
-expect 1 "option --streams: expected an integer from 1 to 64, got '0'" \
+# Bad command lines: one clear line and exit 2, as the runner's own usage
+# errors, without a traceback.
+expect 2 "image_pipeline: unknown option '--bogus' (see --help)" "$img" --bogus
+expect 2 "option --streams: expected an integer from 1 to 64, got '0'" \
   "$img" --streams 0
-expect 1 "option --size: expected WxH" "$img" --size 12
-expect 1 "option --streams needs a value (N)" "$img" --streams
-expect 1 "unexpected argument 'd.pgm'" "$img" a.pgm b.pgm c.pgm d.pgm
-expect 1 "option --check takes no value" "$img" --check=yes
+expect 2 "option --size: expected WxH" "$img" --size 12
+expect 2 "option --streams needs a value (N)" "$img" --streams
+expect 2 "unexpected argument 'd.pgm'" "$img" a.pgm b.pgm c.pgm d.pgm
+expect 2 "option --check takes no value" "$img" --check=yes
+check "an option error has no traceback" eval '! grep -q traceback "$tmp/out"'
 expect 1 "NOT_FOUND" "$img" "$tmp/missing.pgm"
-expect 1 "option --dims: expected a list of at least 3 positive integers" \
+expect 2 "option --dims: expected a list of at least 3 positive integers" \
   "$mm" --dims 16,16
-expect 1 "option --kernel: expected one of builtin, tiled, got 'fast'" \
+expect 2 "option --kernel: expected one of builtin, tiled, got 'fast'" \
   "$mm" --kernel fast
-expect 1 "option --group: expected one of 1, 2, 4" "$mr" --group 3
+expect 2 "option --group: expected one of 1, 2, 4" "$mr" --group 3
 expect 1 "--expr must be one C expression" "$mr" --expr "x; }"
 expect 1 "COMPILE" "$mr" --expr "y * 2" --count 10
 expect 1 "give f(x) in Lua with --lua-expr" "$mr" --expr "x > 0 ? x : 0" \
