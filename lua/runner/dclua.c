@@ -49,10 +49,12 @@ static const char kUsage[] =
     "                    at exit, even when the script fails\n"
     "  --stats           print telemetry counters and kernel times to "
     "stderr at exit\n"
+    "  --metrics FILE    write the telemetry to FILE at exit, as OpenMetrics "
+    "text\n"
     "  --sandbox[=DIR]   run untrusted code: no programs, C modules or "
     "debug library;\n"
     "                    files written only below DIR (none without DIR);\n"
-    "                    kernels' buffer accesses bounds-checked\n"
+    "                    kernels compiled in checked mode\n"
     "  --memory-limit MB cap the Lua heap and each device's buffers at MB "
     "MiB\n"
     "  --time-limit S    stop each chunk (-e, -l, the script, an "
@@ -85,6 +87,7 @@ typedef struct options_t {
   const char* log_level;
   const char* device;
   const char* trace_path;
+  const char* metrics_path;  // --metrics
   double memory_limit_mb;  // 0: none
   double time_limit;       // seconds; 0: none
   int script_index;        // index in argv of the script, 0 if none
@@ -153,6 +156,9 @@ static int set_value(options_t* o, char kind, const char* a, const char* v) {
     case 'd':
       o->device = v;
       return 0;
+    case 'M':
+      o->metrics_path = v;
+      return 0;
     default:
       o->trace_path = v;
       return 0;
@@ -168,7 +174,7 @@ static int parse_valued(int argc, char** argv, int* i, options_t* o) {
   } options[] = {{"-e", 'e'},          {"-l", 'l'},
                  {"--log", 'L'},       {"--device", 'd'},
                  {"--trace", 't'},     {"--memory-limit", 'm'},
-                 {"--time-limit", 's'}};
+                 {"--time-limit", 's'}, {"--metrics", 'M'}};
   const char* a = argv[*i];
   for (size_t k = 0; k < sizeof(options) / sizeof(options[0]); ++k) {
     const char* v = NULL;
@@ -238,6 +244,10 @@ static int parse_options(int argc, char** argv, options_t* o) {
   if (o->trace_path != NULL && !directory_writable(o->trace_path)) {
     return usage_error("--trace: cannot write into the directory of",
                        o->trace_path);
+  }
+  if (o->metrics_path != NULL && !directory_writable(o->metrics_path)) {
+    return usage_error("--metrics: cannot write into the directory of",
+                       o->metrics_path);
   }
   if (o->sandbox_dir != NULL) {
     struct stat st;
@@ -430,6 +440,10 @@ static int finish(void) {
     }
   }
   if (o->stats) dclua_print_stats(g_finish.context, stderr);
+  if (o->metrics_path != NULL &&
+      !dclua_write_metrics(g_finish.context, o->metrics_path)) {
+    rc = EXIT_FAILURE;
+  }
   return rc;
 }
 

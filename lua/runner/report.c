@@ -1,7 +1,11 @@
 // report.c: what the runner prints about the engine: the devices
-// (--list-devices) and the telemetry summary (--stats).
+// (--list-devices), the telemetry summary (--stats) and the metrics
+// (--metrics).
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "runner.h"
 
@@ -72,4 +76,31 @@ void dclua_print_stats(dc_context_t* context, FILE* out) {
   fputs("dclua stats:\n", out);
   print_counters(&counters, out);
   print_kernels(context, out);
+}
+
+bool dclua_write_metrics(dc_context_t* context, const char* path) {
+  size_t length = 0;
+  char* text = NULL;
+  dc_status_t status = dc_telemetry_openmetrics(context, NULL, 0, &length);
+  // The text may grow between the two calls (streams on other threads).
+  while (status == DC_OK) {
+    size_t size = length + 256;
+    char* grown = realloc(text, size);
+    if (grown == NULL) {
+      status = DC_ERR_OUT_OF_MEMORY;
+      break;
+    }
+    text = grown;
+    status = dc_telemetry_openmetrics(context, text, size, &length);
+    if (status == DC_OK && length < size) break;
+  }
+  FILE* f = status == DC_OK ? fopen(path, "w") : NULL;
+  bool ok = f != NULL && fwrite(text, 1, length, f) == length;
+  if (f != NULL && fclose(f) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "dclua: --metrics: cannot write '%s': %s\n", path,
+            status != DC_OK ? dc_last_error() : strerror(errno));
+  }
+  free(text);
+  return ok;
 }

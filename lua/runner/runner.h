@@ -3,6 +3,7 @@
 #ifndef DCLUA_RUNNER_H_
 #define DCLUA_RUNNER_H_
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "dclua.h"
@@ -33,5 +34,9 @@ void dclua_print_devices(dc_context_t* context, FILE* out);
 // Prints the telemetry counters of |context| and the time of each kernel
 // that ran (report.c).
 void dclua_print_stats(dc_context_t* context, FILE* out);
+
+// Writes the telemetry as OpenMetrics text to |path| (--metrics); on a
+// failure says why on stderr and returns false.
+bool dclua_write_metrics(dc_context_t* context, const char* path);
 
 #endif  // DCLUA_RUNNER_H_

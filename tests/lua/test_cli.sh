@@ -191,6 +191,14 @@ expect 2 "cannot write into the directory" --trace "$tmp/none/t.json" \
 # --stats: counters and kernel times on stderr.
 expect 0 "dclua stats:" --stats "$tmp/kernel.lua"
 expect 0 "dispatches 3" --stats "$tmp/kernel.lua"
+
+# --metrics FILE: the telemetry as OpenMetrics text, written at exit.
+expect 0 "" --metrics "$tmp/metrics.txt" "$tmp/kernel.lua"
+check "--metrics counts the dispatches" \
+  grep -q '^dc_dispatches_total 3$' "$tmp/metrics.txt"
+check "--metrics ends with # EOF" sh -c "tail -n 1 '$tmp/metrics.txt' | grep -qx '# EOF'"
+expect 2 "cannot write into the directory of" --metrics /no/such/dir/m.txt \
+  -e 'x = 1'
 expect 0 "twice_cli  *3 " --stats "$tmp/kernel.lua"
 expect 1 "no kernels ran" --stats -e 'error("x")'
 "$dclua" --stats -e 'x = 1' 2>/dev/null >"$tmp/out"
