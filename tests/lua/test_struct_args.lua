@@ -87,8 +87,10 @@ t.equal(table.concat(out:read(), " "), "0.0 1.0 2.0 3.0", "missing are zero")
 
 --===-- The string form -------------------------------------------------===--
 
--- scale, n, 8 bytes of padding, shift, ranges, flags, 5 bytes of padding.
-local bytes = string.pack("<fi4 xxxxxxxx ffff hhhh BBB xxxxx",
+-- scale, n, 8 bytes of padding, shift, ranges, flags, 5 bytes of padding
+-- (string.pack's "x" is one byte of padding).
+local function pad(n) return ("x"):rep(n) end
+local bytes = string.pack("<fi4 " .. pad(8) .. " ffff hhhh BBB " .. pad(5),
                           1, 2, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 t.equal(#bytes, 48, "the packed string")
 prog.apply({ grid = 4 }, out, bytes, 0)
