@@ -127,7 +127,8 @@ START_TEST(test_vec3_arguments_and_buffers) {
              "the buffer's 6 elements are not whole f32x3 vectors (each "
              "takes the room of 4)");
   args[0] = dc_arg_buffer(b);
-  args[1] = dc_arg_value(DC_DTYPE_F32, 4, kv);
+  const float kv4[4] = {2.0f, -1.0f, 0.5f, 0.0f};
+  args[1] = dc_arg_value(DC_DTYPE_F32, 4, kv4);
   DC_CK_FAIL(dc_kernel_dispatch(k, &grid, args, 4), DC_ERR_INVALID_ARGUMENT,
              "got a value of f32x4");
   dc_buffer_release(odd);
