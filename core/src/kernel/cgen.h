@@ -75,6 +75,13 @@ struct dc__cgen_t {
   bool static_init;          // writing a program-scope initialiser
   uint32_t loop_depth;       // loops and switches around the statement
   uint32_t temps;            // names temporaries (dc_tN)
+  // Checked mode: the accesses of the kernel being written whose ranges a
+  // check function tests before a chunk runs (cgen_ranges.c), and whether
+  // this version of the kernel writes them unchecked.
+  const dc__expr_t** prechecked;
+  uint32_t prechecked_count;
+  bool prechecked_all;  // the kernel itself has no other checked access
+  bool skip_prechecked;
 };
 
 DC_INTERNAL void dc__cgen_init(dc__cgen_t* g, dc__arena_t* arena,
@@ -144,6 +151,27 @@ DC_INTERNAL void dc__cgen_checked_program(dc__cgen_t* g);
 // The loop poll a checked function writes at the top of every loop body
 // and label (DC_POLL).
 DC_INTERNAL void dc__cgen_poll(dc__cgen_t* g, const dc__token_t* at);
+
+//===-- Index ranges (cgen_ranges.c) -------------------------------------===//
+
+// Finds the accesses of checked kernel |fn| whose index ranges over a
+// chunk of work-groups can be computed before the chunk runs, records them
+// in g->prechecked, and appends to |conditions| the statements that clear
+// `int dc_ok` unless each such range lies in its array or buffer. They
+// read the launch (DC_WI_FROM's _ls0 ...), the chunk's group bounds
+// (DC_GROUP_RANGE's dc_glo, dc_ghi), dc_len and the kernel's scalar
+// parameters by their names. Returns whether there is any.
+DC_INTERNAL bool dc__cgen_plan_prechecks(dc__cgen_t* g,
+                                         const dc__function_t* fn,
+                                         dc__strbuf_t* conditions);
+// Whether access |e| is written unchecked in this version of the kernel
+// (g->skip_prechecked and |e| planned).
+DC_INTERNAL bool dc__cgen_prechecked(const dc__cgen_t* g,
+                                     const dc__expr_t* e);
+// Whether loop |s| of the function being written surely ends within a few
+// hundred iterations and holds no loop: it needs no poll.
+DC_INTERNAL bool dc__cgen_short_loop(const dc__cgen_t* g,
+                                     const dc__stmt_t* s);
 
 //===-- Statements and functions (cgen_stmt.c) ----------------------------===//
 

@@ -74,6 +74,16 @@ static void emit_access(dc__cgen_t* g, const dc__expr_t* p,
   dc__cgen_printf(g, ", %s, %uu))", size_of(g, base), at->line);
 }
 
+// p[i] whose index range was checked before the chunk ran (cgen_ranges.c).
+static void emit_prechecked(dc__cgen_t* g, const dc__expr_t* e) {
+  const dc__ty_t* base = e->lhs->type->base;
+  dc__cgen_printf(g, "(*(%s)DC_AT_PRECHECKED(", raw_pointer(g, base));
+  emit(g, e->lhs);
+  put(g, ", ");
+  emit_index_value(g, e->rhs);
+  dc__cgen_printf(g, ", %s))", size_of(g, base));
+}
+
 // The lvalue |x| as a pointer bounded by x itself.
 static void emit_object(dc__cgen_t* g, const dc__expr_t* x) {
   put(g, "DC_FP_OBJ(&(");
@@ -316,7 +326,11 @@ bool dc__cgen_checked_expr(dc__cgen_t* g, const dc__expr_t* e) {
   switch (e->kind) {
     case DC_EXPR_INDEX:
       if (!is_pointer(e->lhs->type)) return false;
-      emit_access(g, e->lhs, e->rhs, e->token);
+      if (dc__cgen_prechecked(g, e)) {
+        emit_prechecked(g, e);
+      } else {
+        emit_access(g, e->lhs, e->rhs, e->token);
+      }
       return true;
     case DC_EXPR_MEMBER:
       if (!e->arrow) return false;

@@ -694,7 +694,8 @@ static void emit_compound_literal(dc__cgen_t* g, const dc__expr_t* e) {
 
 static void emit_index(dc__cgen_t* g, const dc__expr_t* e) {
   const dc__ty_t* array = e->lhs->type;
-  if (g->checked && array->kind == DC_TY_ARRAY && array->length > 0) {
+  if (g->checked && array->kind == DC_TY_ARRAY && array->length > 0 &&
+      !dc__cgen_prechecked(g, e)) {
     put(g, "(");
     emit(g, e->lhs);
     put(g, ")[DC_AIDX(");

@@ -48,7 +48,8 @@ static void emit_unroll(dc__cgen_t* g, const dc__stmt_t* s) {
 }
 
 // A loop's or a switch's body; a checked loop polls first
-// (cgen_checked.c).
+// (cgen_checked.c) when |loop| says so: a short loop needs no poll
+// (cgen_ranges.c).
 static void emit_body(dc__cgen_t* g, const dc__stmt_t* body, bool loop) {
   bool poll = loop && g->checked;
   ++g->loop_depth;
@@ -79,7 +80,7 @@ static void emit_for(dc__cgen_t* g, const dc__stmt_t* s) {
   dc__cgen_puts(g, "; ");
   dc__cgen_expr(g, s->step_value);
   dc__cgen_puts(g, ")");
-  emit_body(g, s->body, true);
+  emit_body(g, s->body, g->checked && !dc__cgen_short_loop(g, s));
   dc__cgen_puts(g, " }");
 }
 

@@ -137,7 +137,8 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
   if (fn->param_count) puts_out(e, ", ");
   emit_param_names(e, fn, "p->");
   puts_out(e, "); f->done = 1; }");
-  emit_run_head(e, name, /*fibers=*/true);
+  if (e->g.checked) emit_checked_wrapper(e, name, /*fibers=*/true, false);
+  emit_run_head(e, name, "r");
   dc__cgen_printf(&e->g,
                   "\n  dc_kp_%s _p;"
                   "\n  dc__wi_t _proto = {.launch = _launch_in,"

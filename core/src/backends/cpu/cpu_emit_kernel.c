@@ -43,35 +43,122 @@ static void emit_unpack(emitter_t* e, const dc__decl_t* d) {
   }
 }
 
-// The head of kernel |name|'s run function (cpu_abi.h's dc__kernel_run_fn),
-// up to its opening brace. A checked kernel's runs inside a wrapper whose
-// __builtin_setjmp is where a fault or a stop leaves to (dc__escape); the
-// body, a function of its own, keeps every variable in registers.
-static void emit_run_head(emitter_t* e, const char* name, bool fibers) {
-  static const char kParams[] =
-      "const dc__launch_t* _launch_in, void* const* _args, "
-      "const size_t* dc_len, size_t _gbegin, size_t _gend, "
-      "char* _localmem, char* _scratch, dc__fault_t* dc_fault";
+static const char kRunParams[] =
+    "const dc__launch_t* _launch_in, void* const* _args, "
+    "const size_t* dc_len, size_t _gbegin, size_t _gend, "
+    "char* _localmem, char* _scratch, dc__fault_t* dc_fault";
+
+// A checked kernel's run function (cpu_abi.h's dc__kernel_run_fn): a
+// wrapper whose __builtin_setjmp is where a fault or a stop leaves to
+// (dc__escape) around the kernel's body, a function of its own that keeps
+// every variable in registers (dc_kr_<name>). With prechecks
+// (cgen_ranges.c) the body comes in two versions: a chunk whose index
+// ranges all pass dc_kh_<name> runs in dc_kf_<name>, without their
+// checks; otherwise each of its groups runs in the version its own ranges
+// allow.
+static void emit_checked_wrapper(emitter_t* e, const char* name, bool fibers,
+                                 bool prechecks) {
+  static const char kArgs[] = "_launch_in, _args, dc_len";
+  static const char kRest[] = "_localmem, _scratch, dc_fault, dc_escape";
+  dc__cgen_printf(&e->g,
+                  "\nstatic __attribute__((noinline)) void dc_kr_%s(%s, "
+                  "void** dc_escape);",
+                  name, kRunParams);
+  if (prechecks) {
+    dc__cgen_printf(&e->g,
+                    "\nstatic __attribute__((noinline)) void dc_kf_%s(%s, "
+                    "void** dc_escape);"
+                    "\nstatic int dc_kh_%s(const dc__launch_t* _launch_in,"
+                    " void* const* _args, const size_t* dc_len,"
+                    " size_t _gbegin, size_t _gend);",
+                    name, kRunParams, name);
+  }
+  dc__cgen_printf(&e->g,
+                  "\n__attribute__((visibility(\"default\"))) void "
+                  "dc_k_%s_run(%s) {"
+                  "\n  void* dc_escape[5];"
+                  "\n  if (__builtin_setjmp(dc_escape)) { %s return; }",
+                  name, kRunParams, fibers ? "dc__fg = 0;" : "");
+  if (prechecks) {
+    dc__cgen_printf(
+        &e->g,
+        "\n  if (dc_kh_%s(%s, _gbegin, _gend)) {"
+        "\n    dc_kf_%s(%s, _gbegin, _gend, %s);"
+        "\n    return;"
+        "\n  }"
+        "\n  for (size_t dc_g = _gbegin; dc_g < _gend; ++dc_g) {"
+        "\n    if (dc_kh_%s(%s, dc_g, dc_g + 1)) {"
+        "\n      dc_kf_%s(%s, dc_g, dc_g + 1, %s);"
+        "\n    } else {"
+        "\n      dc_kr_%s(%s, dc_g, dc_g + 1, %s);"
+        "\n    }"
+        "\n  }\n}",
+        name, kArgs, name, kArgs, kRest, name, kArgs, name, kArgs, kRest,
+        name, kArgs, kRest);
+  } else {
+    dc__cgen_printf(&e->g, "\n  dc_kr_%s(%s, _gbegin, _gend, %s);\n}", name,
+                    kArgs, kRest);
+  }
+}
+
+// The head of a kernel's body up to its opening brace: the run function
+// itself for an unchecked kernel, else its version |version| ("r" checked,
+// "f" without the prechecked checks) that the wrapper calls.
+static void emit_run_head(emitter_t* e, const char* name,
+                          const char* version) {
   if (!e->g.checked) {
     dc__cgen_printf(&e->g,
                     "\n__attribute__((visibility(\"default\"))) void "
                     "dc_k_%s_run(%s) {\n  void** const dc_escape = 0;",
-                    name, kParams);
+                    name, kRunParams);
     return;
   }
   dc__cgen_printf(&e->g,
-                  "\nstatic __attribute__((noinline)) void dc_kr_%s(%s, "
-                  "void** dc_escape);"
-                  "\n__attribute__((visibility(\"default\"))) void "
-                  "dc_k_%s_run(%s) {"
-                  "\n  void* dc_escape[5];"
-                  "\n  if (__builtin_setjmp(dc_escape)) { %s return; }"
-                  "\n  dc_kr_%s(_launch_in, _args, dc_len, _gbegin, _gend,"
-                  " _localmem, _scratch, dc_fault, dc_escape);\n}"
-                  "\nstatic __attribute__((noinline)) void dc_kr_%s(%s, "
+                  "\nstatic __attribute__((noinline)) void dc_k%s_%s(%s, "
                   "void** dc_escape) {",
-                  name, kParams, name, kParams,
-                  fibers ? "dc__fg = 0;" : "", name, name, kParams);
+                  version, name, kRunParams);
+}
+
+// The launch's sizes as the work-item functions read them (DC_WI_FROM),
+// constants where the kernel requires a group size.
+static void emit_launch(emitter_t* e, const dc__function_t* fn) {
+  const uint32_t* req = fn->required_group_size;
+  if (req[0] != 0) {  // dispatch checks that the launch has this size
+    dc__cgen_printf(&e->g, "\n  DC_WI_FROM_SIZED(_wi, %u, %u, %u)", req[0],
+                    req[1] ? req[1] : 1, req[2] ? req[2] : 1);
+  } else {
+    puts_out(e, "\n  DC_WI_FROM(_wi)");
+  }
+}
+
+// dc_kh_<name>: whether every prechecked index range of a chunk of groups
+// lies in its array or buffer (|conditions|, from cgen_ranges.c).
+static void emit_precheck_function(emitter_t* e, const dc__function_t* fn,
+                                   const dc__strbuf_t* conditions) {
+  dc__cgen_printf(&e->g,
+                  "\nstatic int dc_kh_%s(const dc__launch_t* _launch_in,"
+                  " void* const* _args, const size_t* dc_len,"
+                  " size_t _gbegin, size_t _gend) {"
+                  "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"
+                  "\n  dc__wi_t* const _wi = &_wi_storage;",
+                  fn->decl->name);
+  emit_launch(e, fn);
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    const dc__decl_t* d = fn->decl->params[i];
+    if (d->type->kind != DC_TY_SCALAR && d->type->kind != DC_TY_ENUM) continue;
+    puts_out(e, "\n  ");
+    emit_unpack(e, d);
+    dc__cgen_printf(&e->g, " (void)%s;", dc__cgen_name(&e->g, d));
+  }
+  puts_out(e, "\n  (void)_args; (void)dc_len;"
+              "\n  if (_gbegin >= _gend) return 1;"
+              "\n  size_t dc_glo[3], dc_ghi[3];"
+              "\n  DC_GROUP_RANGE(_gbegin, _gend, dc_glo, dc_ghi);"
+              "\n  int dc_ok = 1;");
+  dc__strbuf_append(e->g.out, conditions->data ? conditions->data : "",
+                    conditions->length);
+  puts_out(e, "\n  return dc_ok;\n}");
+  dc__cgen_new_line(&e->g);
 }
 
 // Storage layout code shared by the run function and the size queries.
@@ -203,9 +290,11 @@ static void emit_group_loop(emitter_t* e, const dc__function_t* fn) {
   dc__cgen_poll(&e->g, fn->decl->token);
 }
 
-static void emit_kernel(emitter_t* e, const dc__function_t* fn,
-                        dc__exec_mode_t mode) {
-  const char* name = fn->decl->name;
+// One version of kernel |fn|'s body (see emit_run_head); returns the
+// typedefs of its storage, which the size queries declare too.
+static dc__strbuf_t emit_kernel_version(emitter_t* e, const dc__function_t* fn,
+                                        dc__exec_mode_t mode,
+                                        const char* version) {
   e->g.fn = fn;
   e->g.in_kernel = true;
   e->mode = mode;
@@ -243,23 +332,16 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
   emit_storage_typedefs(e, &types);
   e->g.out = main_out;
   dc__cgen_new_line(&e->g);
-  emit_run_head(e, name, /*fibers=*/false);
+  emit_run_head(e, fn->decl->name, version);
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   puts_out(e, "\n  (void)dc_len; (void)dc_fault; (void)_localmem;"
               "\n  dc__wi_t _wi_storage = {.launch = _launch_in,"
               " .fault = dc_fault, .polls = 1, .escape = dc_escape};"
               "\n  dc__wi_t* const _wi = &_wi_storage; (void)_wi;");
-  const uint32_t* req = fn->required_group_size;
-  if (req[0] != 0) {  // dispatch checks that the launch has this size
-    dc__cgen_printf(&e->g, "\n  DC_WI_FROM_SIZED(_wi, %u, %u, %u)", req[0],
-                      req[1] ? req[1] : 1, req[2] ? req[2] : 1);
-  } else {
-    puts_out(e, "\n  DC_WI_FROM(_wi)");
-  }
-  dc__cgen_printf(&e->g,
-                    "\n  const size_t _wg = _ls0 * _ls1 * _ls2; (void)_wg;"
-                    "\n  const int _lx = 0, _ly = 0, _lz = 0, _w = 0;"
-                    " (void)_lx; (void)_ly; (void)_lz; (void)_w;");
+  emit_launch(e, fn);
+  puts_out(e, "\n  const size_t _wg = _ls0 * _ls1 * _ls2; (void)_wg;"
+              "\n  const int _lx = 0, _ly = 0, _lz = 0, _w = 0;"
+              " (void)_lx; (void)_ly; (void)_lz; (void)_w;");
   dc__strbuf_append(e->g.out, header.data ? header.data : "", header.length);
   emit_layout(e, /*pointers=*/true);
   emit_group_loop(e, fn);
@@ -271,20 +353,37 @@ static void emit_kernel(emitter_t* e, const dc__function_t* fn,
   dc__strbuf_append(e->g.out, body.data ? body.data : "", body.length);
   puts_out(e, "\n  }\n}");
   dc__cgen_new_line(&e->g);
+  pop_scope(e);
+  return types;
+}
+
+static void emit_kernel(emitter_t* e, const dc__function_t* fn,
+                        dc__exec_mode_t mode) {
+  const char* name = fn->decl->name;
+  dc__strbuf_t conditions;
+  dc__strbuf_init(&conditions, e->g.arena);
+  bool prechecks =
+      e->g.checked && dc__cgen_plan_prechecks(&e->g, fn, &conditions);
+  if (e->g.checked) emit_checked_wrapper(e, name, /*fibers=*/false, prechecks);
+  if (prechecks) emit_precheck_function(e, fn, &conditions);
+  dc__strbuf_t types = emit_kernel_version(e, fn, mode, "r");
+  if (prechecks) {
+    e->g.skip_prechecked = true;
+    types = emit_kernel_version(e, fn, mode, "f");
+    e->g.skip_prechecked = false;
+  }
   dc__cgen_printf(&e->g,
-                    "\n__attribute__((visibility(\"default\"))) size_t "
-                    "dc_k_%s_local_size(void) { size_t _wg = 0;",
-                    name);
+                  "\n__attribute__((visibility(\"default\"))) size_t "
+                  "dc_k_%s_local_size(void) { size_t _wg = 0;",
+                  name);
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  (void)_wg; return _loff;\n}");
   dc__cgen_printf(&e->g,
-                    "\n__attribute__((visibility(\"default\"))) size_t "
-                    "dc_k_%s_scratch_size(size_t _wg) {",
-                    name);
+                  "\n__attribute__((visibility(\"default\"))) size_t "
+                  "dc_k_%s_scratch_size(size_t _wg) {",
+                  name);
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);
   emit_layout(e, /*pointers=*/false);
   puts_out(e, "\n  return _soff;\n}\n");
-  pop_scope(e);
 }
-

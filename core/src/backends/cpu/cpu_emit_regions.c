@@ -110,14 +110,18 @@ static void emit_remat(emitter_t* e) {
 // the compiler emits contiguous vector accesses instead of gathers.
 // Checked code is not marked: its accesses may leave the dispatch, which
 // no vector loop can, and gcc's vectoriser then takes minutes over a
-// kernel of a few hundred checked accesses for nothing.
+// kernel of a few hundred checked accesses for nothing; the version of a
+// checked kernel whose accesses were all checked before the chunk ran
+// (cgen_ranges.c) is.
 static void open_region(emitter_t* e) {
   if (e->region != 0) return;
   e->region = ++e->region_counter;
   puts_out(e,
            "\nfor (int _lz = 0; _lz < (int)_ls2; ++_lz)"
            " for (int _ly = 0; _ly < (int)_ls1; ++_ly)\n");
-  if (!e->g.checked) puts_out(e, "#pragma omp simd\n");
+  if (!e->g.checked || (e->g.skip_prechecked && e->g.prechecked_all)) {
+    puts_out(e, "#pragma omp simd\n");
+  }
   if (e->mode == DC_EXEC_LOOP) {
     // The run function sets the range: one group's, or a flat chunk's.
     puts_out(e, "for (size_t _lx = _lx_begin; _lx < _lx_end; ++_lx) {");
