@@ -26,7 +26,7 @@ DC_EXTERN_C_BEGIN
 //
 // Errors: a failing call raises an error object, a table with fields
 // `code` (a status name such as "INVALID_ARGUMENT"), `message`, and a
-// __tostring that gives "CODE: message". See docs/lua-api.md.
+// __tostring that gives "CODE: message". See docs/lua/conventions.md.
 
 // Opens the module and leaves its table on the stack.
 // [-0, +1, e]

@@ -1,9 +1,10 @@
--- check_links.lua ROOT: every relative link of ROOT/README.md and
--- ROOT/docs/*.md must name a file that exists, and a "#anchor" one of
--- the target's headings, as GitHub renders it (lower case, punctuation
--- dropped, spaces made hyphens, "-1", "-2"... after repeats). Links in
--- code blocks and code spans are not links. Prints each broken link as
--- file:line: target (why) and exits 1 if there is one.
+-- check_links.lua ROOT: every relative link of ROOT/README.md and of the
+-- pages under ROOT/docs (subfolders included) must name a file that
+-- exists, and a "#anchor" one of the target's headings, as GitHub renders
+-- it (lower case, punctuation dropped, spaces made hyphens, "-1", "-2"...
+-- after repeats). Links in code blocks and code spans are not links.
+-- Prints each broken link as file:line: target (why) and exits 1 if there
+-- is one.
 
 local root = assert(arg[1], "usage: check_links.lua ROOT")
 
@@ -84,10 +85,15 @@ local function check(file, line, target)
   end
 end
 
+-- README.md, then every .md file under docs/, subfolders included, in
+-- sorted order (find lists what ls would not descend into).
 local files = { root .. "/README.md" }
-for name in io.popen("ls '" .. root .. "/docs'"):lines() do
-  if name:match("%.md$") then files[#files + 1] = root .. "/docs/" .. name end
-end
+local list = assert(io.popen("find '" .. root .. "/docs' -name '*.md' -type f"))
+local found = {}
+for path in list:lines() do found[#found + 1] = path end
+list:close()
+table.sort(found)
+for _, path in ipairs(found) do files[#files + 1] = path end
 local count = 0
 for _, file in ipairs(files) do
   for _, l in ipairs(prose_lines(assert(read(file), file))) do

@@ -1,23 +1,28 @@
 # extract_examples.cmake: writes each example block of one Markdown file
 # to its own source file. Run in script mode:
 #
-#   cmake -DDOC=<file.md> -DOUT_DIR=<dir> [-DLANG=lua] -P extract_examples.cmake
+#   cmake -DDOC=<file.md> -DOUT_DIR=<dir> [-DSTEM=<stem>] [-DLANG=lua|sh]
+#         -P extract_examples.cmake
 #
 # For C (the default) a block starts with a line that is exactly
 # "```c example"; with LANG=lua, every block that starts with a line that
-# is exactly "```lua" is a script. A block ends at the next line that is
-# exactly "```"; both fences start in the first column. Other fenced blocks
-# (```c without "example", ```text, ...) are left alone.
+# is exactly "```lua" is a script; with LANG=sh, a block that starts with
+# a line that is exactly "```sh example" is a shell script. A block ends
+# at the next line that is exactly "```"; both fences start in the first
+# column. Other fenced blocks (```c or ```sh without "example", ```text,
+# ...) are left alone.
 #
-# For docs/<stem>.md the n-th block (counting from 1) becomes
-# <OUT_DIR>/<stem>/example_<n>.c (or .lua). A C source starts with a #line
-# directive so that compiler messages point into the Markdown file; a
-# script starts with a comment naming its line there. A file is rewritten
-# only when its text changes, so editing one example rebuilds only that
-# one. Sources left from blocks that no longer exist are deleted. Finally
-# the script writes <OUT_DIR>/<stem>/examples.cmake (lua_examples.cmake),
-# which sets DC_DOC_EXAMPLES (DC_DOC_LUA_EXAMPLES) to the list of sources,
-# for tests/docs/CMakeLists.txt to include.
+# The n-th block (counting from 1) becomes <OUT_DIR>/<stem>/example_<n>.c
+# (or .lua, .sh), where <stem> is STEM, by default the file's name without
+# ".md" (tests/docs/CMakeLists.txt passes "lua.kernels" for
+# docs/lua/kernels.md). A C source starts with a #line directive so that
+# compiler messages point into the Markdown file; a script starts with a
+# comment naming its line there. A file is rewritten only when its text
+# changes, so editing one example rebuilds only that one. Sources left
+# from blocks that no longer exist are deleted. Finally the script writes
+# <OUT_DIR>/<stem>/examples.cmake (lua_examples.cmake, sh_examples.cmake),
+# which sets DC_DOC_EXAMPLES (DC_DOC_LUA_EXAMPLES, DC_DOC_SH_EXAMPLES) to
+# the list of sources, for tests/docs/CMakeLists.txt to include.
 #
 # The text is searched with string(FIND) rather than split into a CMake
 # list: C code is full of ';', '[' and trailing '\', which list splitting
@@ -32,7 +37,11 @@ if(NOT EXISTS "${DOC}")
   message(FATAL_ERROR "extract_examples: ${DOC} does not exist")
 endif()
 
-get_filename_component(stem "${DOC}" NAME_WLE)
+if(STEM)
+  set(stem "${STEM}")
+else()
+  get_filename_component(stem "${DOC}" NAME_WLE)
+endif()
 set(doc_dir "${OUT_DIR}/${stem}")
 file(MAKE_DIRECTORY "${doc_dir}")
 
@@ -64,6 +73,11 @@ if(LANG STREQUAL "lua")
   set(ext lua)
   set(list_var DC_DOC_LUA_EXAMPLES)
   set(list_file lua_examples.cmake)
+elseif(LANG STREQUAL "sh")
+  set(open_fence "\n```sh example\n")
+  set(ext sh)
+  set(list_var DC_DOC_SH_EXAMPLES)
+  set(list_file sh_examples.cmake)
 else()
   set(open_fence "\n```c example\n")
   set(ext c)
@@ -112,6 +126,8 @@ while(TRUE)
   set(source "${doc_dir}/example_${index}.${ext}")
   if(ext STREQUAL "lua")
     write_if_changed("${source}" "-- ${DOC}:${body_line}\n${body}\n")
+  elseif(ext STREQUAL "sh")
+    write_if_changed("${source}" "# ${DOC}:${body_line}\n${body}\n")
   else()
     write_if_changed("${source}"
       "#line ${body_line} \"${DOC}\"\n${body}\n")
