@@ -1067,6 +1067,27 @@ START_TEST(test_program_missing_compiler_is_unavailable) {
 }
 END_TEST
 
+// A compiler that runs but lacks the C library's headers (libc6-dev not
+// installed) is the machine's problem, said as such: not an engine bug.
+START_TEST(test_program_missing_headers_are_unavailable) {
+  char wrapper[600];
+  snprintf(wrapper, sizeof(wrapper), "%s/cc-without-headers", cache_dir);
+  FILE* f = fopen(wrapper, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("#!/bin/sh\nexec cc -nostdinc -I/ \"$@\"\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(chmod(wrapper, 0755), 0);
+  dc_context_t* bare = context_on(cache_dir, wrapper);
+  dc_program_t* p = SENTINEL;
+  DC_CK_FAIL(try_build(dc_test_cpu(bare), "cc.cl", kCacheSource, "-DSCALE=1",
+                       &p),
+             DC_ERR_UNAVAILABLE, "No such file or directory");
+  DC_CK_ERROR_HAS("the C library's development files are missing");
+  ck_assert_ptr_null(p);
+  dc_context_release(bare);
+}
+END_TEST
+
 //===-- lifecycle: fast math stays in its program -----------------------===//
 
 // gcc and clang link a start file into anything linked with -ffast-math
@@ -1353,6 +1374,7 @@ static Suite* program_suite(void) {
   tcase_add_test(lifecycle, test_program_cache_truncated_entry_is_rebuilt);
   tcase_add_test(lifecycle, test_program_cache_off_keeps_nothing_on_disk);
   tcase_add_test(lifecycle, test_program_missing_compiler_is_unavailable);
+  tcase_add_test(lifecycle, test_program_missing_headers_are_unavailable);
   tcase_add_test(lifecycle,
                  test_program_fast_math_does_not_leak_flush_to_zero);
 

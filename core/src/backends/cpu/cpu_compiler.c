@@ -213,7 +213,8 @@ static size_t first_error_line(const char* log, const char** out) {
 // Runs one step of the build (|argv|, output into |output|). The front
 // end checked the program, so the compiler failing on what the generator
 // made of it is the engine's bug: DC_ERR_INTERNAL, naming |file| and |what|
-// the step does, with the compiler's whole output in the build log.
+// the step does, with the compiler's whole output in the build log; a
+// missing system header or library is DC_ERR_UNAVAILABLE.
 static dc_status_t run_step(char* const argv[], const char* output,
                             const char* file, dc__diag_t* diag,
                             const char* what) {
@@ -229,6 +230,22 @@ static dc_status_t run_step(char* const argv[], const char* output,
   dc__diag_append(diag, log);
   const char* line = NULL;
   size_t n = first_error_line(log, &line);
+  // A system header or library the toolchain lacks is the machine's
+  // problem, not the engine's.
+  const char* missing = strstr(log, ": No such file or directory");
+  if (missing == NULL) missing = strstr(log, "no include path in which");
+  if (missing == NULL) missing = strstr(log, "cannot find -l");
+  if (missing != NULL) {
+    while (missing > log && missing[-1] != '\n') --missing;
+    dc_status_t st = DC_FAIL(
+        DC_ERR_UNAVAILABLE,
+        "the C compiler '%s' could not %s for program '%s': %.*s; the C "
+        "library's development files are missing (on Debian: apt-get "
+        "install libc6-dev)",
+        argv[0], what, file, (int)strcspn(missing, "\n"), missing);
+    dc_allocator_free(diag->allocator, log, log_size);
+    return st;
+  }
   dc_status_t st = DC_FAIL(DC_ERR_INTERNAL,
                            "internal error: the C compiler '%s' could not %s "
                            "for program '%s' (exit code %d): %.*s; this is a "
