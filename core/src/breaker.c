@@ -16,8 +16,14 @@
 #define REASON_SIZE 96
 #define WHY_SIZE 256
 
-#define DEFAULT_THRESHOLD 5u
-#define DEFAULT_MIN_CALLS 10u
+// With neither a count nor a ratio given, a breaker opens when half the
+// calls of its window fail, once the window holds 20: random faults that
+// retries absorb stay far below that (at a 10% fault rate, 10 failures in
+// the first 20 calls has a probability of about 1e-5), while a device
+// that fails everything is cut off at its 20th call (a lost device at its
+// first, dc_breaker_trip).
+#define DEFAULT_RATIO 0.5
+#define DEFAULT_MIN_CALLS 20u
 #define DEFAULT_WINDOW_NS 10000000000ull  // 10 s
 #define DEFAULT_OPEN_NS 1000000000ull     // 1 s
 #define DEFAULT_PROBES 1u
@@ -133,7 +139,7 @@ static void resolve_params(const dc_breaker_params_t* in,
     p.failure_ratio = 0.0;
   }
   if (p.failure_threshold == 0 && p.failure_ratio == 0.0) {
-    p.failure_threshold = DEFAULT_THRESHOLD;
+    p.failure_ratio = DEFAULT_RATIO;
   }
   if (p.min_calls == 0) p.min_calls = DEFAULT_MIN_CALLS;
   if (p.window_ns == 0) p.window_ns = DEFAULT_WINDOW_NS;

@@ -260,7 +260,7 @@ bool dc__buffer_was_written(const dc_buffer_t* b) {
                               memory_order_relaxed);
 }
 
-dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
+dc_status_t dc__buffer_write(dc_buffer_t* buffer, size_t offset,
                             const void* src, size_t count) {
   static const char* fn = "dc_buffer_write";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
@@ -277,7 +277,7 @@ dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
                           count * esize);
 }
 
-dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
+dc_status_t dc__buffer_read(const dc_buffer_t* buffer, size_t offset,
                            void* dst, size_t count) {
   static const char* fn = "dc_buffer_read";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
@@ -293,7 +293,7 @@ dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
                          count * esize);
 }
 
-dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
+dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
                            const void* value) {
   static const char* fn = "dc_buffer_fill";
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
@@ -344,7 +344,7 @@ static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
   return status;
 }
 
-dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
+dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
                            const dc_buffer_t* src, size_t src_offset,
                            size_t count) {
   static const char* fn = "dc_buffer_copy";
@@ -389,4 +389,40 @@ dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
   *out_pointer = base + buffer->byte_offset;
   dc__buffer_mark_written(buffer);  // the host may write through it
   return DC_OK;
+}
+
+//===-- The synchronous entry points -----------------------------------===//
+// A failure of the device (not the caller's mistake) counts against its
+// health here; streams and graphs call the dc__buffer_ forms and count
+// the failures of their commands themselves. (A failure that is the
+// caller's, such as a stale handle, never reaches |b|.)
+
+static dc_status_t counted(const dc_buffer_t* b, dc_status_t st) {
+  return dc__status_about_device(st) ? dc__device_outcome(b->device, st)
+                                     : st;
+}
+
+dc_status_t dc_buffer_write(dc_buffer_t* buffer, size_t offset,
+                            const void* src, size_t count) {
+  dc_status_t st = dc__buffer_write(buffer, offset, src, count);
+  return counted(buffer, st);
+}
+
+dc_status_t dc_buffer_read(const dc_buffer_t* buffer, size_t offset,
+                           void* dst, size_t count) {
+  dc_status_t st = dc__buffer_read(buffer, offset, dst, count);
+  return counted(buffer, st);
+}
+
+dc_status_t dc_buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
+                           const void* value) {
+  dc_status_t st = dc__buffer_fill(buffer, offset, count, value);
+  return counted(buffer, st);
+}
+
+dc_status_t dc_buffer_copy(dc_buffer_t* dst, size_t dst_offset,
+                           const dc_buffer_t* src, size_t src_offset,
+                           size_t count) {
+  dc_status_t st = dc__buffer_copy(dst, dst_offset, src, src_offset, count);
+  return counted(dst, st);
 }

@@ -43,4 +43,18 @@ DC_INTERNAL bool dc__buffer_was_written(const dc_buffer_t* buffer);
 // The size of struct dc_buffer_t, for the context's object cache.
 DC_INTERNAL size_t dc__buffer_object_size(void);
 
+// dc_buffer_write, _read, _fill and _copy without counting a device's
+// failure against its health: for streams and graphs, which count the
+// failures of their commands themselves.
+DC_INTERNAL dc_status_t dc__buffer_write(dc_buffer_t* buffer, size_t offset,
+                                         const void* src, size_t count);
+DC_INTERNAL dc_status_t dc__buffer_read(const dc_buffer_t* buffer,
+                                        size_t offset, void* dst,
+                                        size_t count);
+DC_INTERNAL dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset,
+                                        size_t count, const void* value);
+DC_INTERNAL dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
+                                        const dc_buffer_t* src,
+                                        size_t src_offset, size_t count);
+
 #endif  // DC_BUFFER_INTERNAL_H_

@@ -125,6 +125,15 @@ DC_INTERNAL void dc__context_unref(dc_context_t* ctx);
 // quarantined or lost. Failures that are the caller's are ignored.
 DC_INTERNAL void dc__device_failed(dc_device_t* device, dc_status_t status,
                                    const char* message);
+// Whether |status| says something about the device that returned it: a
+// transient failure (not an open breaker) or DEVICE_LOST.
+DC_INTERNAL bool dc__status_about_device(dc_status_t status);
+// Returns |status|, after telling |device|'s health about it when it is a
+// failure (dc__device_failed), keeping the thread's error message: what
+// the synchronous entry points (dispatches, copies, fills, compiles)
+// return through.
+DC_INTERNAL dc_status_t dc__device_outcome(dc_device_t* device,
+                                           dc_status_t status);
 
 // Whether dc_buffer_copy() from |src| to |dst| goes through the backend's
 // copy_peer (two devices with one vtable that has it) rather than through

@@ -95,14 +95,17 @@ dc_status_t dc_context_on_device_health(dc_context_t* ctx,
   return DC_OK;
 }
 
+bool dc__status_about_device(dc_status_t status) {
+  // The caller's mistakes say nothing about the device, nor does another
+  // breaker's refusal.
+  return status == DC_ERR_DEVICE_LOST ||
+         (status != DC_ERR_CIRCUIT_OPEN &&
+          dc_status_class(status) == DC_STATUS_CLASS_TRANSIENT);
+}
+
 void dc__device_failed(dc_device_t* device, dc_status_t status,
                        const char* message) {
-  // The caller's mistakes say nothing about the device.
-  bool about_device = status == DC_ERR_DEVICE_LOST ||
-                      dc_status_class(status) == DC_STATUS_CLASS_TRANSIENT;
-  if (status == DC_OK || status == DC_ERR_CIRCUIT_OPEN || !about_device) {
-    return;
-  }
+  if (!dc__status_about_device(status)) return;
   int i = index_of(device);
   if (i < 0) return;
   dc_breaker_t* breaker = breaker_of(device, true);
@@ -129,4 +132,13 @@ void dc__device_failed(dc_device_t* device, dc_status_t status,
            dc_device_health_name(now.state), now.reason);
     if (fn != NULL) fn(device, &now, user_data);
   }
+}
+
+dc_status_t dc__device_outcome(dc_device_t* device, dc_status_t status) {
+  if (device == NULL || !dc__status_about_device(status)) return status;
+  dc__saved_error_t why;
+  dc__error_save(&why);
+  dc__device_failed(device, status, why.message);
+  dc__error_restore(&why);
+  return status;
 }

@@ -65,6 +65,8 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
   g->fallback = p.fallback;
   g->no_fallback = p.no_fallback;
   g->no_breakers = p.no_breakers;
+  g->breaker = p.breaker;
+  if (g->breaker != NULL) dc_breaker_retain(g->breaker);
   if (p.retry != NULL) {
     g->retry = *p.retry;
     g->has_retry = true;
@@ -92,6 +94,7 @@ static void free_op(dc_allocator_t a, dc__op_t* op) {
   dc_buffer_release(op->dst);
   dc_buffer_release(op->src);
   dc_graph_release(op->child);
+  dc_breaker_release(op->breaker);
   for (size_t i = 0; i < op->after_count; ++i) {
     dc_allocator_free(a, op->after[i], strlen(op->after[i]) + 1);
   }
@@ -120,6 +123,7 @@ void dc_graph_release(dc_graph_t* g) {
   if (g->names) {
     dc_allocator_free(a, g->names, g->names_capacity * sizeof(uint32_t));
   }
+  dc_breaker_release(g->breaker);
   dc__context_untrack(ctx, &g->live);
   dc_allocator_free(a, g, sizeof(*g));
   dc__context_unref(ctx);
@@ -296,6 +300,8 @@ static dc_status_t commit_op(const char* fn, dc_graph_t* g, dc__op_t* op,
   if (o != NULL) {
     op->fallback = o->fallback;
     op->no_snapshot = o->no_snapshot;
+    op->breaker = o->breaker;
+    if (op->breaker != NULL) dc_breaker_retain(op->breaker);
     if (o->retry != NULL) {
       op->retry = *o->retry;
       op->has_retry = true;

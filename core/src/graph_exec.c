@@ -746,10 +746,15 @@ static bool replay(dc_graph_exec_t* e) {
   dc_device_t* device = e->replay.device;
   dc_breaker_t* breaker = NULL;
   dc_breaker_permit_t permit = DC_BREAKER_NO_PERMIT;
-  if (!e->graph->no_breakers &&
-      dc_breaker_for(e->ctx, dc_device_name(device), &breaker) == DC_OK &&
-      dc_breaker_acquire(breaker, &permit) != DC_OK) {
-    return false;
+  if (!e->graph->no_breakers) {
+    breaker = e->graph->breaker;
+    if (breaker == NULL &&
+        dc_breaker_for(e->ctx, dc_device_name(device), &breaker) != DC_OK) {
+      breaker = NULL;
+    }
+    if (breaker != NULL && dc_breaker_acquire(breaker, &permit) != DC_OK) {
+      return false;
+    }
   }
   uint64_t start = dc__now_ns();
   bool started = false;

@@ -69,6 +69,7 @@ typedef struct dc__op_t {
   bool has_retry;
   bool no_snapshot;
   dc_device_t* fallback;
+  dc_breaker_t* breaker;      // its own breaker (retained), or NULL
 } dc__op_t;
 
 struct dc_graph_t {
@@ -83,6 +84,7 @@ struct dc_graph_t {
   dc_device_t* fallback;
   bool no_fallback;
   bool no_breakers;
+  dc_breaker_t* breaker;      // the ops' own breaker (retained), or NULL
   dc__op_t** ops;             // each allocated alone: never moves
   size_t count, capacity;
   uint32_t* names;            // open-addressed: op index + 1, 0 empty

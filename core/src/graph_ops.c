@@ -121,10 +121,10 @@ static dc_status_t run_op(const char* name, const dc__op_t* op,
     case DC_OP_INDIRECT:
       return run_indirect(name, op, args);
     case DC_OP_COPY:
-      return dc_buffer_copy(op->dst, op->dst_offset, op->src, op->src_offset,
+      return dc__buffer_copy(op->dst, op->dst_offset, op->src, op->src_offset,
                             op->count);
     case DC_OP_FILL:
-      return dc_buffer_fill(op->dst, op->dst_offset, op->count, op->value);
+      return dc__buffer_fill(op->dst, op->dst_offset, op->count, op->value);
     case DC_OP_HOST:
       return dc__call_host_fn(op->host_fn, op->user_data);
     case DC_OP_SUBFLOW:
@@ -252,15 +252,22 @@ static void policy_of(const dc__op_t* op, const dc_graph_t* graph,
   }
 }
 
-// The breakers guarding a run of |op| on |device|: the device's (named
-// after it) and, for a dispatch, the kernel's on that device
-// ("<device>/<kernel>"), so that a kernel failing on one device neither
-// blocks it on another nor stops other kernels. Unused slots stay NULL,
+// The breakers guarding a run of |op| on |device|: the op's or the graph's
+// own breaker when it has one (on its own device; a fallback device keeps
+// its own breakers), else the device's (named after it) and, for a
+// dispatch, the kernel's on that device ("<device>/<kernel>"), so that a
+// kernel failing on one device neither blocks it on another nor stops
+// other kernels. Unused slots stay NULL,
 // as does one the registry could not make (then returns false).
 static bool breakers_of(const dc__op_t* op, const dc_graph_t* graph,
                         dc_device_t* device, dc_breaker_t** out) {
   out[0] = out[1] = NULL;
   if (graph->no_breakers || device == NULL) return true;
+  dc_breaker_t* own = op->breaker ? op->breaker : graph->breaker;
+  if (own != NULL && device == dc__op_device(op)) {
+    out[0] = own;  // the op's or graph's own, on its own device
+    return true;
+  }
   dc_context_t* ctx = dc_device_context(device);
   bool ok = dc_breaker_for(ctx, dc_device_name(device), &out[0]) == DC_OK;
   if (op->kernel != NULL) {
@@ -308,12 +315,60 @@ static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
   return st;
 }
 
+// Runs |step| (taking or restoring the op's snapshots) as |policy| allows:
+// an allocation or a copy that fails now and then must not fail the op.
+typedef struct snapshot_step_t {
+  const dc__attempt_t* a;
+  const dc_arg_t* args;
+  snapshot_t* snapshots;
+  size_t* count;
+  bool restore;
+} snapshot_step_t;
+
+static dc_status_t snapshot_step(const dc_retry_policy_t* policy,
+                                 uint64_t start, const snapshot_step_t* s) {
+  dc_retry_state_t state;
+  dc_retry_begin(policy, &state);
+  for (;;) {
+    dc_status_t st =
+        s->restore ? restore_snapshots(s->snapshots, *s->count)
+                   : take_snapshots(s->a->op, s->args, s->a->memo->snapshots,
+                                    s->snapshots, s->count);
+    uint64_t delay = 0;
+    if (st == DC_OK || dc_retry_next(policy, &state, st,
+                                     dc__now_ns() - start,
+                                     &delay) != DC_RETRY_AGAIN) {
+      return st;
+    }
+    sleep_ns(delay);
+  }
+}
+
+// How long until the open breakers among |breakers| let a probe through
+// (0 when none is open: a half-open one whose probes are taken).
+static uint64_t open_remaining(dc_breaker_t** breakers) {
+  uint64_t longest = 0;
+  for (int i = 0; i < 2; ++i) {
+    dc_breaker_stats_t s;
+    if (breakers[i] != NULL && dc_breaker_stats(breakers[i], &s) == DC_OK &&
+        s.open_remaining_ns > longest) {
+      longest = s.open_remaining_ns;
+    }
+  }
+  return longest;
+}
+
 // Tries the op on |device| as its policy allows. |kernel|, |prepared| and
 // |args| are the op's own or, on the fallback device, their copies there.
+// An open breaker ends the attempts at once when the op has a fallback to
+// go to (|can_fall_back|); otherwise its refusal counts as a transient
+// failure and the op waits, as long as its policy allows, for the breaker
+// to let a probe through.
 static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
                                dc_kernel_t* kernel,
                                const dc__prepared_t* prepared,
                                const dc_arg_t* args, uint64_t start,
+                               bool can_fall_back,
                                dc__attempt_result_t* out) {
   dc_retry_policy_t policy;
   policy_of(a->op, a->graph, device, &policy);
@@ -334,29 +389,42 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
       in_place_buffers(a->op, args, targets) > DC_MAX_SNAPSHOTS) {
     policy.max_attempts = 1;  // too many to restore: not retried
   }
+  snapshot_step_t step = {a, args, snapshots, &snapshot_count, false};
   if (policy.max_attempts > 1 && !a->op->no_snapshot) {
-    DC_RETURN_IF_ERROR(take_snapshots(a->op, args, a->memo->snapshots,
-                                      snapshots, &snapshot_count));
+    DC_RETURN_IF_ERROR(snapshot_step(&policy, start, &step));
   }
   dc_retry_state_t state;
   dc_retry_begin(&policy, &state);
   dc_status_t st;
   for (;;) {
     st = guarded(a, device, breakers, kernel, prepared, args, &out->end_ns);
+    bool refused = st == DC_ERR_CIRCUIT_OPEN;
+    if (refused) out->end_ns = dc__now_ns();
     ++out->attempts;
-    if (st == DC_OK || st == DC_ERR_CIRCUIT_OPEN) break;
+    if (st == DC_OK || (refused && can_fall_back)) break;
     uint64_t delay = 0;
     if (dc_retry_next(&policy, &state, st, out->end_ns - start, &delay) !=
         DC_RETRY_AGAIN) {
       break;
     }
+    if (refused) {
+      uint64_t wait = open_remaining(breakers);
+      if (policy.budget_ns != 0 &&
+          out->end_ns - start + wait > policy.budget_ns) {
+        break;  // the breaker stays open past the op's budget
+      }
+      if (wait > delay) delay = wait;
+    }
     dc__saved_error_t why;
     dc__error_save(&why);
     sleep_ns(delay);
-    dc_status_t restored = restore_snapshots(snapshots, snapshot_count);
-    if (restored != DC_OK) {
-      st = restored;
-      break;
+    if (!refused) {  // a refused attempt changed nothing
+      step.restore = true;
+      dc_status_t restored = snapshot_step(&policy, start, &step);
+      if (restored != DC_OK) {
+        st = restored;
+        break;
+      }
     }
     dc__error_restore(&why);
   }
@@ -419,7 +487,8 @@ static dc_status_t run_on_fallback(const dc__attempt_t* a,
                             &prepared);
   }
   if (st == DC_OK) {
-    st = attempts_on(a, fallback, kernel, &prepared, args, dc__now_ns(), out);
+    st = attempts_on(a, fallback, kernel, &prepared, args, dc__now_ns(),
+                     false, out);
   }
   for (size_t i = 0; i < moved; ++i) {  // the copies made above
     dc_buffer_t* copy = args[i].buffer;
@@ -444,23 +513,23 @@ dc_status_t dc__op_run(const dc__attempt_t* a, dc__attempt_result_t* out) {
   out->end_ns = 0;
   out->device = device;
   out->fell_back = false;
+  dc_device_t* fallback = NULL;
+  if (op->kind == DC_OP_DISPATCH) {
+    fallback = op->fallback ? op->fallback : a->graph->fallback;
+    if (fallback == NULL && !a->graph->no_fallback) {  // the CPU by default
+      dc_context_t* ctx = dc_device_context(device);
+      fallback = ctx->device_count > 0 ? ctx->devices[0] : NULL;
+    }
+    if (fallback == device) fallback = NULL;
+  }
   dc_status_t st;
   if (op->kind == DC_OP_DISPATCH) {
     st = attempts_on(a, device, op->kernel, &op->prepared, a->args,
-                     a->start_ns, out);
+                     a->start_ns, fallback != NULL, out);
   } else {
-    st = attempts_on(a, device, NULL, NULL, a->args, a->start_ns, out);
+    st = attempts_on(a, device, NULL, NULL, a->args, a->start_ns, false, out);
   }
-  if (st == DC_OK || op->kind != DC_OP_DISPATCH) return st;
-  dc_device_t* fallback = op->fallback ? op->fallback : a->graph->fallback;
-  if (fallback == NULL && !a->graph->no_fallback) {  // the CPU by default
-    dc_context_t* ctx = dc_device_context(device);
-    fallback = ctx->device_count > 0 ? ctx->devices[0] : NULL;
-  }
-  if (fallback == NULL ||
-      fallback == device || !device_failure(st)) {
-    return st;
-  }
+  if (st == DC_OK || fallback == NULL || !device_failure(st)) return st;
   dc__saved_error_t first;
   dc__error_save(&first);
   dc_context_t* ctx = dc_device_context(fallback);

@@ -268,17 +268,17 @@ static dc_status_t execute(dc__cmd_t* cmd) {
       return dc__kernel_run(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
                             cmd->u.dispatch.args);
     case DC_CMD_COPY:
-      return dc_buffer_copy(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+      return dc__buffer_copy(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
                             cmd->u.transfer.src, cmd->u.transfer.src_offset,
                             cmd->u.transfer.count);
     case DC_CMD_WRITE:
-      return dc_buffer_write(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+      return dc__buffer_write(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
                              cmd->u.transfer.host, cmd->u.transfer.count);
     case DC_CMD_READ:
-      return dc_buffer_read(cmd->u.transfer.src, cmd->u.transfer.src_offset,
+      return dc__buffer_read(cmd->u.transfer.src, cmd->u.transfer.src_offset,
                             cmd->u.transfer.host, cmd->u.transfer.count);
     case DC_CMD_FILL:
-      return dc_buffer_fill(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+      return dc__buffer_fill(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
                             cmd->u.transfer.count, cmd->u.transfer.value);
     case DC_CMD_HOST:
       return dc__call_host_fn(cmd->u.host.fn, cmd->u.host.user_data);

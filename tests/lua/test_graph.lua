@@ -83,9 +83,15 @@ local function child_fallback()
   r = g:run()
   t.equal(dc.breaker_state("cpu:1"), "open", "breaker opened")
   t.equal(dc.device("cpu:1"):health().state, "quarantined", "quarantined")
-  -- Open: the fill (which cannot fall back) fails fast; the dispatch
-  -- falls back without trying cpu:1.
-  local err = t.raises("CIRCUIT_OPEN", "circuit 'cpu:1' is open", g.run, g)
+  -- Open: a fill that cannot fall back and may not retry (attempts = 1)
+  -- fails fast, naming the breaker; with retries it would wait for the
+  -- half-open probe.
+  local once = dc.graph { name = "once", retry = { attempts = 1 },
+                          breaker = { failures = 4, open_for = 0.2 } }
+  once:fill("init", a, 1.5)
+  once:dispatch("twice", prog.scale, { grid = N }, { a, b, 2 })
+  local err = t.raises("CIRCUIT_OPEN", "circuit 'cpu:1' is open", once.run,
+                       once)
   t.equal(err.op, "init", "the fill failed")
   t.equal(err.report.twice.state, "cancelled", "its dependent cancelled")
   g = dc.graph { name = "fb2", breaker = { failures = 4, open_for = 0.2 } }

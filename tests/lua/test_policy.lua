@@ -91,7 +91,7 @@ do
   t.equal(b.window, 10, "window")
   t.equal(b.open_for, 2, "open_for")
   t.equal(b.probes, 1, "default probes")
-  t.equal(b.min_calls, 10, "default min_calls")
+  t.equal(b.min_calls, 20, "default min_calls")
   t.equal(b.ratio, nil, "no ratio")
   t.equal(b.nothing, nil, "unknown field")
   local codes = b.failure_codes
@@ -103,7 +103,9 @@ do
   t.equal(tostring(b), "dc.breaker { failures = 5, window = 10, " ..
           "open_for = 2, probes = 1 }", "tostring")
   local d = dc.breaker {}
-  t.equal(d.failures, 5, "default failures")
+  t.equal(d.failures, nil, "no count by default")
+  t.equal(d.ratio, 0.5, "default: a failure rate of half the calls")
+  t.equal(d.min_calls, 20, "default min_calls")
   t.equal(d.window, 10, "default window")
   t.equal(d.open_for, 1, "default open_for")
   local r = dc.breaker { ratio = 0.5, min_calls = 4, probes = 2,

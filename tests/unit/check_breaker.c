@@ -95,9 +95,10 @@ START_TEST(test_breaker_defaults_are_filled_in) {
   DC_CK_OK(dc_breaker_create(ctx, "d", NULL, &b));
   dc_breaker_params_t p;
   DC_CK_OK(dc_breaker_params(b, &p));
-  ck_assert_uint_eq(p.failure_threshold, 5);
-  ck_assert(p.failure_ratio == 0.0);
-  ck_assert_uint_eq(p.min_calls, 10);
+  // A failure rate, not a count (see DEFAULT_RATIO in breaker.c).
+  ck_assert_uint_eq(p.failure_threshold, 0);
+  ck_assert(p.failure_ratio == 0.5);
+  ck_assert_uint_eq(p.min_calls, 20);
   ck_assert_uint_eq(p.window_ns, 10 * SEC);
   ck_assert_uint_eq(p.open_ns, 1 * SEC);
   ck_assert_uint_eq(p.half_open_probes, 1);
@@ -649,7 +650,8 @@ START_TEST(test_breaker_registry_finds_by_name) {
   ck_assert_uint_eq(got.failure_threshold, 9);
   ck_assert_uint_eq(got.open_ns, 5 * MS);
   DC_CK_OK(dc_breaker_params(cpu, &got));
-  ck_assert_uint_eq(got.failure_threshold, 5);
+  ck_assert_uint_eq(got.failure_threshold, 0);
+  ck_assert(got.failure_ratio == 0.5);
   dc_breaker_params_t bad = {.failure_ratio = 3};
   DC_CK_FAIL(dc_breaker_set_defaults(ctx, &bad), DC_ERR_INVALID_ARGUMENT,
              "failure_ratio");

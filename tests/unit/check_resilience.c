@@ -552,6 +552,110 @@ START_TEST(test_fallback_defaults_to_the_cpu) {
 }
 END_TEST
 
+// Synchronous calls feed the device's health as streams and graphs do: a
+// failed dispatch, fill and compile each count once; the caller's mistakes
+// do not; a lost device is marked lost.
+START_TEST(test_synchronous_failures_feed_health) {
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  dc_program_t* p = build_on(primary, "resilience.cl", kKernels, NULL);
+  dc_buffer_t* b = ints(primary, "b");
+  dc_arg_t args[2] = {dc_arg_buffer(b), dc_arg_i32(1)};
+  dc_dispatch_t grid = {.dims = 1, .global = {LEN}};
+  dc_device_health_t h;
+  const uint32_t sites[] = {DC_FAULT_LAUNCH, DC_FAULT_COPY,
+                            DC_FAULT_COMPILE};
+  for (uint64_t k = 0; k < 3; ++k) {
+    dc_fault_rule_t rule = {.sites = sites[k], .nth = 1,
+                            .device = dc_device_name(primary)};
+    uint32_t id = 0;
+    DC_CK_OK(dc_fault_add(c, &rule, &id));
+    int32_t v = 0;
+    dc_program_t* q = NULL;
+    dc_program_params_t pp = {.source = kKernels};
+    dc_status_t st =
+        k == 0   ? dc_kernel_dispatch(kernel_of(p, "step"), &grid, args, 2)
+        : k == 1 ? dc_buffer_fill(b, 0, LEN, &v)
+                 : dc_program_create(primary, &pp, &q);
+    ck_assert_int_eq(st, DC_ERR_UNAVAILABLE);
+    DC_CK_ERROR_HAS("injected fault");  // the message survives
+    DC_CK_OK(dc_fault_remove(c, id));
+    DC_CK_OK(dc_device_health(primary, &h));
+    ck_assert_uint_eq(h.failures, k + 1);
+    ck_assert_str_eq(h.reason, dc_last_error());
+  }
+  // The caller's mistake: not the device's.
+  dc_arg_t wrong[1] = {dc_arg_i32(1)};
+  DC_CK_FAIL(dc_kernel_dispatch(kernel_of(p, "step"), &grid, wrong, 1),
+             DC_ERR_INVALID_ARGUMENT, "step");
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_uint_eq(h.failures, 3);
+  dc_fault_rule_t lost = {.sites = DC_FAULT_LAUNCH, .permanent = true,
+                          .device = dc_device_name(primary)};
+  DC_CK_OK(dc_fault_add(c, &lost, NULL));
+  DC_CK_FAIL(dc_kernel_dispatch(kernel_of(p, "step"), &grid, args, 2),
+             DC_ERR_DEVICE_LOST, "injected fault");
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_LOST);
+  dc_buffer_release(b);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
+// A graph may bring a breaker of its own: its ops ask that one, with its
+// parameters, and nothing else; another graph on the same device keeps
+// the registry's. No conflict between the two.
+START_TEST(test_graph_breaker_objects) {
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  dc_program_t* p = build_on(primary, "resilience.cl", kKernels, NULL);
+  dc_breaker_params_t bp = {.failure_threshold = 2,
+                            .open_ns = 60ull * 1000 * 1000 * 1000};
+  dc_breaker_t* own = NULL;
+  DC_CK_OK(dc_breaker_create(c, "mine", &bp, &own));
+  dc_fault_rule_t rule = {.sites = DC_FAULT_LAUNCH,
+                          .device = dc_device_name(primary)};
+  DC_CK_OK(dc_fault_add(c, &rule, NULL));
+  dc_retry_policy_t once = {.max_attempts = 1};
+  dc_buffer_t* bufs[CHAINS];
+  for (int k = 0; k < CHAINS; ++k) bufs[k] = ints(primary, "chain");
+  dc_stream_group_t* grp = group_on(primary, 1);
+  dc_graph_params_t mine = {.retry = &once, .no_fallback = true,
+                            .breaker = own};
+  dc_graph_params_t plain = {.retry = &once, .no_fallback = true};
+  dc_graph_t* g = chains(p, bufs, 1, &mine);
+  dc_graph_t* h = chains(p, bufs, 1, &plain);
+  dc_breaker_release(own);  // the graph keeps it
+  dc_graph_exec_t *eg = NULL, *eh = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &eg));
+  DC_CK_OK(dc_graph_instantiate(h, grp, &eh));
+  for (int run = 0; run < 2; ++run) {
+    DC_CK_FAIL(dc_graph_exec_run(eg, NULL), DC_ERR_UNAVAILABLE,
+               "injected fault");
+  }
+  DC_CK_FAIL(dc_graph_exec_run(eg, NULL), DC_ERR_CIRCUIT_OPEN,
+             "circuit 'mine' is open");
+  // The other graph's ops still reach the device: its breakers are the
+  // registry's, which saw none of the first graph's failures.
+  DC_CK_FAIL(dc_graph_exec_run(eh, NULL), DC_ERR_UNAVAILABLE,
+             "injected fault");
+  dc_breaker_t* registry = NULL;
+  DC_CK_OK(dc_breaker_find(c, dc_device_name(primary), &registry));
+  dc_breaker_stats_t rs;
+  DC_CK_OK(dc_breaker_stats(registry, &rs));
+  ck_assert_uint_eq(rs.failures, 1);
+  dc_graph_exec_destroy(eg);
+  dc_graph_exec_destroy(eh);
+  dc_graph_release(g);
+  dc_graph_release(h);
+  dc_stream_group_release(grp);
+  for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
 static Suite* resilience_suite(void) {
   Suite* s = dc_test_kernel_suite("resilience", "dc-check-resilience");
   TCase* tc = tcase_create("graphs");
@@ -567,6 +671,8 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_allocation_waits_for_work_in_flight);
   tcase_add_test(tc, test_lost_device_is_quarantined_and_reported);
   tcase_add_test(tc, test_fallback_defaults_to_the_cpu);
+  tcase_add_test(tc, test_synchronous_failures_feed_health);
+  tcase_add_test(tc, test_graph_breaker_objects);
   return s;
 }
 

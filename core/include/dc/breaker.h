@@ -93,13 +93,15 @@ typedef void (*dc_breaker_transition_fn_t)(dc_breaker_t* breaker,
 #endif
 
 typedef struct dc_breaker_params_t {
-  // Failures in the window that open the breaker (0: 5; but 0 turns the
-  // count off when failure_ratio is set).
+  // Failures in the window that open the breaker (0: no count rule).
   uint32_t failure_threshold;
   // Opens when failures/calls in the window >= this, once the window has
-  // min_calls calls (0: off; otherwise in (0, 1]).
+  // min_calls calls (0: off when failure_threshold is set, else 0.5;
+  // otherwise in (0, 1]). The zeroed params thus open on a failure rate
+  // of half the calls: random faults that retries absorb never reach it
+  // (docs/resilience.md has the reasoning).
   double failure_ratio;
-  // Calls the window needs before the ratio applies (0: 10).
+  // Calls the window needs before the ratio applies (0: 20).
   uint32_t min_calls;
   // The rolling window (0: 10 s; at least 10 ns).
   uint64_t window_ns;

@@ -11,6 +11,7 @@
 
 #include "dc/buffer.h"
 #include "dc/kernel.h"
+#include "dc/breaker.h"
 #include "dc/retry.h"
 #include "dc/status.h"
 #include "dc/stream.h"
@@ -83,6 +84,11 @@ typedef struct dc_graph_params_t {
   dc_device_t* fallback;
   bool no_fallback;            // no fallback at all
   bool no_breakers;            // skip the circuit breakers
+  // A breaker of the graph's own (dc_breaker_create; retained) that its
+  // ops ask instead of their device's and kernel's: parts of a program
+  // that want other breaker parameters make their own and share them
+  // explicitly. NULL: the device's and kernel's (the registry's).
+  dc_breaker_t* breaker;
 } dc_graph_params_t;
 
 // Creates an empty graph in |context|. |params| may be NULL.
@@ -127,6 +133,9 @@ typedef struct dc_op_options_t {
   // The op overwrites what it writes in full, so a retry needs no restored
   // inputs (see "Retries are safe" in docs/resilience.md).
   bool no_snapshot;
+  // The op's own breaker (retained), asked instead of the graph's or its
+  // device's and kernel's; NULL: those.
+  dc_breaker_t* breaker;
 } dc_op_options_t;
 
 // Each adder below takes the op's name and |options| (NULL: none), and

@@ -496,7 +496,7 @@ dc_status_t dc_kernel_dispatch(dc_kernel_t* k, const dc_dispatch_t* dispatch,
                      .end_ns = end, .kernel = k};
   if (st != DC_OK) dc__telemetry_error(ctx, st, dc_last_error());
   dc__telemetry_span(ctx, &span);
-  return st;
+  return dc__device_outcome(k->program->device, st);
 }
 
 // The bytes of one element of argument |arg| (its pointee), 1 if unknown.

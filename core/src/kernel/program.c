@@ -214,8 +214,9 @@ dc_status_t dc_program_create(dc_device_t* device,
   *out_program = NULL;
   size_t length = 0;
   DC_RETURN_IF_ERROR(check_params(device, params, &length));
-  DC_RETURN_IF_ERROR(dc__fault_check(device->context, DC_FAULT_COMPILE, device,
-                                     params->name ? params->name : "program"));
+  DC_RETURN_IF_ERROR(dc__device_outcome(
+      device, dc__fault_check(device->context, DC_FAULT_COMPILE, device,
+                              params->name ? params->name : "program")));
   dc_program_t* p = NULL;
   DC_RETURN_IF_ERROR(
       dc__program_new(device, params->name ? params->name : "program", &p));
@@ -246,7 +247,7 @@ dc_status_t dc_program_create(dc_device_t* device,
   }
   dc__diag_free(&diag);
   dc__arena_free_all(&scratch);
-  return st;
+  return dc__device_outcome(device, st);  // a compiler that failed to run
 }
 
 dc_status_t dc_program_build_for(const dc_program_t* program,

@@ -239,9 +239,9 @@ static dc_status_t run_step(char* const argv[], const char* output,
     while (missing > log && missing[-1] != '\n') --missing;
     dc_status_t st = DC_FAIL(
         DC_ERR_UNAVAILABLE,
-        "the C compiler '%s' could not %s for program '%s': %.*s; the C "
-        "library's development files are missing (on Debian: apt-get "
-        "install libc6-dev)",
+        "the C library's development files are missing (on Debian: "
+        "apt-get install libc6-dev): the C compiler '%s' could not %s for "
+        "program '%s': %.*s",
         argv[0], what, file, (int)strcspn(missing, "\n"), missing);
     dc_allocator_free(diag->allocator, log, log_size);
     return st;
