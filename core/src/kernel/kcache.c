@@ -2,13 +2,16 @@
 // SPDX-License-Identifier: MIT
 #include "kernel/kcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/sha256.h"
@@ -31,6 +34,17 @@ static const char kMagic[4] = {'D', 'C', 'K', 'C'};
 
 #define KEY_HEX_SIZE (2 * 32 + 1)
 #define COPY_CHUNK 16384
+
+// Temporary files left by writers that stopped (killed during a store).
+// A store writes its temporary file in milliseconds, and the file's
+// modification time moves with every write; so one untouched for
+// STALE_AFTER_S is left over, whoever wrote it, and one whose writer's
+// process is gone (its pid is in the name) is left over once untouched for
+// DEAD_WRITER_AFTER_S, a grace that covers a writer of another machine
+// sharing the directory, whose pid means nothing here.
+#define STALE_AFTER_S (15 * 60)
+#define DEAD_WRITER_AFTER_S 10
+#define TEMP_MARK ".tmp-"
 
 // Everything but the counters and the two flags is fixed at creation.
 // |off| only ever goes from false to true; |dir_ready| caches "the
@@ -275,6 +289,74 @@ static dc_status_t ensure_dir(dc__kcache_t* cache) {
   return DC_OK;
 }
 
+//===-- Temporary files left behind -------------------------------------===//
+//
+// Writers name their temporary files `<name>.tmp-<pid>-XXXXXX`: stores
+// `.<hex>.tmp-<pid>-XXXXXX`, and the CPU backend's compiler identity file
+// `compiler-<h>.id.tmp-XXXXXX` (older stores too had no pid). A writer
+// killed between creating one and renaming it leaves it behind, and
+// nothing would ever read or remove it; so opening the cache sweeps them
+// (sweep_temporaries). Only regular files whose name has the mark are
+// considered; entries, directories and links never are.
+
+// The writer's pid in a temporary file's name (after TEMP_MARK: digits,
+// then '-'), or 0 when it has none.
+static pid_t temp_writer(const char* mark) {
+  const char* p = mark + strlen(TEMP_MARK);
+  long pid = 0;
+  const char* digits = p;
+  while (*p >= '0' && *p <= '9' && pid < 1000000000L) {
+    pid = pid * 10 + (*p++ - '0');
+  }
+  return p > digits && *p == '-' && pid > 0 ? (pid_t)pid : 0;
+}
+
+// Whether the process |pid| is gone (not merely someone else's).
+static bool process_gone(pid_t pid) {
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Whether the file |name| in |dir_fd| is a temporary file left over.
+static bool temp_left_over(int dir_fd, const char* name, time_t now) {
+  const char* mark = strstr(name, TEMP_MARK);
+  if (mark == NULL || mark == name) return false;
+  struct stat st;
+  if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(st.st_mode)) {
+    return false;
+  }
+  time_t idle = now > st.st_mtime ? now - st.st_mtime : 0;
+  if (idle >= STALE_AFTER_S) return true;
+  pid_t writer = temp_writer(mark);
+  return writer != 0 && writer != getpid() && idle >= DEAD_WRITER_AFTER_S &&
+         process_gone(writer);
+}
+
+// Removes the temporary files left over in the cache's directory, if it
+// exists, and says how many went (at DC_LOG_INFO). A writer whose file
+// goes while it still writes only sees its store fail.
+static void sweep_temporaries(dc__kcache_t* cache) {
+  int dir_fd = open(cache->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* dir = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
+  if (dir == NULL) {
+    if (dir_fd >= 0) close(dir_fd);
+    return;  // none yet: the first store makes it
+  }
+  time_t now = time(NULL);
+  unsigned removed = 0;
+  for (struct dirent* e; (e = readdir(dir)) != NULL;) {
+    if (temp_left_over(dir_fd, e->d_name, now) &&
+        unlinkat(dir_fd, e->d_name, 0) == 0) {
+      ++removed;
+    }
+  }
+  closedir(dir);
+  if (removed > 0) {
+    kc_log(cache, DC_LOG_INFO, "kernel cache: removed %u temporary file(s) "
+           "that stopped writers left in '%s'", removed, cache->dir);
+  }
+}
+
 //===-- Lifecycle -------------------------------------------------------===//
 
 dc_status_t dc__kcache_create(dc_allocator_t allocator, const char* dir,
@@ -305,6 +387,8 @@ dc_status_t dc__kcache_create(dc_allocator_t allocator, const char* dir,
       kc_log(cache, DC_LOG_WARN, "kernel cache: %s; disk cache disabled",
              why);
     }
+  } else {
+    sweep_temporaries(cache);
   }
   *out_cache = cache;
   return DC_OK;
@@ -527,11 +611,13 @@ static bool is_dir_errno(int err) {
 }
 
 // Creates a unique temporary file next to the entry (same filesystem, so
-// the rename is atomic) and opens it; its name goes to |tmp|.
+// the rename is atomic) and opens it; its name goes to |tmp|. The name
+// carries our pid, for sweep_temporaries.
 static dc_status_t open_temp(dc__kcache_t* cache, const char* hex, char* tmp,
                              int* out_fd) {
   for (int attempt = 0;; ++attempt) {
-    snprintf(tmp, DC_KCACHE_PATH_SIZE, "%s/.%s.tmp-XXXXXX", cache->dir, hex);
+    snprintf(tmp, DC_KCACHE_PATH_SIZE, "%s/.%s" TEMP_MARK "%ld-XXXXXX",
+             cache->dir, hex, (long)getpid());
     int fd = mkostemp(tmp, O_CLOEXEC);  // no fd leaks into compilers
     if (fd >= 0) {
       *out_fd = fd;

@@ -39,8 +39,10 @@
 // a stray file. Such an entry counts as corrupt, is deleted, and the lookup
 // misses, so the caller compiles again and stores a fresh one.
 //
-// Temporary files of a writer that died before its rename stay behind as
-// hidden `.<hex>.tmp-XXXXXX` files; lookups never read them.
+// Temporary files are hidden `.<hex>.tmp-<pid>-XXXXXX` files; lookups
+// never read them. Those of a writer that died before its rename are
+// removed when a cache is opened: once idle 10 s when their writer's
+// process is gone, once idle 15 minutes in any case.
 //
 // Failure. The cache never stops the engine: a lookup that cannot read an
 // entry misses, and a store that fails returns a status the caller may log

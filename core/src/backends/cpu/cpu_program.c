@@ -12,14 +12,19 @@
 // costs a hash and a lookup; in a new process, a disk cache hit costs a
 // file read and a dlopen.
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "context_internal.h"
@@ -66,6 +71,8 @@ static void kcache_log(void* user_data, dc_log_level_t level,
   dc_context_log(user_data, level, "kcache", "%s", message);
 }
 
+static void sweep_build_dirs(void);
+
 // Probes the compiler and opens the cache, once; later calls return the
 // outcome of the first. Called with the device lock held.
 static dc_status_t prepare_kernels(dc__cpu_device_t* cpu) {
@@ -78,6 +85,7 @@ static dc_status_t prepare_kernels(dc__cpu_device_t* cpu) {
   dc_context_t* ctx = cpu->base.context;
   dc_context_params_t params;
   dc_context_params(ctx, &params);
+  sweep_build_dirs();
   dc_status_t st = dc__kcache_create(cpu->allocator, params.kernel_cache_dir,
                                      kcache_log, ctx, &cpu->kcache);
   if (st == DC_OK) {
@@ -338,19 +346,75 @@ static dc_status_t load_module(dc__cpu_device_t* cpu, const uint8_t key[32],
   return DC_OK;
 }
 
+//===-- Build directories -----------------------------------------------===//
+//
+// Each build compiles in a private directory, $TMPDIR/dclua-build-<pid>-
+// XXXXXX, removed when the build ends. A process killed while it compiles
+// leaves its directory behind, so the first build of each device sweeps
+// them: directories of ours with that prefix whose process is gone and
+// which have not changed for BUILD_DEAD_AFTER_S (a grace for a pid of
+// another machine or container sharing $TMPDIR), or which have not changed
+// for BUILD_STALE_AFTER_S whoever made them (names without a pid, from
+// before; no build takes that long).
+#define BUILD_PREFIX "dclua-build-"
+#define BUILD_DEAD_AFTER_S 10
+#define BUILD_STALE_AFTER_S (24 * 3600)
+
+static const char* build_root(void) {
+  const char* tmp = getenv("TMPDIR");
+  return tmp != NULL && *tmp != '\0' ? tmp : "/tmp";
+}
+
+// Whether the entry |name| of |dir_fd| is a build directory left over.
+static bool build_dir_left_over(int dir_fd, const char* name, time_t now) {
+  if (strncmp(name, BUILD_PREFIX, strlen(BUILD_PREFIX)) != 0) return false;
+  struct stat st;
+  if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+    return false;
+  }
+  time_t idle = now > st.st_mtime ? now - st.st_mtime : 0;
+  if (idle >= BUILD_STALE_AFTER_S) return true;
+  const char* p = name + strlen(BUILD_PREFIX);
+  long pid = 0;
+  while (*p >= '0' && *p <= '9' && pid < 1000000000L) {
+    pid = pid * 10 + (*p++ - '0');
+  }
+  return *p == '-' && pid > 0 && pid != (long)getpid() &&
+         idle >= BUILD_DEAD_AFTER_S && kill((pid_t)pid, 0) != 0 &&
+         errno == ESRCH;
+}
+
+// Removes the build directories left over in $TMPDIR (see above).
+static void sweep_build_dirs(void) {
+  const char* root = build_root();
+  DIR* d = opendir(root);
+  if (d == NULL) return;
+  time_t now = time(NULL);
+  for (struct dirent* e; (e = readdir(d)) != NULL;) {
+    if (!build_dir_left_over(dirfd(d), e->d_name, now)) continue;
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+    if (n > 0 && (size_t)n < sizeof(path)) {
+      nftw(path, remove_entry, 8, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    }
+  }
+  closedir(d);
+}
+
 // Compiles in a private temporary directory, stores the result in the
 // cache, and loads it.
 static dc_status_t build_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
                                 const uint8_t key[32], uint8_t* modes,
                                 dc__cpu_module_t** out) {
   char dir[256];
-  const char* tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof(dir), "%s/dclua-build-XXXXXX",
-           tmp && *tmp ? tmp : "/tmp");
+  const char* tmp = build_root();
+  snprintf(dir, sizeof(dir), "%s/" BUILD_PREFIX "%ld-XXXXXX", tmp,
+           (long)getpid());
   if (mkdtemp(dir) == NULL) {
     return DC_FAIL(DC_ERR_UNAVAILABLE,
-                   "cannot create a build directory in %s: %s",
-                   tmp && *tmp ? tmp : "/tmp", strerror(errno));
+                   "cannot create a build directory in %s: %s", tmp,
+                   strerror(errno));
   }
   char so_path[300], entry[DC_KCACHE_PATH_SIZE];
   snprintf(so_path, sizeof(so_path), "%s/kernels.so", dir);
