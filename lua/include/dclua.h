@@ -49,8 +49,10 @@ DC_API dc_context_t* dclua_context(lua_State* L);
 // [-0, +1, m]
 DC_API void dclua_push_error(lua_State* L, dc_status_t status);
 
-// Makes long graph runs in |L| print a progress line on standard error
-// (the runner turns it on when standard error is a terminal).
+// Makes long work in |L| (graph runs, compiles, large transfers,
+// dc.progress) print a progress line on standard error (the runner turns
+// it on when standard error is a terminal; DC_PROGRESS overrides it, see
+// docs/lua/runner.md).
 // [-0, +0, m]
 DC_API void dclua_set_progress(lua_State* L, bool enabled);
 
@@ -260,7 +262,8 @@ DC_API dc_status_t dclua_engine_call(dclua_engine_t* engine, int nargs,
 //     Lua chunks load from source only (load, loadfile, dofile and require
 //     refuse precompiled chunks, which could crash the interpreter);
 //   - files are written only below |write_dir| (resolved once, so links
-//     and ".." cannot leave it), or nowhere when it is NULL: io.open with
+//     and ".." cannot leave it, and no symbolic or hard link leads a write
+//     out of it), or nowhere when it is NULL: io.open with
 //     a mode that writes ("w", "a", "+"), os.remove and os.rename answer
 //     nil, message, errno outside it; io.output(name) raises; os.tmpname
 //     names a file inside it; the dc module's own writes (traces, images)
@@ -286,8 +289,10 @@ DC_API size_t dclua_engine_memory_used(dclua_engine_t* engine);
 // time (0: no limit). Past it the script fails with "time limit exceeded"
 // (DC_ERR_DEADLINE_EXCEEDED) at its next Lua instruction, and pcall cannot
 // hold it back: every Lua instruction raises again until the run ends.
-// Time spent blocked in C (waiting for device work) counts, but the error
-// comes only once the script runs Lua code again.
+// Time spent blocked in C counts too: the module's blocking waits (stream,
+// event and graph waits, futures) end at the deadline with the same error,
+// and checked kernels still running are stopped; an unchecked kernel runs
+// to its end.
 // Returns DC_ERR_INVALID_ARGUMENT for a NULL engine or a negative or not
 // finite |seconds|.
 DC_API dc_status_t dclua_engine_set_time_limit(dclua_engine_t* engine,

@@ -60,6 +60,12 @@ static const char kUsage[] =
     "  --time-limit S    stop each chunk (-e, -l, the script, an "
     "interactive line)\n"
     "                    after S seconds\n"
+    "  --progress[=WHEN] progress lines on stderr for long work; WHEN is "
+    "auto (on a\n"
+    "                    terminal: the default), on (also plain "
+    "--progress), off, or\n"
+    "                    always (even short work leaves its line); sets "
+    "DC_PROGRESS\n"
     "  --                stop handling options\n"
     "LUA_INIT_5_4 or LUA_INIT (a chunk, or @file) runs first, then -e and\n"
     "-l in the order given, then the script; a script named - is read from\n"
@@ -88,6 +94,7 @@ typedef struct options_t {
   const char* device;
   const char* trace_path;
   const char* metrics_path;  // --metrics
+  const char* progress;      // --progress: a DC_PROGRESS value; NULL: none
   double memory_limit_mb;  // 0: none
   double time_limit;       // seconds; 0: none
   int script_index;        // index in argv of the script, 0 if none
@@ -187,7 +194,23 @@ static int parse_valued(int argc, char** argv, int* i, options_t* o) {
   return -1;
 }
 
-// Handles one option without a value; returns 0, or -1 when |a| is none.
+// --progress=WHEN: one of the values of DC_PROGRESS; returns an exit
+// status or 0.
+static int parse_progress(const char* a, options_t* o) {
+  static const char* const kWhen[] = {"auto", "on", "off", "always"};
+  for (size_t k = 0; k < sizeof(kWhen) / sizeof(kWhen[0]); ++k) {
+    if (strcmp(a + 11, kWhen[k]) == 0) {
+      o->progress = kWhen[k];
+      return 0;
+    }
+  }
+  fprintf(stderr, "dclua: --progress '%s' is not auto, on, off or always\n"
+          USAGE_HINT, a + 11);
+  return EXIT_USAGE;
+}
+
+// Handles one option without a value; returns 0, an exit status, or -1
+// when |a| is none.
 static int parse_flag(const char* a, options_t* o) {
   if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
     o->version = true;
@@ -206,6 +229,10 @@ static int parse_flag(const char* a, options_t* o) {
   } else if (strncmp(a, "--sandbox=", 10) == 0 && a[10] != '\0') {
     o->sandbox = true;
     o->sandbox_dir = a + 10;
+  } else if (strcmp(a, "--progress") == 0) {
+    o->progress = "on";
+  } else if (strncmp(a, "--progress=", 11) == 0) {
+    return parse_progress(a, o);
   } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
     fputs(kUsage, stdout);
     exit(EXIT_SUCCESS);
@@ -451,6 +478,10 @@ static void finish_at_exit(void) { finish(); }
 
 static int run_engine(dc_context_t* context, const options_t* o, int argc,
                       char** argv) {
+  // --progress works through DC_PROGRESS, which the module checks when it
+  // opens and reads when work begins (programs the script starts inherit
+  // it too).
+  if (o->progress != NULL) setenv("DC_PROGRESS", o->progress, 1);
   dclua_engine_t* engine = NULL;
   dc_status_t status = dclua_engine_create(context, &engine);
   if (status == DC_OK) status = setup_engine(engine, o, argc, argv);

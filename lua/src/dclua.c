@@ -1,6 +1,7 @@
 // dclua.c: luaopen_dc, the entry point of the `dc` module.
 // SPDX-License-Identifier: MIT
 #include "dclua_internal.h"
+#include "l_progress.h"
 
 // [-0, +1, e]  dc.poll() -> n: runs the Lua callbacks that engine threads
 // have queued (event completions, stream host functions) and returns how
@@ -30,5 +31,6 @@ int luaopen_dc(lua_State* L) {
   dclua_open_telemetry(L);
   dclua_open_fault(L);
   dclua_open_image(L);
+  dclua_open_progress(L);
   return 1;
 }

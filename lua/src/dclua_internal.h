@@ -211,8 +211,9 @@ dclua_queue_t* dclua_queue_create(void);  // NULL when out of memory
 void dclua_queue_close(dclua_queue_t* queue);
 dclua_queue_t* dclua_state_queue(lua_State* L);
 
-// Whether the runner asked for a progress line on long graph runs (set
-// with dclua_set_progress; off by default).
+// Whether the host asked for progress lines on long work (set with
+// dclua_set_progress; off by default). l_progress.h combines it with
+// DC_PROGRESS and a caller's own request.
 bool dclua_progress_enabled(lua_State* L);
 
 // Whether a script may write |path| (see dclua_set_write_root).
@@ -406,7 +407,8 @@ void dclua_push_new_event(lua_State* L, dc_device_t* device, int options);
 
 // Waits up to |timeout_ns| for |event| through dclua_wait, holding a
 // reference (so that a Lua callback run meanwhile may close its object),
-// and returns the wait's status.
+// and returns the wait's status; raises the run's time-limit error when
+// the run's deadline, not |timeout_ns|, ended the wait (l_watchdog.h).
 // [-0, +0, e]
 dc_status_t dclua_wait_event(lua_State* L, dc_event_t* event,
                              uint64_t timeout_ns);

@@ -30,6 +30,12 @@
 // with large Lua heaps as well, at a cost proportional to the allocation.
 // When the device is out of memory, creation collects fully and retries
 // once, as Lua itself does when its own allocator fails.
+//
+// Progress. A large transfer (PROGRESS_BYTES or more, or PROGRESS_ELEMENTS
+// to or from a table) shows a progress line when lines are on
+// (l_progress.h): "buf:read: 64.0/256.0 MiB  1.2 s". It then moves its
+// bytes in steps of PROGRESS_STEP_BYTES so the line can count them; a
+// table's count advances as its elements are converted, the slow part.
 // SPDX-License-Identifier: MIT
 #include <float.h>
 #include <limits.h>
@@ -39,10 +45,18 @@
 #include <string.h>
 
 #include "dclua_internal.h"
+#include "l_progress.h"
 
 // Elements converted per step when a range moves through a host scratch
 // block, so that reading a huge buffer into a table needs little memory.
 #define CHUNK_ELEMENTS 8192
+
+// Transfers of at least this many bytes, or to or from a table of at least
+// this many elements, show a progress line; a line counts steps of
+// PROGRESS_STEP_BYTES.
+#define PROGRESS_BYTES ((size_t)64 << 20)
+#define PROGRESS_ELEMENTS ((size_t)8 << 20)
+#define PROGRESS_STEP_BYTES ((size_t)16 << 20)
 
 // Below this many bytes of new buffers the backstop collection waits:
 // small scripts never pay for a full collection.
@@ -252,12 +266,15 @@ static void push_element(lua_State* L, dc_dtype_t dtype, const void* src) {
 
 // Converts the |count| numbers of the table at |index| into a block of
 // elements of |dtype|, left on the stack as a userdata (so an error while
-// converting leaks nothing). Raises naming the first bad element.
+// converting leaks nothing), counting the bytes converted on |line| (may
+// be NULL). Raises naming the first bad element.
 static void* table_to_elements(lua_State* L, int index, dc_dtype_t dtype,
-                               size_t count, const char* fn) {
+                               size_t count, const char* fn,
+                               dclua_progress_t* line) {
   size_t esize = dc_dtype_size(dtype);
   unsigned char* block = lua_newuserdatauv(L, count * esize, 0);
   for (size_t i = 0; i < count; ++i) {
+    if (i % CHUNK_ELEMENTS == 0) dclua_progress_set(line, i * esize);
     lua_rawgeti(L, index, (lua_Integer)i + 1);
     convert_t result = to_element(L, -1, dtype, block + i * esize);
     if (result != CONVERT_OK) {
@@ -321,6 +338,81 @@ static void check_window(lua_State* L, const char* fn, const char* which,
 static size_t rest_of(const dc_buffer_t* buffer, size_t offset) {
   size_t length = dc_buffer_length(buffer);
   return offset < length ? length - offset : 0;
+}
+
+//===-- Transfers and their progress line -------------------------------===//
+
+// The progress line of one transfer: |line| is NULL when there is none,
+// and |slot| the stack index of the to-be-closed dc.progress that owns it
+// (0 when nothing was pushed).
+typedef struct transfer_t {
+  dclua_progress_t* line;
+  int slot;
+} transfer_t;
+
+// Begins the progress line of a transfer |fn| of |count| elements of
+// |esize| bytes (converted to or from a table when |table|), if it is
+// large enough and lines are on: pushes its to-be-closed dc.progress.
+// [-0, +(0|1), m]
+static transfer_t transfer_begin(lua_State* L, const char* fn, size_t count,
+                                 size_t esize, bool table) {
+  transfer_t t = {NULL, 0};
+  bool large = count * esize >= PROGRESS_BYTES ||
+               (table && count >= PROGRESS_ELEMENTS);
+  if (!large || !dclua_progress_wanted(L, DCLUA_PROGRESS_DEFAULT)) return t;
+  dclua_progress_params_t params = {.label = fn,
+                                    .kind = DCLUA_PROGRESS_BYTES,
+                                    .total = count * esize,
+                                    .request = DCLUA_PROGRESS_DEFAULT};
+  t.line = dclua_progress_push(L, &params);
+  lua_toclose(L, -1);
+  t.slot = lua_gettop(L);
+  return t;
+}
+
+// Ends the line of |t| (its final count stays on stderr).
+// [-0, +0, -]
+static void transfer_end(lua_State* L, const transfer_t* t) {
+  if (t->slot != 0) lua_closeslot(L, t->slot);
+}
+
+// A move between host memory and a buffer, or between two buffers: a read
+// has |src| and |host|, a write |dst| and |host|, a copy |dst| and |src|.
+typedef struct move_t {
+  dc_buffer_t* dst;
+  size_t dst_offset;
+  const dc_buffer_t* src;
+  size_t src_offset;
+  unsigned char* host;
+} move_t;
+
+// Moves elements |done|..|done|+|n|-1 (of |esize| bytes) of |m|.
+static dc_status_t move_part(const move_t* m, size_t done, size_t n,
+                             size_t esize) {
+  if (m->dst == NULL) {
+    return dc_buffer_read(m->src, m->src_offset + done, m->host + done * esize,
+                          n);
+  }
+  if (m->src == NULL) {
+    return dc_buffer_write(m->dst, m->dst_offset + done,
+                           m->host + done * esize, n);
+  }
+  return dc_buffer_copy(m->dst, m->dst_offset + done, m->src,
+                        m->src_offset + done, n);
+}
+
+// Moves the |count| elements of |m|: at once without a progress line,
+// else in steps that |t|'s line counts.
+static dc_status_t move(const move_t* m, size_t count, size_t esize,
+                        const transfer_t* t) {
+  size_t step = t->line != NULL ? PROGRESS_STEP_BYTES / esize : count;
+  for (size_t done = 0; done < count; done += step) {
+    size_t n = count - done < step ? count - done : step;
+    dc_status_t status = move_part(m, done, n, esize);
+    if (status != DC_OK) return status;
+    dclua_progress_set(t->line, (done + n) * esize);
+  }
+  return DC_OK;
 }
 
 //===-- Creation --------------------------------------------------------===//
@@ -446,9 +538,10 @@ dc_buffer_t* dclua_push_new_buffer(lua_State* L, dc_device_t* device,
 }
 
 // Fills the new buffer from the value at |init|: zeros for a length, the
-// converted elements at |elements| for a table, the bytes of a string.
+// converted elements at |elements| for a table, the bytes of a string
+// (counted on |t|'s line).
 static void fill_new(lua_State* L, dc_buffer_t* buffer, int init,
-                     const void* elements) {
+                     const void* elements, const transfer_t* t) {
   size_t length = dc_buffer_length(buffer);
   if (lua_type(L, init) == LUA_TNUMBER) {
     uint64_t zero = 0;  // all-zero bits are 0 in every dtype
@@ -456,7 +549,9 @@ static void fill_new(lua_State* L, dc_buffer_t* buffer, int init,
   } else if (lua_type(L, init) == LUA_TTABLE) {
     DCLUA_CHECK(L, dc_buffer_write(buffer, 0, elements, length));
   } else {
-    DCLUA_CHECK(L, dc_buffer_write(buffer, 0, lua_tostring(L, init), length));
+    move_t m = {.dst = buffer, .host = (unsigned char*)lua_tostring(L, init)};
+    DCLUA_CHECK(L, move(&m, length, dc_dtype_size(dc_buffer_dtype(buffer)),
+                        t));
   }
 }
 
@@ -474,11 +569,20 @@ static int new_buffer(lua_State* L, const char* fn, dc_device_t* device,
     }
   }
   params.length = init_length(L, arg + 1, params.dtype);
-  const void* elements = NULL;
-  if (lua_type(L, arg + 1) == LUA_TTABLE) {
-    elements = table_to_elements(L, arg + 1, params.dtype, params.length, fn);
+  int init = lua_type(L, arg + 1);
+  transfer_t t = {NULL, 0};
+  if (init != LUA_TNUMBER) {  // a length makes zeros: nothing to transfer
+    t = transfer_begin(L, fn, params.length, dc_dtype_size(params.dtype),
+                       init == LUA_TTABLE);
   }
-  fill_new(L, dclua_push_new_buffer(L, device, &params), arg + 1, elements);
+  const void* elements = NULL;
+  if (init == LUA_TTABLE) {
+    elements = table_to_elements(L, arg + 1, params.dtype, params.length, fn,
+                                 t.line);
+  }
+  fill_new(L, dclua_push_new_buffer(L, device, &params), arg + 1, elements,
+           &t);
+  transfer_end(L, &t);
   return 1;
 }
 
@@ -521,6 +625,7 @@ static int buffer_read(lua_State* L) {
   check_window(L, "buf:read", "buffer", buffer, offset, count);
   dc_dtype_t dtype = dc_buffer_dtype(buffer);
   size_t esize = dc_dtype_size(dtype);
+  transfer_t t = transfer_begin(L, "buf:read", count, esize, true);
   size_t chunk = count < CHUNK_ELEMENTS ? count : CHUNK_ELEMENTS;
   unsigned char* scratch = lua_newuserdatauv(L, chunk * esize, 0);
   lua_createtable(L, count < INT_MAX ? (int)count : 0, 0);
@@ -531,7 +636,9 @@ static int buffer_read(lua_State* L) {
       push_element(L, dtype, scratch + i * esize);
       lua_rawseti(L, -2, (lua_Integer)(done + i + 1));
     }
+    dclua_progress_set(t.line, (done + n) * esize);
   }
+  transfer_end(L, &t);
   return 1;
 }
 
@@ -541,11 +648,17 @@ static int buffer_bytes(lua_State* L) {
   size_t offset = opt_first(L, 2);
   size_t count = opt_count(L, 3, rest_of(buffer, offset));
   check_window(L, "buf:bytes", "buffer", buffer, offset, count);
-  size_t size = count * dc_dtype_size(dc_buffer_dtype(buffer));
+  size_t esize = dc_dtype_size(dc_buffer_dtype(buffer));
+  transfer_t t = transfer_begin(L, "buf:bytes", count, esize, false);
   luaL_Buffer b;
-  char* bytes = luaL_buffinitsize(L, &b, size);
-  if (count > 0) DCLUA_CHECK(L, dc_buffer_read(buffer, offset, bytes, count));
-  luaL_pushresultsize(&b, size);
+  char* bytes = luaL_buffinitsize(L, &b, count * esize);
+  move_t m = {.src = buffer, .src_offset = offset,
+              .host = (unsigned char*)bytes};
+  DCLUA_CHECK(L, move(&m, count, esize, &t));
+  // The Lua buffer's box is a to-be-closed slot above the line's: it
+  // closes first, when the result is pushed.
+  luaL_pushresultsize(&b, count * esize);
+  transfer_end(L, &t);
   return 1;
 }
 
@@ -564,8 +677,11 @@ static void write_string(lua_State* L, dc_buffer_t* buffer, int arg,
                                           (lua_Integer)esize));
   }
   check_window(L, "buf:write", "buffer", buffer, offset, size / esize);
-  if (size > 0) DCLUA_CHECK(L, dc_buffer_write(buffer, offset, bytes,
-                                               size / esize));
+  transfer_t t = transfer_begin(L, "buf:write", size / esize, esize, false);
+  move_t m = {.dst = buffer, .dst_offset = offset,
+              .host = (unsigned char*)bytes};
+  DCLUA_CHECK(L, move(&m, size / esize, esize, &t));
+  transfer_end(L, &t);
 }
 
 // [-(2|3), +1, e]  buf:write(table | string [, first]) -> buf: all the
@@ -580,9 +696,13 @@ static int buffer_write(lua_State* L) {
     size_t count = lua_rawlen(L, 2);
     check_window(L, "buf:write", "buffer", buffer, offset, count);
     if (count > 0) {
-      const void* elements = table_to_elements(
-          L, 2, dc_buffer_dtype(buffer), count, "buf:write");
+      dc_dtype_t dtype = dc_buffer_dtype(buffer);
+      transfer_t t = transfer_begin(L, "buf:write", count,
+                                    dc_dtype_size(dtype), true);
+      const void* elements = table_to_elements(L, 2, dtype, count,
+                                               "buf:write", t.line);
       DCLUA_CHECK(L, dc_buffer_write(buffer, offset, elements, count));
+      transfer_end(L, &t);
     }
   }
   lua_settop(L, 1);
@@ -619,9 +739,12 @@ static int buffer_copy_from(lua_State* L) {
   }
   check_window(L, "buf:copy_from", "source", src, src_offset, count);
   check_window(L, "buf:copy_from", "buffer", dst, dst_offset, count);
-  if (count > 0) {
-    DCLUA_CHECK(L, dc_buffer_copy(dst, dst_offset, src, src_offset, count));
-  }
+  size_t esize = dc_dtype_size(dc_buffer_dtype(dst));
+  transfer_t t = transfer_begin(L, "buf:copy_from", count, esize, false);
+  move_t m = {.dst = dst, .dst_offset = dst_offset, .src = src,
+              .src_offset = src_offset};
+  DCLUA_CHECK(L, move(&m, count, esize, &t));
+  transfer_end(L, &t);
   lua_settop(L, 1);
   return 1;
 }

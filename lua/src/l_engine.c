@@ -41,17 +41,23 @@ struct dclua_engine_t {
   size_t memory_used;
   size_t memory_limit;  // 0: none
   bool memory_refused;  // engine_alloc refused a block during this run
-  // Time limit: a count hook compares the clock with the deadline; the
+  // Time limit: a count hook compares the clock with the deadline, the
+  // module's waits end by it (dclua_run_deadline_ns); the
   // watchdog interrupts the checked kernels still running then, and the
   // context's kernel time limit (saved_kernel_limit outside runs) is the
   // run's own.
   double time_limit;  // seconds; 0: none
-  double deadline;    // monotonic seconds; 0 outside runs
+  uint64_t deadline_ns;  // dclua_now_ns's clock; 0 outside runs
   bool deadline_passed;
   dclua_watchdog_t* watchdog;  // made by the first time limit
   uint64_t saved_kernel_limit;
   int run_depth;  // runs in progress (a host function may call back in)
 };
+
+// Registry key of the engine (light userdata), for the module's waits
+// (dclua_run_deadline_ns): a state the engine did not make has none, so
+// its allocator's user data tells nothing.
+static const char engine_key = 'e';
 
 static dclua_engine_t* engine_of(lua_State* L) {
   void* user_data = NULL;
@@ -59,7 +65,15 @@ static dclua_engine_t* engine_of(lua_State* L) {
   return user_data;
 }
 
-static double now_seconds(void) { return (double)dclua_now_ns() * 1e-9; }
+// The engine whose state |L| is, or NULL.
+static dclua_engine_t* registered_engine(lua_State* L) {
+  dclua_engine_t* engine = NULL;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &engine_key) == LUA_TLIGHTUSERDATA) {
+    engine = lua_touserdata(L, -1);
+  }
+  lua_pop(L, 1);
+  return engine;
+}
 
 // Checks the arguments every public function shares.
 static dc_status_t check_name(const dclua_engine_t* engine, const char* name,
@@ -186,21 +200,45 @@ size_t dclua_engine_memory_used(dclua_engine_t* engine) {
 
 //===-- Time limit ------------------------------------------------------===//
 
-// The count hook. Past the deadline it raises, and from then on it runs
-// at every instruction of the thread, so that a pcall that catches the
-// error only makes the next instruction raise again: the run unwinds.
+// Raises the time-limit error in |L|, noting that the deadline passed. The
+// hook then runs at every instruction of the thread, so that a pcall that
+// catches the error only makes the next instruction raise again: the run
+// unwinds.
+static int raise_time_limit(lua_State* L, dclua_engine_t* engine);
+
+// The count hook: raises once the deadline has passed.
 static void time_hook(lua_State* L, lua_Debug* ar) {
   (void)ar;
   dclua_engine_t* engine = engine_of(L);
-  if (engine->deadline == 0) {  // outside runs: back to the usual count
+  if (engine->deadline_ns == 0) {  // outside runs: back to the usual count
     lua_sethook(L, time_hook, LUA_MASKCOUNT, HOOK_COUNT);
     return;
   }
-  if (!engine->deadline_passed && now_seconds() < engine->deadline) return;
+  if (!engine->deadline_passed && dclua_now_ns() < engine->deadline_ns) {
+    return;
+  }
+  raise_time_limit(L, engine);
+}
+
+static int raise_time_limit(lua_State* L, dclua_engine_t* engine) {
   engine->deadline_passed = true;
   lua_sethook(L, time_hook, LUA_MASKCOUNT, 1);
-  dclua_raisef(L, DC_ERR_DEADLINE_EXCEEDED, "time limit exceeded (%g s)",
-               engine->time_limit);
+  return dclua_raisef(L, DC_ERR_DEADLINE_EXCEEDED,
+                      "time limit exceeded (%g s)", engine->time_limit);
+}
+
+uint64_t dclua_run_deadline_ns(lua_State* L) {
+  dclua_engine_t* engine = registered_engine(L);
+  return engine != NULL ? engine->deadline_ns : 0;
+}
+
+int dclua_raise_time_limit(lua_State* L) {
+  dclua_engine_t* engine = registered_engine(L);
+  if (engine != NULL && engine->deadline_ns != 0) {
+    return raise_time_limit(L, engine);
+  }
+  // No run in progress (a finalizer after it): the error alone.
+  return dclua_raisef(L, DC_ERR_DEADLINE_EXCEEDED, "time limit exceeded");
 }
 
 dc_status_t dclua_engine_set_time_limit(dclua_engine_t* engine,
@@ -225,7 +263,7 @@ static void limit_kernels(dclua_engine_t* engine) {
     engine->saved_kernel_limit = params.kernel_time_limit_ns;
   }
   dc_context_set_kernel_time_limit(engine->context, limit);
-  dclua_watchdog_arm(engine->watchdog, dclua_now_ns() + limit);
+  dclua_watchdog_arm(engine->watchdog, engine->deadline_ns);
 }
 
 // Starts the outermost run: clears what the last one noted and starts the
@@ -235,7 +273,8 @@ static void begin_run(dclua_engine_t* engine) {
   engine->memory_refused = false;
   engine->deadline_passed = false;
   if (engine->time_limit > 0) {
-    engine->deadline = now_seconds() + engine->time_limit;
+    uint64_t now = dclua_now_ns();
+    engine->deadline_ns = now + dclua_seconds_to_ns(engine->time_limit);
     lua_sethook(engine->L, time_hook, LUA_MASKCOUNT, HOOK_COUNT);
     limit_kernels(engine);
   }
@@ -243,12 +282,12 @@ static void begin_run(dclua_engine_t* engine) {
 
 static void end_run(dclua_engine_t* engine) {
   if (--engine->run_depth > 0) return;
-  if (engine->deadline != 0 && engine->watchdog != NULL) {
+  if (engine->deadline_ns != 0 && engine->watchdog != NULL) {
     dclua_watchdog_arm(engine->watchdog, 0);
     dc_context_set_kernel_time_limit(engine->context,
                                      engine->saved_kernel_limit);
   }
-  engine->deadline = 0;
+  engine->deadline_ns = 0;
   engine->deadline_passed = false;
   if (lua_gethook(engine->L) == time_hook) {
     lua_sethook(engine->L, time_hook, LUA_MASKCOUNT, HOOK_COUNT);
@@ -279,7 +318,7 @@ static dc_status_t run_failure(dclua_engine_t* engine, int lua_status) {
   // A kernel the time limit interrupted failed its call: the limit ended
   // the run.
   if (!engine->deadline_passed && engine->watchdog != NULL &&
-      engine->deadline != 0 && dclua_watchdog_fired(engine->watchdog)) {
+      engine->deadline_ns != 0 && dclua_watchdog_fired(engine->watchdog)) {
     engine->deadline_passed = true;
     text = NULL;
   }
@@ -689,6 +728,8 @@ dc_status_t dclua_engine_set_args(dclua_engine_t* engine, int argc,
 // state, in the context given as light userdata (NULL: its own).
 static int open_state(lua_State* L) {
   dc_context_t* context = lua_touserdata(L, 1);
+  lua_pushlightuserdata(L, engine_of(L));
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &engine_key);
   luaL_openlibs(L);
   if (context != NULL) DCLUA_CHECK(L, dclua_set_context(L, context));
   luaL_requiref(L, "dc", luaopen_dc, 1);

@@ -3,7 +3,8 @@
 // A dc.event owns one reference to a dc_event_t; the core returns it to
 // its device's pool when the last reference goes. Waits run through
 // dclua_wait with the event retained, so Lua callbacks queued by engine
-// threads keep running while the script blocks.
+// threads keep running while the script blocks, and end by the engine
+// run's deadline when there is one (l_watchdog.h).
 //
 // ev:on_complete(fn) registers a core completion callback. That callback
 // fires on an engine thread (or at once, when the event has already
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "dclua_internal.h"
+#include "l_watchdog.h"
 
 //===-- Events ----------------------------------------------------------===//
 
@@ -78,13 +80,16 @@ static dc_status_t wait_event(void* p) {
   return dc_event_wait(w->event, w->timeout_ns);
 }
 
+// Raises the run's time-limit error when the run's deadline, not
+// |timeout_ns|, ended the wait.
 dc_status_t dclua_wait_event(lua_State* L, dc_event_t* event,
                              uint64_t timeout_ns) {
-  event_wait_t w = {event, timeout_ns};
+  bool limited = false;
+  event_wait_t w = {event, dclua_wait_budget_ns(L, timeout_ns, &limited)};
   dc_event_retain(event);
   dc_status_t st = dclua_wait(L, wait_event, &w);
   dc_event_release(event);
-  return st;
+  return dclua_wait_ended(L, st, limited);
 }
 
 int dclua_push_query(lua_State* L, dc_status_t status) {

@@ -17,13 +17,13 @@
 // A failed run raises an error object whose `report` field has the
 // report; g:run { raise = false } returns the report instead.
 // SPDX-License-Identifier: MIT
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "l_graph.h"
+#include "l_watchdog.h"
+#include "l_progress.h"
 
 #define GUARD_MT "dc.graph.run"
 
@@ -362,81 +362,38 @@ static void count_run(lua_State* L, int delta) {
 //===-- The run guard and the progress line -----------------------------===//
 
 // What a run holds until it ends, released by the guard's __close: the
-// instance's running mark, the count of runs, and the thread that prints
-// the progress line ("graph 'g': 512/1000 ops  1.2 s", redrawn with \r).
+// instance's running mark, the count of runs, and the progress line
+// ("graph 'g': 512/1000 ops  1.2 s", l_progress.h).
 typedef struct guard_t {
   exec_t* exec;  // the instance, on the stack below the guard
   dc_cancel_token_t* token;  // the run's, retained: a script may close it
   bool open;
-  bool ticking;  // the progress thread runs
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t wake;
-  bool stop;      // under |lock|
-  bool printed;   // under |lock|
+  dclua_progress_t* progress;  // NULL: no line
   uint64_t start_ns;
-  size_t total;
 } guard_t;
 
-static void print_progress(const guard_t* t, bool last) {
-  fprintf(stderr, "\rgraph '%s': %zu/%zu ops  %.1f s%s", t->exec->name,
-          dc_graph_exec_finished(t->exec->p), t->total,
-          (double)(dclua_now_ns() - t->start_ns) / 1e9, last ? "\n" : "");
-  fflush(stderr);
+// The progress line's count: the ops that have finished. Any thread.
+static uint64_t finished_ops(void* exec) {
+  return dc_graph_exec_finished(exec);
 }
 
-// The progress thread: redraws the line every 200 ms once the run has
-// taken 0.5 s. It touches no Lua state.
-static void* progress_main(void* arg) {
-  guard_t* t = arg;
-  pthread_mutex_lock(&t->lock);
-  while (!t->stop) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += 200000000L;
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec += 1;
-      until.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&t->wake, &t->lock, &until);
-    if (!t->stop && dclua_now_ns() - t->start_ns >= 500000000u) {
-      print_progress(t, false);
-      t->printed = true;
-    }
-  }
-  pthread_mutex_unlock(&t->lock);
-  return NULL;
-}
-
-// Starts the progress thread for a run of |total| ops (the line is for
-// runs of many ops; a thread that cannot start just means no line).
-static void start_progress(guard_t* t, size_t total) {
+// Begins the progress line of the run |t| guards, as |request| asks (the
+// line is for runs of many ops).
+static void start_progress(lua_State* L, guard_t* t, int request) {
+  size_t total = dc_graph_exec_op_count(t->exec->p);
   if (total < 2) return;
-  t->total = total;
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&t->wake, &attr);
-  pthread_condattr_destroy(&attr);
-  pthread_mutex_init(&t->lock, NULL);
-  t->ticking = pthread_create(&t->thread, NULL, progress_main, t) == 0;
-  if (!t->ticking) {
-    pthread_cond_destroy(&t->wake);
-    pthread_mutex_destroy(&t->lock);
-  }
-}
-
-static void stop_progress(guard_t* t) {
-  if (!t->ticking) return;
-  pthread_mutex_lock(&t->lock);
-  t->stop = true;
-  pthread_cond_signal(&t->wake);
-  pthread_mutex_unlock(&t->lock);
-  pthread_join(t->thread, NULL);
-  t->ticking = false;
-  if (t->printed) print_progress(t, true);  // the final count stays
-  pthread_cond_destroy(&t->wake);
-  pthread_mutex_destroy(&t->lock);
+  char label[96];
+  snprintf(label, sizeof(label), "graph '%s'", t->exec->name);
+  dclua_progress_params_t params = {
+      .label = label,
+      .kind = DCLUA_PROGRESS_COUNT,
+      .unit = "ops",
+      .total = total,
+      .poll = finished_ops,
+      .poll_data = t->exec->p,
+      .request = request,
+  };
+  t->progress = dclua_progress_begin(L, &params);
 }
 
 // [-1, +0, e]  __close and __gc of a run's guard: ends the run's hold.
@@ -444,7 +401,8 @@ static int guard_close(lua_State* L) {
   guard_t* t = luaL_checkudata(L, 1, GUARD_MT);
   if (!t->open) return 0;
   t->open = false;
-  stop_progress(t);
+  dclua_progress_end(t->progress);  // the final count stays
+  t->progress = NULL;
   dc_cancel_token_release(t->token);
   t->token = NULL;
   t->exec->running = false;
@@ -457,7 +415,7 @@ static int guard_close(lua_State* L) {
 typedef struct run_options_t {
   dc_run_params_t params;
   bool raise;
-  bool progress;
+  int progress;  // a dclua_progress_params_t request
 } run_options_t;
 
 static const char* const kRunFields[] = {"timeout", "token", "raise",
@@ -474,7 +432,7 @@ static void check_run_fields(lua_State* L, int index) {
 static void read_run_options(lua_State* L, int index, run_options_t* out) {
   memset(out, 0, sizeof(*out));
   out->raise = true;
-  out->progress = dclua_progress_enabled(L);
+  out->progress = DCLUA_PROGRESS_DEFAULT;
   if (lua_isnoneornil(L, index)) return;
   luaL_checktype(L, index, LUA_TTABLE);
   check_run_fields(L, index);
@@ -498,7 +456,8 @@ static void read_run_options(lua_State* L, int index, run_options_t* out) {
     out->raise = lua_toboolean(L, -1);
   }
   if (lua_getfield(L, index, "progress") != LUA_TNIL) {
-    out->progress = lua_toboolean(L, -1);
+    out->progress = lua_toboolean(L, -1) ? DCLUA_PROGRESS_ON
+                                          : DCLUA_PROGRESS_OFF;
   }
   lua_pop(L, 4);
 }
@@ -560,8 +519,14 @@ static int run_exec(lua_State* L, int index, int options) {
   guard->token = o.params.cancel;
   if (guard->token != NULL) dc_cancel_token_retain(guard->token);
   guard->start_ns = dclua_now_ns();
-  if (o.progress) start_progress(guard, dc_graph_exec_op_count(e->p));
+  start_progress(L, guard, o.progress);
   run_call_t call = {e->p, o.params};
+  // The run ends at the script's time limit too (l_watchdog.h).
+  bool limited = false;
+  uint64_t budget = dclua_wait_budget_ns(
+      L, o.params.timeout_ns ? o.params.timeout_ns : DC_TIMEOUT_INFINITE,
+      &limited);
+  if (limited) call.params.timeout_ns = budget ? budget : 1;
   dc_status_t status = dclua_wait(L, run_wait, &call);
   double elapsed_ms = (double)(dclua_now_ns() - guard->start_ns) / 1e6;
   char message[1024] = "";
@@ -577,6 +542,7 @@ static int run_exec(lua_State* L, int index, int options) {
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "report");
   lua_pop(L, 1);
+  dclua_wait_ended(L, status, limited);
   if (status != DC_OK && o.raise) {
     raise_failure(L, e, status, message, lua_gettop(L));
   }

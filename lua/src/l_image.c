@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "dclua_internal.h"
+#include "l_sandbox.h"
 
 // Big enough for any real picture, small enough that width * height and
 // the bytes of every form stay far from overflowing.
@@ -515,7 +516,8 @@ static void samples_from_buffer(lua_State* L, int index, image_t* img) {
 
 // Writes |img| to |path| as a binary PGM. The whole file is built first,
 // so nothing that can raise runs while the file is open; a failed write
-// removes the partial file.
+// removes the partial file. In a sandbox the file is opened under its
+// rules (l_sandbox.h): a link cannot lead the write out of the directory.
 static void write_pgm(lua_State* L, const char* path, const image_t* img) {
   char header[64];
   int header_length = snprintf(header, sizeof(header), "P5\n%zu %zu\n%u\n",
@@ -530,7 +532,7 @@ static void write_pgm(lua_State* L, const char* path, const image_t* img) {
       raster[i] = (unsigned char)img->samples[i];
     }
   }
-  FILE* file = fopen(path, "wb");
+  FILE* file = dclua_fopen_for_write(L, path, "wb");  // the sandbox's rules
   int error = file == NULL ? errno : 0;
   if (file != NULL) {
     errno = 0;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "dclua_internal.h"
+#include "l_progress.h"
 
 #define HOLD_MT "dc.hold"  // internal: references kept during a call
 
@@ -637,6 +638,23 @@ static dc_status_t run_compile(void* user_data) {
   return st;
 }
 
+// Pushes the to-be-closed progress line of a compile of the program
+// |name| (NULL: the core's default name) for |device|, "compiling
+// 'blur.cl' on cpu  1.3 s", and returns its stack index.
+// [-0, +1, m]
+static int push_compile_progress(lua_State* L, dc_device_t* device,
+                                 const char* name) {
+  char label[192];
+  snprintf(label, sizeof(label), "compiling '%s' on %s",
+           name != NULL ? name : "program", dc_device_name(device));
+  dclua_progress_params_t params = {.label = label,
+                                    .kind = DCLUA_PROGRESS_ELAPSED,
+                                    .request = DCLUA_PROGRESS_DEFAULT};
+  dclua_progress_push(L, &params);
+  lua_toclose(L, -1);
+  return lua_gettop(L);
+}
+
 // Compiles the string at |source| for |device| with the options table at
 // |opts| (0: none; |arg| is its argument number, for errors) and pushes
 // the dc.program. |name| is the default source name.
@@ -658,7 +676,11 @@ static void compile_program(lua_State* L, dc_device_t* device, int source,
   lua_setiuservalue(L, -2, 1);
   dclua_push_device(L, device);
   lua_setiuservalue(L, -2, 2);
-  DCLUA_CHECK(L, dclua_wait(L, run_compile, &job));
+  int progress = push_compile_progress(L, device, name);
+  dc_status_t status = dclua_wait(L, run_compile, &job);
+  lua_closeslot(L, progress);  // the line ends before an error is raised
+  lua_pop(L, 1);
+  DCLUA_CHECK(L, status);
 }
 
 // [-(2|3), +1, e]  dev:compile(source [, opts]) -> dc.program

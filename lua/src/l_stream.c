@@ -27,13 +27,15 @@
 // whose host function is running and refuses such a sync.
 //
 // Every wait goes through dclua_wait, with the object waited for retained,
-// so that a Lua callback run during the wait may even close it.
+// so that a Lua callback run during the wait may even close it, and ends
+// by the engine run's deadline when there is one (l_watchdog.h).
 // SPDX-License-Identifier: MIT
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dclua_internal.h"
+#include "l_watchdog.h"
 
 #define DCLUA_FUTURE "dc.future"
 
@@ -178,15 +180,32 @@ static dc_status_t wait_sync(void* p) {
   return dc_stream_sync(w->stream, w->timeout_ns);
 }
 
-static dc_status_t wait_reset(void* p) {
-  return dc_stream_reset(((stream_wait_t*)p)->stream);
+// Whether |stream| still has commands queued or running.
+static bool stream_busy(const dc_stream_t* stream) {
+  dc_stream_stats_t s;
+  return dc_stream_stats(stream, &s) == DC_OK && s.queued > 0;
 }
 
-// Runs |wait| for |stream| through dclua_wait, holding a reference.
+// dc_stream_reset waits without a limit, so under one it waits for the
+// stream to drain first; its DEADLINE_EXCEEDED may also be the stream's
+// own error, which the reset then clears and returns.
+static dc_status_t wait_reset(void* p) {
+  stream_wait_t* w = p;
+  if (w->timeout_ns != DC_TIMEOUT_INFINITE &&
+      dc_stream_sync(w->stream, w->timeout_ns) == DC_ERR_DEADLINE_EXCEEDED &&
+      stream_busy(w->stream)) {
+    return DC_ERR_DEADLINE_EXCEEDED;
+  }
+  return dc_stream_reset(w->stream);
+}
+
+// Runs |wait| for |stream| through dclua_wait, holding a reference, for at
+// most |timeout_ns| and the time left before the run's deadline (then
+// *|limited| is set: see dclua_wait_ended).
 static dc_status_t stream_wait(lua_State* L, dc_stream_t* stream,
                                dc_status_t (*wait)(void*),
-                               uint64_t timeout_ns) {
-  stream_wait_t w = {stream, timeout_ns};
+                               uint64_t timeout_ns, bool* limited) {
+  stream_wait_t w = {stream, dclua_wait_budget_ns(L, timeout_ns, limited)};
   dc_stream_retain(stream);
   dc_status_t st = dclua_wait(L, wait, &w);
   dc_stream_release(stream);
@@ -416,8 +435,11 @@ static void release_after(lua_State* L, dc_stream_t* stream,
   // From a host function of this stream the wait would never end: the
   // callback is then left to the state's close (out of memory only).
   if (!host_running(L, stream)) {
-    stream_wait(L, stream, wait_sync, DC_TIMEOUT_INFINITE);
-    dclua_callback_release(callback);
+    bool limited = false;
+    stream_wait(L, stream, wait_sync, DC_TIMEOUT_INFINITE, &limited);
+    // Past the run's deadline the command may still be queued: the
+    // callback is then left to the state's close.
+    if (!stream_busy(stream)) dclua_callback_release(callback);
   }
   dclua_raisef(L, st, "%s", message);
 }
@@ -487,7 +509,9 @@ static int stream_sync(lua_State* L) {
   dc_stream_t* stream = dclua_check_stream(L, 1);
   uint64_t timeout_ns = dclua_opt_timeout_ns(L, 2);
   refuse_own_stream(L, stream, "stream:sync");
-  dc_status_t st = stream_wait(L, stream, wait_sync, timeout_ns);
+  bool limited = false;
+  dc_status_t st = stream_wait(L, stream, wait_sync, timeout_ns, &limited);
+  st = dclua_wait_ended(L, st, limited);
   if (st != DC_OK) dclua_raise(L, st);
   lua_settop(L, 1);
   return 1;
@@ -503,7 +527,12 @@ static int stream_query(lua_State* L) {
 static int stream_reset(lua_State* L) {
   dc_stream_t* stream = dclua_check_stream(L, 1);
   refuse_own_stream(L, stream, "stream:reset");
-  dc_status_t st = stream_wait(L, stream, wait_reset, 0);
+  bool limited = false;
+  dc_status_t st =
+      stream_wait(L, stream, wait_reset, DC_TIMEOUT_INFINITE, &limited);
+  if (limited && st == DC_ERR_DEADLINE_EXCEEDED && stream_busy(stream)) {
+    dclua_wait_ended(L, st, limited);  // raises: nothing was reset
+  }
   lua_settop(L, 1);
   if (st == DC_OK) {
     lua_pushnil(L);
@@ -820,15 +849,18 @@ static dc_status_t wait_group(void* p) {
 // error (in index order) or DEADLINE_EXCEEDED.
 static int group_sync(lua_State* L) {
   dc_stream_group_t* group = check_group(L, 1);
-  group_wait_t w = {.count = dc_stream_group_size(group),
-                    .timeout_ns = dclua_opt_timeout_ns(L, 2)};
+  group_wait_t w = {.count = dc_stream_group_size(group)};
+  uint64_t timeout_ns = dclua_opt_timeout_ns(L, 2);
   for (size_t i = 0; i < w.count; ++i) {
     w.streams[i] = dc_stream_group_stream(group, i);
     refuse_own_stream(L, w.streams[i], "group:sync");
   }
+  bool limited = false;
+  w.timeout_ns = dclua_wait_budget_ns(L, timeout_ns, &limited);
   for (size_t i = 0; i < w.count; ++i) dc_stream_retain(w.streams[i]);
   dc_status_t st = dclua_wait(L, wait_group, &w);
   for (size_t i = 0; i < w.count; ++i) dc_stream_release(w.streams[i]);
+  st = dclua_wait_ended(L, st, limited);
   if (st != DC_OK) dclua_raise(L, st);
   lua_settop(L, 1);
   return 1;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dclua_internal.h"
+#include "l_sandbox.h"
 
 #define NS_PER_MS 1e6
 
@@ -217,12 +218,36 @@ static int l_trace_active(lua_State* L) {
   return 1;
 }
 
+// Raises |status| with the thread's last error, naming |path| where it
+// names |given|, the path the writer was given instead.
+static int raise_for_path(lua_State* L, dc_status_t status, const char* path,
+                          const char* given) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  const char* message = dc_last_error();
+  size_t n = strlen(given);
+  for (const char* at; n > 0 && (at = strstr(message, given)) != NULL;
+       message = at + n) {
+    luaL_addlstring(&b, message, (size_t)(at - message));
+    luaL_addstring(&b, path);
+  }
+  luaL_addstring(&b, message);
+  luaL_pushresult(&b);
+  return dclua_raisef(L, status, "%s", lua_tostring(L, -1));
+}
+
 // [-0, +0, e]  dc.trace.write(path): saves the spans so far as Chrome
-// trace JSON (Perfetto opens it), atomically
+// trace JSON (Perfetto opens it), atomically. In a sandbox the writer
+// works in the directory held open (l_sandbox.h): the temporary file and
+// the rename cannot be sent out of it, and a link at |path| is replaced,
+// not followed.
 static int l_trace_write(lua_State* L) {
   const char* path = luaL_checkstring(L, 1);
-  dclua_check_writable(L, path);
-  DCLUA_CHECK(L, dc_trace_write(dclua_context(L), path));
+  dclua_held_dir_t held;
+  const char* target = dclua_hold_dir(L, path, &held);
+  dc_status_t status = dc_trace_write(dclua_context(L), target);
+  dclua_release_dir(&held);
+  if (status != DC_OK) raise_for_path(L, status, path, target);
   return 0;
 }
 

@@ -8,6 +8,10 @@
 
 #include "dclua_internal.h"
 
+// How early a wait that the deadline bounds may end and still count as
+// ended by it.
+#define WAIT_SLACK_NS 1000000u
+
 struct dclua_watchdog_t {
   dc_context_t* context;
   pthread_t thread;
@@ -91,4 +95,30 @@ bool dclua_watchdog_fired(dclua_watchdog_t* w) {
   bool fired = w->fired;
   pthread_mutex_unlock(&w->lock);
   return fired;
+}
+
+//===-- Waits under the run's time limit --------------------------------===//
+
+uint64_t dclua_wait_budget_ns(lua_State* L, uint64_t timeout_ns,
+                              bool* limited) {
+  *limited = false;
+  uint64_t deadline = dclua_run_deadline_ns(L);
+  if (deadline == 0) return timeout_ns;
+  uint64_t now = dclua_now_ns();
+  uint64_t left = now < deadline ? deadline - now : 0;
+  if (left >= timeout_ns) return timeout_ns;  // the caller's is sooner
+  *limited = true;
+  return left;
+}
+
+dc_status_t dclua_wait_ended(lua_State* L, dc_status_t status, bool limited) {
+  if (status != DC_ERR_DEADLINE_EXCEEDED || !limited) return status;
+  // The work's own DEADLINE_EXCEEDED (a kernel's time limit) may end a
+  // wait long before the deadline: only a deadline passed ends the run,
+  // give or take a clock tick of the wait's own.
+  uint64_t deadline = dclua_run_deadline_ns(L);
+  if (deadline == 0 || dclua_now_ns() + WAIT_SLACK_NS < deadline) {
+    return status;
+  }
+  return dclua_raise_time_limit(L);
 }

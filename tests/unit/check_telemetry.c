@@ -264,7 +264,7 @@ START_TEST(test_telemetry_kernel_histogram) {
   DC_CK_FAIL(dc_telemetry_kernel(ctx, "spin", &s), DC_ERR_NOT_FOUND,
              "no kernel named 'spin' has run");
   ck_assert_uint_eq(dc_telemetry_kernel_count(ctx), 0);
-  // 20 runs of 200 us and 2 of 2 ms: the tail shows in p99 only.
+  // 20 runs of 200 us and 2 of 2 ms: the tail shows in p99.
   for (int i = 0; i < 20; ++i) DC_CK_OK(spin(k, 200000));
   for (int i = 0; i < 2; ++i) DC_CK_OK(spin(k, 2000000));
   DC_CK_OK(dc_telemetry_kernel(ctx, "spin", &s));
@@ -275,7 +275,8 @@ START_TEST(test_telemetry_kernel_histogram) {
   ck_assert(s.p50_ns <= s.p95_ns);
   ck_assert(s.p95_ns <= s.p99_ns);
   ck_assert(s.p99_ns <= s.max_ns);
-  ck_assert(s.p50_ns < 2000000);  // the median is a short run
+  // (No bound on the median: on a loaded machine a 200 us run may be
+  // preempted for longer than the long ones take.)
   ck_assert(s.p99_ns >= 2000000 * 0.96);  // within a bucket of the tail
   ck_assert(s.mean_ns >= s.min_ns && s.mean_ns <= s.max_ns);
   ck_assert(fabs(s.total_ns - s.mean_ns * 22) < 1.0);
