@@ -55,6 +55,25 @@ dclua_box_t* dclua_box_new(lua_State* L, const char* class_name,
 // [-0, +0, v]
 void* dclua_box_check(lua_State* L, int index, const char* class_name);
 
+// Returns the userdata at |index| if its metatable is |class_name|'s;
+// else raises "bad self to 'dc.x.m' (dc.x expected, got number)" when
+// |index| is the self of a method of a class, or the usual argument error
+// of luaL_typeerror otherwise. Unlike dclua_box_check, also for userdata
+// that are not boxes (dc.retry, dc.graph).
+// [-0, +0, v]
+void* dclua_udata_check(lua_State* L, int index, const char* class_name);
+
+// Raises the type error dclua_udata_check raises, with |expected| the
+// type the function wanted ("dc.device or device name").
+// [-0, +0, v]
+int dclua_type_error(lua_State* L, int index, const char* expected);
+
+// Raises as dclua_udata_check does unless the value at |index| is a table
+// whose metatable is |class_name|'s (classes made of tables: dc.report,
+// dc.error).
+// [-0, +0, v]
+void dclua_table_check(lua_State* L, int index, const char* class_name);
+
 // Returns the box at |index| if it is a |class_name| (open or closed),
 // else NULL.
 // [-0, +0, -]
@@ -120,9 +139,20 @@ bool dclua_is_error(lua_State* L, int index);
 // Never returns.
 int dclua_raise(lua_State* L, dc_status_t status);
 
+// Describes the error value at |index| without letting script code
+// escape: writes its text to |message| (|size| bytes; the value's
+// __tostring runs under protection, and a value that cannot be shown
+// reads as Lua's "(error object is a <type> value)") and returns its
+// status (a dc error object's code, read raw; DC_ERR_UNKNOWN otherwise).
+// For callbacks on engine threads, where an error must not unwind.
+// [-0, +0, -]
+dc_status_t dclua_describe_error(lua_State* L, int index, char* message,
+                                 size_t size);
+
 // Raises an error object for |status| with a formatted message (also set
 // as the thread's dc_last_error()). Never returns.
-int dclua_raisef(lua_State* L, dc_status_t status, const char* format, ...);
+int dclua_raisef(lua_State* L, dc_status_t status, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 // Raises an error object for |status| with dc_last_error() and an extra
 // string field |key| = |value| (e.g. "op", "kernel"). Never returns.

@@ -11,6 +11,18 @@
 // Registry references can only be dropped on the Lua thread, so a
 // callback released on an engine thread leaves its reference in the
 // queue's |dead| list, which the Lua thread clears on its next poll.
+//
+// Running the queued calls never raises. A blocking caller sleeps until
+// its call is marked finished, and dclua_wait's waiter thread points at
+// the waiting frame, so an error that escaped from there would leave an
+// engine thread blocked forever and the waiter writing into a dead
+// frame; a posted call that escaped would leak with its callback. So a
+// call runs under lua_pcall, and what it raised is turned into a status
+// and a message by dclua_describe_error, which runs script code (a
+// __tostring, an __index) only under protection and falls back to a
+// fixed text when that fails. Only the error value of a posted call is
+// raised, by dclua_poll or dclua_wait, once every frame another thread
+// knows of is gone.
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,6 +31,7 @@
 #include <string.h>
 
 #include "dclua_internal.h"
+
 
 typedef struct call_t {
   struct call_t* next;
@@ -45,6 +58,7 @@ struct dclua_queue_t {
   int* dead;         // registry refs to drop on the Lua thread
   size_t dead_count;
   size_t dead_capacity;
+  call_t* running;  // the call invoke() is to run (Lua thread only)
 };
 
 struct dclua_callback_t {
@@ -143,10 +157,15 @@ dclua_callback_t* dclua_callback_create(lua_State* L, int index,
   index = lua_absindex(L, index);
   if (!dclua_is_callable(L, index)) luaL_typeerror(L, index, "function");
   dclua_queue_t* q = dclua_state_queue(L);
-  dclua_callback_t* cb = malloc(sizeof(*cb));
-  if (cb == NULL) luaL_error(L, "dc: out of memory");
+  if (q == NULL) luaL_error(L, "dc: the Lua state is closing");
   lua_pushvalue(L, index);
-  cb->ref = luaL_ref(L, LUA_REGISTRYINDEX);  // may raise: cb is then lost
+  int ref = luaL_ref(L, LUA_REGISTRYINDEX);  // may raise: nothing to lose
+  dclua_callback_t* cb = malloc(sizeof(*cb));
+  if (cb == NULL) {
+    luaL_unref(L, LUA_REGISTRYINDEX, ref);
+    luaL_error(L, "dc: out of memory");
+  }
+  cb->ref = ref;
   cb->queue = q;
   atomic_init(&cb->refs, 1u);
   snprintf(cb->what, sizeof(cb->what), "%s", what != NULL ? what : "callback");
@@ -231,36 +250,59 @@ static int traceback(lua_State* L) {
   return 1;
 }
 
-// The status and message of the error value at the top of the stack.
-static dc_status_t describe_error(lua_State* L, char* message, size_t size) {
-  dc_status_t status = dclua_error_status(L, -1);
-  if (dclua_is_error(L, -1)) {
-    lua_getfield(L, -1, "message");
-    snprintf(message, size, "%s", luaL_optstring(L, -1, ""));
-    lua_pop(L, 1);
-  } else {
-    snprintf(message, size, "%s", luaL_tolstring(L, -1, NULL));
-    lua_pop(L, 1);
-  }
-  return status;
+// [-0, +0, e]  The protected part of a call: pushes the function of the
+// queue's |running| call and its arguments, and calls it. It reads the
+// call from the queue, not from its arguments, and only once, so that a
+// script that got hold of this function (through the debug library) can
+// make it do nothing but raise.
+static int invoke(lua_State* L) {
+  dclua_queue_t* q = dclua_state_queue(L);
+  call_t* call = q != NULL ? q->running : NULL;
+  if (call == NULL) return luaL_error(L, "dc: no callback to run");
+  q->running = NULL;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, call->callback->ref);
+  int nargs = call->push != NULL ? call->push(L, call->user_data) : 0;
+  lua_call(L, nargs, 0);
+  return 0;
 }
 
-// Runs |call| on the Lua thread. A blocking call gets its outcome; a
-// posted call's error value is left on the stack (returns true) for the
-// caller to raise later, after a lua_warning now.
+// Calls |call|'s function under protection, with a traceback for string
+// errors. Returns DC_OK, leaving the stack as it was; or the status of
+// what the function raised, with the error value pushed and a message in
+// |message|. Never raises.
+// [-0, +(0|1), -]
+static dc_status_t protected_call(lua_State* L, call_t* call, char* message,
+                                  size_t size) {
+  dclua_queue_t* q = call->callback->queue;
+  int base = lua_gettop(L);
+  if (!lua_checkstack(L, 4)) {  // the stack is full: nothing can run
+    snprintf(message, size, "Lua stack overflow");
+    return DC_ERR_RESOURCE_EXHAUSTED;
+  }
+  lua_pushcfunction(L, traceback);
+  lua_pushcfunction(L, invoke);
+  q->running = call;
+  int rc = lua_pcall(L, 0, 0, base + 1);
+  q->running = NULL;
+  if (rc == LUA_OK) {
+    lua_settop(L, base);
+    return DC_OK;
+  }
+  lua_remove(L, base + 1);  // the handler; the error value stays
+  return dclua_describe_error(L, -1, message, size);
+}
+
+// Runs |call| on the Lua thread; never raises. A blocking call gets its
+// outcome; a posted call's error value is left on the stack (returns
+// true) for the caller to raise later, after a lua_warning now.
 static bool run_call(lua_State* L, call_t* call) {
   dclua_queue_t* q = call->callback->queue;
   int base = lua_gettop(L);
-  lua_pushcfunction(L, traceback);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, call->callback->ref);
-  int nargs = call->push != NULL ? call->push(L, call->user_data) : 0;
-  int rc = lua_pcall(L, nargs, 0, base + 1);
+  char detail[sizeof(call->message) - sizeof(call->callback->what) - 4];
+  dc_status_t status = protected_call(L, call, detail, sizeof(detail));
   if (call->blocking) {
-    dc_status_t status = DC_OK;
     char message[sizeof(call->message)] = "";
-    if (rc != LUA_OK) {
-      char detail[sizeof(call->message) - sizeof(call->callback->what) - 4];
-      status = describe_error(L, detail, sizeof(detail));
+    if (status != DC_OK) {
       snprintf(message, sizeof(message), "%s: %s", call->callback->what,
                detail);
     }
@@ -271,20 +313,15 @@ static bool run_call(lua_State* L, call_t* call) {
     call->finished = true;
     pthread_cond_broadcast(&q->finished);
     pthread_mutex_unlock(&q->lock);
-    return false;
+    return false;  // |call| belongs to its caller again
   }
-  bool failed = rc != LUA_OK;
-  if (failed) {
-    lua_remove(L, base + 1);  // the handler; the error value stays
+  if (status != DC_OK) {
     lua_warning(L, call->callback->what, 1);
     lua_warning(L, ": ", 1);
-    lua_warning(L, luaL_tolstring(L, -1, NULL), 0);
-    lua_pop(L, 1);
-  } else {
-    lua_settop(L, base);
+    lua_warning(L, detail, 0);
   }
   finish_posted(call);
-  return failed;
+  return lua_gettop(L) > base;  // no value when the stack was full
 }
 
 // Takes the queued calls and the dead references. Called with the lock.
@@ -306,8 +343,13 @@ static call_t* take_locked(dclua_queue_t* q, int* dead, size_t* dead_count,
 // errors are only warned about).
 static int run_taken(lua_State* L, call_t* calls, const int* dead,
                      size_t dead_count, bool* failed) {
-  for (size_t i = 0; i < dead_count; ++i) {
-    luaL_unref(L, LUA_REGISTRYINDEX, dead[i]);
+  // luaL_unref only writes slots that exist: it allocates nothing and
+  // cannot raise, given a slot of stack (without one, the functions stay
+  // referenced until the state closes).
+  if (dead_count > 0 && lua_checkstack(L, 2)) {
+    for (size_t i = 0; i < dead_count; ++i) {
+      luaL_unref(L, LUA_REGISTRYINDEX, dead[i]);
+    }
   }
   int ran = 0;
   while (calls != NULL) {
@@ -327,6 +369,7 @@ static int run_taken(lua_State* L, call_t* calls, const int* dead,
 
 int dclua_poll(lua_State* L) {
   dclua_queue_t* q = dclua_state_queue(L);
+  if (q == NULL) return 0;  // the state is closing: nothing runs any more
   int total = 0;
   bool failed = false;
   for (;;) {
@@ -368,6 +411,7 @@ static void* waiter_main(void* arg) {
 dc_status_t dclua_wait(lua_State* L, dc_status_t (*wait)(void* user_data),
                        void* user_data) {
   dclua_queue_t* q = dclua_state_queue(L);
+  if (q == NULL) return wait(user_data);  // closing: calls are refused
   dclua_poll(L);
   if (atomic_load(&q->live) == 0) return wait(user_data);
   waiter_t w = {.queue = q, .wait = wait, .user_data = user_data};
@@ -376,6 +420,8 @@ dc_status_t dclua_wait(lua_State* L, dc_status_t (*wait)(void* user_data),
     return dc_set_error(DC_ERR_RESOURCE_EXHAUSTED,
                         "dc: cannot start a thread to wait on");
   }
+  // From here to the join nothing may raise: the waiter thread points at
+  // |w| in this frame (run_taken never raises).
   bool failed = false;
   for (;;) {
     int dead[64];

@@ -50,7 +50,11 @@ void dclua_push_device(lua_State* L, dc_device_t* device) {
   lua_remove(L, -2);
 }
 
+// A device's name stands for it as an argument, not as the self of a
+// method: dev.info("cpu") is a bad self, as dev.info(0) is. Every call
+// with |index| 1 that is not |optional| is a device method's self.
 dc_device_t* dclua_check_device(lua_State* L, int index, bool optional) {
+  if (index == 1 && !optional) return dclua_box_check(L, 1, DCLUA_DEVICE);
   dc_context_t* context = dclua_context(L);
   dc_device_t* device = NULL;
   if (optional && lua_isnoneornil(L, index)) {
@@ -67,7 +71,7 @@ dc_device_t* dclua_check_device(lua_State* L, int index, bool optional) {
   } else if (dclua_box_test(L, index, DCLUA_DEVICE) != NULL) {
     device = dclua_box_check(L, index, DCLUA_DEVICE);
   } else {
-    luaL_typeerror(L, index, "dc.device or device name");
+    dclua_type_error(L, index, "dc.device or device name");
   }
   return device;
 }
@@ -84,8 +88,13 @@ dc_status_t dclua_set_default_device(lua_State* L, const char* name) {
 
 // [-0, +1, v]  dev.field -> a method, or a capability (nil if neither)
 static int device_index(lua_State* L) {
+  dclua_box_check(L, 1, DCLUA_DEVICE);
   if (dclua_push_method(L)) return 1;
-  lua_getiuservalue(L, 1, 1);
+  // The capabilities table, unless debug.setuservalue replaced it.
+  if (lua_getiuservalue(L, 1, 1) != LUA_TTABLE) {
+    lua_pushnil(L);
+    return 1;
+  }
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
   return 1;

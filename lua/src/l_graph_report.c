@@ -135,6 +135,7 @@ void dclua_graph_push_report(lua_State* L, int graph, dc_graph_exec_t* exec,
 // [-2, +1, -]  report.name -> the op of that name (report.ops[name]), for
 // names that are not fields of the report
 static int report_index(lua_State* L) {
+  dclua_table_check(L, 1, REPORT_MT);
   lua_pushliteral(L, "ops");
   if (lua_rawget(L, 1) != LUA_TTABLE) return 0;
   lua_pushvalue(L, 2);
@@ -144,6 +145,7 @@ static int report_index(lua_State* L) {
 
 // [-1, +1, -]  #report -> the number of ops
 static int report_len(lua_State* L) {
+  dclua_table_check(L, 1, REPORT_MT);
   lua_pushliteral(L, "ops");
   lua_rawget(L, 1);
   lua_pushinteger(L, lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0);
@@ -209,6 +211,7 @@ static void format_op(lua_State* L, int name_width, int device_width,
 // [-1, +1, m]  tostring(report) -> one line per op:
 //   name  state  device  attempts n  time  [(fell back to d)|error]
 static int report_tostring(lua_State* L) {
+  dclua_table_check(L, 1, REPORT_MT);
   lua_pushliteral(L, "ops");
   if (lua_rawget(L, 1) != LUA_TTABLE) return luaL_error(L, "not a report");
   int ops = lua_gettop(L);

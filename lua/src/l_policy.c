@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "dclua_internal.h"
+#include "l_watchdog.h"
 
 #define NS_PER_S 1e9
 
@@ -334,7 +335,7 @@ static void push_retry_on(lua_State* L, const dc_retry_policy_t* p) {
 // [-2, +1, e]  policy.field -> the field's value (seconds for times; nil
 // for an unknown field and for `budget` when there is none)
 static int retry_index(lua_State* L) {
-  const dc_retry_policy_t* p = luaL_checkudata(L, 1, DCLUA_RETRY);
+  const dc_retry_policy_t* p = dclua_udata_check(L, 1, DCLUA_RETRY);
   const char* key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
   if (strcmp(key, "attempts") == 0) {
     lua_pushinteger(L, p->max_attempts);
@@ -382,7 +383,7 @@ static void retry_on_text(const dc_retry_policy_t* p, char* text,
 
 // [-1, +1, m]  tostring(policy) -> "dc.retry { attempts = 3, ... }"
 static int retry_tostring(lua_State* L) {
-  const dc_retry_policy_t* p = luaL_checkudata(L, 1, DCLUA_RETRY);
+  const dc_retry_policy_t* p = dclua_udata_check(L, 1, DCLUA_RETRY);
   char budget[64] = "";
   if (p->budget_ns != 0) {
     snprintf(budget, sizeof(budget), ", budget = %g",
@@ -500,7 +501,11 @@ static int l_retry_call(lua_State* L) {
         &p, &s, dclua_error_status(L, -1), dclua_now_ns() - start, &delay);
     if (verdict != DC_RETRY_AGAIN) return give_up(L, &p, &s, verdict);
     lua_pop(L, 1);
+    // The backoff ends at the script's time limit too (l_watchdog.h).
+    bool limited = false;
+    delay = dclua_wait_budget_ns(L, delay, &limited);
     dclua_wait(L, sleep_ns, &delay);
+    if (limited) dclua_wait_ended(L, DC_ERR_DEADLINE_EXCEEDED, limited);
   }
 }
 
@@ -579,7 +584,7 @@ static int l_breaker(lua_State* L) {
 // [-2, +1, e]  params.field -> the field's value (seconds for times; nil
 // for an unknown field, `failures` or `ratio` when off)
 static int breaker_index(lua_State* L) {
-  const dc_breaker_params_t* p = luaL_checkudata(L, 1, DCLUA_BREAKER);
+  const dc_breaker_params_t* p = dclua_udata_check(L, 1, DCLUA_BREAKER);
   const char* key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
   if (strcmp(key, "failures") == 0 && p->failure_threshold != 0) {
     lua_pushinteger(L, p->failure_threshold);
@@ -603,7 +608,7 @@ static int breaker_index(lua_State* L) {
 
 // [-1, +1, m]  tostring(params) -> "dc.breaker { failures = 5, ... }"
 static int breaker_tostring(lua_State* L) {
-  const dc_breaker_params_t* p = luaL_checkudata(L, 1, DCLUA_BREAKER);
+  const dc_breaker_params_t* p = dclua_udata_check(L, 1, DCLUA_BREAKER);
   char text[256];
   int used = snprintf(text, sizeof(text), "dc.breaker { ");
   if (p->failure_threshold != 0) {
