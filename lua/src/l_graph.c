@@ -756,6 +756,12 @@ static int graph_graph(lua_State* L) {
   op_options_t o;
   read_options(L, 4, "g:graph", name, NULL, &o);
   check_op(L, dc_graph_add_graph(g->p, name, child->p, &o.o), name);
+  // The child's callbacks are this graph's too: its instances run them
+  // (and keep them, l_graph_run.c) even once the child is collected.
+  for (size_t i = 0; i < child->callback_count; ++i) {
+    dclua_callback_retain(child->callbacks[i]);
+    own_callback(L, g, child->callbacks[i]);
+  }
   note_device(g, child->device);
   dclua_graph_field(L, 3, "parents");  // its changes invalidate ours
   lua_pushvalue(L, 1);

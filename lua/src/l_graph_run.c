@@ -39,6 +39,12 @@ typedef struct exec_t {
   dc_stream_group_t* group;
   bool running;
   char name[64];
+  // The graph's callbacks (host ops, subflows), retained while the
+  // instance may run them: the graph's own references go when it is
+  // collected or its __gc is called, which must not free what an
+  // instance still runs.
+  dclua_callback_t** callbacks;
+  size_t callback_count;
 } exec_t;
 
 static exec_t* check_exec(lua_State* L, int index) {
@@ -52,6 +58,27 @@ static void destroy_exec(exec_t* e) {
   e->p = NULL;
   dc_stream_group_release(e->group);
   e->group = NULL;
+  for (size_t i = 0; i < e->callback_count; ++i) {
+    dclua_callback_release(e->callbacks[i]);
+  }
+  free(e->callbacks);
+  e->callbacks = NULL;
+  e->callback_count = 0;
+}
+
+// Retains the graph's callbacks for instance |e| (see exec_t).
+static void hold_callbacks(lua_State* L, exec_t* e, const dclua_graph_t* g) {
+  if (g->callback_count == 0) return;
+  e->callbacks = malloc(g->callback_count * sizeof(*e->callbacks));
+  if (e->callbacks == NULL) {
+    dclua_raisef(L, DC_ERR_OUT_OF_MEMORY, "graph '%s': out of memory",
+                 g->name);
+  }
+  for (size_t i = 0; i < g->callback_count; ++i) {
+    dclua_callback_retain(g->callbacks[i]);
+    e->callbacks[i] = g->callbacks[i];
+  }
+  e->callback_count = g->callback_count;
 }
 
 // [-1, +0, e]  exec:close(); also __close and __gc
@@ -216,6 +243,7 @@ static exec_t* instantiate(lua_State* L, int index) {
   lua_setiuservalue(L, -2, 1);
   dc_stream_group_params_t params = {.count = g->streams, .label = g->name};
   DCLUA_CHECK(L, dc_stream_group_create(device, &params, &e->group));
+  hold_callbacks(L, e, g);
   DCLUA_CHECK(L, dc_graph_instantiate(g->p, e->group, &e->p));
   dclua_graph_field(L, index, "execs");
   lua_pushvalue(L, -2);

@@ -263,9 +263,10 @@ local METHODS = {}    -- metatable -> sorted list of method and field names
 -- Functions left out until a known bug is fixed (each names its issue):
 -- the fuzzer would find it again in every run and little else.
 local KNOWN = {
-  -- Issue 16, open: dc.graph's __gc, called by a script, frees the
-  -- graph's host-op callbacks while its instances can still run them
-  -- (l_graph.c).
+  -- Issue 16, open: dc.graph's __gc, called by a script, may still free
+  -- host-op callbacks that a nested graph gained after it was nested,
+  -- while an instance of the parent can run them (l_graph.c); instances
+  -- hold every other callback (l_graph_run.c, tested in lua.graph).
   ["dc.graph.__gc"] = true,
 }
 

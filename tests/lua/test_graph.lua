@@ -629,6 +629,27 @@ do
   collectgarbage()
 end
 
+--===-- A script calling a graph's __gc itself ------------------------------===--
+
+-- The graph's callbacks (its own and a nested graph's) stay alive while an
+-- instance may run them; before, this read freed memory.
+do
+  local n = 0
+  local g = dc.graph { name = "gc_self" }
+  g:host("h", function() n = n + 1 end)
+  local child = dc.graph { name = "gc_child" }
+  child:host("ch", function() n = n + 10 end)
+  g:graph("sub", child)
+  local e = g:instantiate()
+  getmetatable(g).__gc(g)
+  getmetatable(child).__gc(child)
+  collectgarbage()
+  collectgarbage()
+  local ok = pcall(e.run, e)
+  t.check(ok, "the instance still runs")
+  t.equal(n, 11, "both host ops ran")
+end
+
 --===-- Child processes: fallback, breakers, progress ---------------------===--
 
 do
