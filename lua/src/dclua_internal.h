@@ -246,6 +246,10 @@ dclua_queue_t* dclua_state_queue(lua_State* L);
 // DC_PROGRESS and a caller's own request.
 bool dclua_progress_enabled(lua_State* L);
 
+// Whether |L| runs under dclua_engine_sandbox: what only the host may set
+// (a device's memory budget) is refused there.
+bool dclua_sandboxed(lua_State* L);
+
 // Whether a script may write |path| (see dclua_set_write_root).
 bool dclua_path_writable(lua_State* L, const char* path);
 

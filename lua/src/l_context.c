@@ -96,6 +96,8 @@ void dclua_set_progress(lua_State* L, bool enabled) {
 
 bool dclua_progress_enabled(lua_State* L) { return state(L)->progress; }
 
+bool dclua_sandboxed(lua_State* L) { return state(L)->sandboxed; }
+
 dc_status_t dclua_set_write_root(lua_State* L, const char* directory) {
   if (L == NULL) {
     return dc_set_error(DC_ERR_INVALID_ARGUMENT,

@@ -133,6 +133,45 @@ static int device_reset_health(lua_State* L) {
   return 1;
 }
 
+// [-1, +1, e]  dev:set_memory_budget(bytes | nil) -> dev: the most bytes
+// of buffers the device holds, in use plus cached (nil: back to the
+// device's memory). Refused in a sandbox, whose budget is the host's.
+static int device_set_memory_budget(lua_State* L) {
+  dc_device_t* device = dclua_check_device(L, 1, false);
+  size_t budget = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 1, 2, "a budget is at least 1 byte (nil: none)");
+    budget = (size_t)n;
+  }
+  if (dclua_sandboxed(L)) {
+    dclua_raisef(L, DC_ERR_PERMISSION_DENIED,
+                 "sandbox: the memory budget of %s is the host's to set",
+                 dc_device_name(device));
+  }
+  DCLUA_CHECK(L, dc_memory_pool_set_budget(device, budget));
+  lua_settop(L, 1);
+  return 1;
+}
+
+// [-0, +1, e]  dev:memory() -> { in_use, peak, cached, budget,
+//                                cache_limit, hits, misses, failures }
+// (bytes; counts since the context was made)
+static int device_memory(lua_State* L) {
+  dc_memory_pool_stats_t s;
+  DCLUA_CHECK(L, dc_memory_pool_stats(dclua_check_device(L, 1, false), &s));
+  lua_createtable(L, 0, 8);
+  dclua_set_integer(L, "in_use", (lua_Integer)s.bytes_in_use);
+  dclua_set_integer(L, "peak", (lua_Integer)s.peak_bytes_in_use);
+  dclua_set_integer(L, "cached", (lua_Integer)s.bytes_cached);
+  dclua_set_integer(L, "budget", (lua_Integer)s.budget);
+  dclua_set_integer(L, "cache_limit", (lua_Integer)s.cache_limit);
+  dclua_set_integer(L, "hits", (lua_Integer)s.hits);
+  dclua_set_integer(L, "misses", (lua_Integer)s.misses);
+  dclua_set_integer(L, "failures", (lua_Integer)s.failures);
+  return 1;
+}
+
 // [-0, +1, e]  dev:peer(other [, measure]) -> { path = "direct",
 //                                              direct = true,
 //                                              bandwidth = bytes/s }
@@ -183,6 +222,9 @@ void dclua_open_device(lua_State* L) {
                                      {"health", device_health},
                                      {"reset_health", device_reset_health},
                                      {"peer", device_peer},
+                                     {"memory", device_memory},
+                                     {"set_memory_budget",
+                                      device_set_memory_budget},
                                      {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"device", dclua_device},
                                    {"devices", dclua_devices},
