@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "replay_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 void dc_fuzz_lua_teardown(void);  // fuzz_lua.c
 
@@ -39,77 +41,31 @@ typedef struct corpus_t {
   size_t capacity;
 } corpus_t;
 
-static void* checked(void* p) {
-  if (p == NULL) {
-    fprintf(stderr, "fuzz_lua_replay: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
 static void add_file(corpus_t* c, const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) {
-    fprintf(stderr, "fuzz_lua_replay: cannot read %s\n", path);
-    exit(2);
-  }
-  size_t capacity = 4096, n = 0, got;
-  uint8_t* buf = checked(malloc(capacity));
-  while ((got = fread(buf + n, 1, capacity - n, f)) > 0) {
-    n += got;
-    if (n == capacity) buf = checked(realloc(buf, capacity *= 2));
-  }
-  fclose(f);
+  size_t n = 0;
+  uint8_t* buf = replay_read_file(path, &n);
   if (c->count == c->capacity) {
     c->capacity = c->capacity ? c->capacity * 2 : 16;
-    c->items = checked(realloc(c->items, c->capacity * sizeof(input_t)));
+    c->items =
+        replay_checked(realloc(c->items, c->capacity * sizeof(input_t)));
   }
   c->items[c->count++] = (input_t){buf, n};
 }
 
-static int compare_names(const void* a, const void* b) {
-  return strcmp(*(char* const*)a, *(char* const*)b);
-}
-
+// Adds file |path|, or every file of directory |path| in name order.
 static void add_path(corpus_t* c, const char* path) {
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
     add_file(c, path);
     return;
   }
-  DIR* d = opendir(path);
-  if (d == NULL) {
-    fprintf(stderr, "fuzz_lua_replay: cannot open %s\n", path);
-    exit(2);
-  }
-  char** names = NULL;
-  size_t count = 0, capacity = 0;
-  for (struct dirent* e; (e = readdir(d)) != NULL;) {
-    if (e->d_name[0] == '.') continue;
-    if (count == capacity) {
-      capacity = capacity ? capacity * 2 : 16;
-      names = checked(realloc(names, capacity * sizeof(char*)));
-    }
-    size_t n = strlen(path) + strlen(e->d_name) + 2;
-    names[count] = checked(malloc(n));
-    snprintf(names[count++], n, "%s/%s", path, e->d_name);
-  }
-  closedir(d);
-  qsort(names, count, sizeof(char*), compare_names);
+  size_t count = 0;
+  char** names = replay_list_dir(path, NULL, &count);
   for (size_t i = 0; i < count; ++i) {
-    if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) add_file(c, names[i]);
+    add_file(c, names[i]);
     free(names[i]);
   }
   free(names);
-}
-
-static uint64_t next_random(uint64_t* state) {  // xorshift64*
-  uint64_t x = *state;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  *state = x;
-  return x * 2685821657736338717ull;
 }
 
 static double now_seconds(void) {
@@ -123,19 +79,20 @@ static double now_seconds(void) {
 static size_t make_input(const corpus_t* c, uint64_t seed, size_t index,
                          uint8_t* buf, size_t max_len) {
   uint64_t rng = (seed ^ (0x9e3779b97f4a7c15ull * (index + 1))) | 1;
-  size_t size = 1 + (size_t)(next_random(&rng) % max_len);
+  size_t size = 1 + (size_t)(replay_next_random(&rng) % max_len);
   const input_t* base =
-      c->count > 0 && next_random(&rng) % 2 == 0
-          ? &c->items[next_random(&rng) % c->count] : NULL;
+      c->count > 0 && replay_next_random(&rng) % 2 == 0
+          ? &c->items[replay_next_random(&rng) % c->count] : NULL;
   for (size_t i = 0; i < size; ++i) {
-    buf[i] = (uint8_t)(next_random(&rng) >> 56);
+    buf[i] = (uint8_t)(replay_next_random(&rng) >> 56);
   }
   if (base != NULL && base->size > 0) {
     size_t keep = base->size < size ? base->size : size;
     memcpy(buf, base->data, keep);
-    size_t edits = 1 + (size_t)(next_random(&rng) % 8);
+    size_t edits = 1 + (size_t)(replay_next_random(&rng) % 8);
     for (size_t e = 0; e < edits; ++e) {
-      buf[next_random(&rng) % keep] = (uint8_t)(next_random(&rng) >> 56);
+      size_t at = replay_next_random(&rng) % keep;
+      buf[at] = (uint8_t)(replay_next_random(&rng) >> 56);
     }
   }
   return size;
@@ -156,7 +113,7 @@ static void run_input(const char* what, const uint8_t* data, size_t size) {
   }
   // An input of exactly |size| bytes, as libFuzzer gives, so that
   // AddressSanitizer catches a read past its end.
-  uint8_t* exact = checked(malloc(size ? size : 1));
+  uint8_t* exact = replay_checked(malloc(size ? size : 1));
   if (size > 0) memcpy(exact, data, size);
   LLVMFuzzerTestOneInput(exact, size);
   free(exact);
@@ -197,7 +154,7 @@ int main(int argc, char** argv) {
     snprintf(what, sizeof(what), "seed file %zu", i);
     run_input(what, corpus.items[i].data, corpus.items[i].size);
   }
-  uint8_t* buf = checked(malloc(max_len));
+  uint8_t* buf = replay_checked(malloc(max_len));
   uint64_t done = 0;
   while (done < runs && now_seconds() - start < seconds) {
     char what[96];

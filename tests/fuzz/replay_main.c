@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "replay_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 extern size_t dc_fuzz_last_arena_bytes;  // fuzz_frontend.c
 
@@ -44,75 +46,23 @@ typedef struct corpus_t {
 
 //===-- Reading the corpus ----------------------------------------------===//
 
-static void* checked(void* p) {
-  if (p == NULL) {
-    fprintf(stderr, "fuzz_replay: out of memory\n");
-    exit(2);
-  }
-  return p;
-}
-
-static bool read_file(const char* path, uint8_t** data, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  if (f == NULL) return false;
-  size_t capacity = 4096, n = 0;
-  uint8_t* buf = checked(malloc(capacity));
-  size_t got;
-  while ((got = fread(buf + n, 1, capacity - n, f)) > 0) {
-    n += got;
-    if (n == capacity) buf = checked(realloc(buf, capacity *= 2));
-  }
-  fclose(f);
-  *data = buf;
-  *size = n;
-  return true;
-}
-
 static void add_seed(corpus_t* c, const char* path) {
-  seed_t s = {.path = checked(strdup(path))};
-  if (!read_file(path, &s.data, &s.size)) {
-    fprintf(stderr, "fuzz_replay: cannot read %s\n", path);
-    exit(2);
-  }
+  seed_t s = {.path = replay_checked(strdup(path))};
+  s.data = replay_read_file(path, &s.size);
   if (c->count == c->capacity) {
     c->capacity = c->capacity ? c->capacity * 2 : 64;
-    c->seeds = checked(realloc(c->seeds, c->capacity * sizeof(seed_t)));
+    c->seeds =
+        replay_checked(realloc(c->seeds, c->capacity * sizeof(seed_t)));
   }
   c->seeds[c->count++] = s;
 }
 
-static int compare_names(const void* a, const void* b) {
-  return strcmp(*(char* const*)a, *(char* const*)b);
-}
-
 // Adds the *.cl files of directory |dir|, in name order.
 static void add_directory(corpus_t* c, const char* dir) {
-  DIR* d = opendir(dir);
-  if (d == NULL) {
-    fprintf(stderr, "fuzz_replay: cannot open %s\n", dir);
-    exit(2);
-  }
-  char** names = NULL;
-  size_t count = 0, capacity = 0;
-  for (struct dirent* e; (e = readdir(d)) != NULL;) {
-    size_t len = strlen(e->d_name);
-    if (e->d_name[0] == '.' || len < 4 ||
-        strcmp(e->d_name + len - 3, ".cl") != 0) {
-      continue;
-    }
-    if (count == capacity) {
-      capacity = capacity ? capacity * 2 : 64;
-      names = checked(realloc(names, capacity * sizeof(char*)));
-    }
-    size_t n = strlen(dir) + strlen(e->d_name) + 2;
-    names[count] = checked(malloc(n));
-    snprintf(names[count++], n, "%s/%s", dir, e->d_name);
-  }
-  closedir(d);
-  qsort(names, count, sizeof(char*), compare_names);
+  size_t count = 0;
+  char** names = replay_list_dir(dir, ".cl", &count);
   for (size_t i = 0; i < count; ++i) {
-    struct stat st;
-    if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) add_seed(c, names[i]);
+    add_seed(c, names[i]);
     free(names[i]);
   }
   free(names);
@@ -120,17 +70,8 @@ static void add_directory(corpus_t* c, const char* dir) {
 
 //===-- Mutations -------------------------------------------------------===//
 
-static uint64_t next_random(uint64_t* state) {  // xorshift64*
-  uint64_t x = *state;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  *state = x;
-  return x * 2685821657736338717ull;
-}
-
 static size_t below(uint64_t* rng, size_t n) {
-  return n ? (size_t)(next_random(rng) % n) : 0;
+  return n ? (size_t)(replay_next_random(rng) % n) : 0;
 }
 
 // Fragments that steer the preprocessor and parser into their corners.
@@ -153,7 +94,7 @@ typedef struct buffer_t {
 static void reserve(buffer_t* b, size_t extra) {
   if (b->size + extra <= b->capacity) return;
   b->capacity = (b->size + extra) * 2 + 64;
-  b->data = checked(realloc(b->data, b->capacity));
+  b->data = replay_checked(realloc(b->data, b->capacity));
 }
 
 static void insert(buffer_t* b, size_t at, const uint8_t* bytes, size_t n) {
@@ -198,7 +139,7 @@ static void mutate_once(buffer_t* b, const seed_t* other, uint64_t* rng) {
       size_t from = below(rng, b->size);
       size_t n = 1 + below(rng, 64);
       if (from + n > b->size) n = b->size - from;
-      uint8_t* copy = checked(malloc(n));
+      uint8_t* copy = replay_checked(malloc(n));
       memcpy(copy, b->data + from, n);
       insert(b, at, copy, n);
       free(copy);
@@ -224,7 +165,7 @@ static void run_input(const char* what, const uint8_t* data, size_t size) {
   fprintf(stderr, "%s\n", what);  // the culprit, should it crash
   // libFuzzer's inputs are buffers of exactly |size| bytes, which lets
   // AddressSanitizer catch a read past the end; so are these.
-  uint8_t* exact = checked(malloc(size ? size : 1));
+  uint8_t* exact = replay_checked(malloc(size ? size : 1));
   memcpy(exact, data, size);
   LLVMFuzzerTestOneInput(exact, size);
   free(exact);
