@@ -36,6 +36,10 @@
                      fn_name, #ptr);                                        \
   } while (0)
 
+// The six characters mkstemp() and mkdtemp() replace with a random
+// suffix: the end of the template a temporary file's name is made from.
+#define DC_MKTEMP_SUFFIX "XXXXXX"
+
 #define DC_MIN(a, b) ((a) < (b) ? (a) : (b))
 // Rounds |n| up to a multiple of |align| (a power of two).
 #define DC_ALIGN_UP(n, align) (((n) + (align)-1) & ~(size_t)((align)-1))

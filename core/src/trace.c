@@ -397,7 +397,7 @@ static dc_status_t write_file(const char* path, const snapshot_t* s,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "dc_trace_write: the path '%.64s...' is too long", path);
   }
-  snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path);
+  snprintf(tmp, sizeof(tmp), "%s.tmp-" DC_MKTEMP_SUFFIX, path);
   int fd = mkostemp(tmp, O_CLOEXEC);
   if (fd < 0) return io_fail(errno, path);
   fchmod(fd, 0644);  // mkostemp makes it private; a trace is for sharing

@@ -5,7 +5,7 @@
 // device likewise removes the build directories ($TMPDIR/dclua-build-*)
 // of processes killed while they compiled.
 //
-// A store writes `.<hex>.tmp-<pid>-XXXXXX` and renames it to `<hex>.so`;
+// A store writes `.<hex>.tmp-<pid>-<random>` and renames it to `<hex>.so`;
 // a writer killed in between leaves the temporary file. These tests make
 // such files by hand, with the pid of a process that has exited or of one
 // still running, and ages set with utimensat, then open the cache through

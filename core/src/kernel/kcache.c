@@ -291,9 +291,9 @@ static dc_status_t ensure_dir(dc__kcache_t* cache) {
 
 //===-- Temporary files left behind -------------------------------------===//
 //
-// Writers name their temporary files `<name>.tmp-<pid>-XXXXXX`: stores
-// `.<hex>.tmp-<pid>-XXXXXX`, and the CPU backend's compiler identity file
-// `compiler-<h>.id.tmp-XXXXXX` (older stores too had no pid). A writer
+// Writers name their temporary files `<name>.tmp-<pid>-<random>`: stores
+// `.<hex>.tmp-<pid>-<random>`, and the CPU backend's compiler identity file
+// `compiler-<h>.id.tmp-<random>` (older stores too had no pid). A writer
 // killed between creating one and renaming it leaves it behind, and
 // nothing would ever read or remove it; so opening the cache sweeps them
 // (sweep_temporaries). Only regular files whose name has the mark are
@@ -616,7 +616,7 @@ static bool is_dir_errno(int err) {
 static dc_status_t open_temp(dc__kcache_t* cache, const char* hex, char* tmp,
                              int* out_fd) {
   for (int attempt = 0;; ++attempt) {
-    snprintf(tmp, DC_KCACHE_PATH_SIZE, "%s/.%s" TEMP_MARK "%ld-XXXXXX",
+    snprintf(tmp, DC_KCACHE_PATH_SIZE, "%s/.%s" TEMP_MARK "%ld-" DC_MKTEMP_SUFFIX,
              cache->dir, hex, (long)getpid());
     int fd = mkostemp(tmp, O_CLOEXEC);  // no fd leaks into compilers
     if (fd >= 0) {

@@ -39,7 +39,7 @@
 // a stray file. Such an entry counts as corrupt, is deleted, and the lookup
 // misses, so the caller compiles again and stores a fresh one.
 //
-// Temporary files are hidden `.<hex>.tmp-<pid>-XXXXXX` files; lookups
+// Temporary files are hidden `.<hex>.tmp-<pid>-<random>` files; lookups
 // never read them. Those of a writer that died before its rename are
 // removed when a cache is opened: once idle 10 s when their writer's
 // process is gone, once idle 15 minutes in any case.

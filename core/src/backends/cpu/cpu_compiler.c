@@ -127,7 +127,7 @@ static bool read_cached_identity(const char* id_path, const char* stamp,
 static void write_cached_identity(const char* id_path, const char* stamp,
                                   const char* identity) {
   char tmp[1200];
-  snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", id_path);
+  snprintf(tmp, sizeof(tmp), "%s.tmp-" DC_MKTEMP_SUFFIX, id_path);
   int fd = mkstemp(tmp);
   if (fd < 0) return;
   FILE* f = fdopen(fd, "w");
@@ -139,7 +139,7 @@ static void write_cached_identity(const char* id_path, const char* stamp,
 
 static dc_status_t ask_compiler(const char* compiler, char* out,
                                 size_t size) {
-  char path[] = "/tmp/dclua-cc-XXXXXX";
+  char path[] = "/tmp/dclua-cc-" DC_MKTEMP_SUFFIX;
   int fd = mkstemp(path);
   if (fd < 0) {
     return DC_FAIL(DC_ERR_UNAVAILABLE, "cannot create a temporary file: %s",

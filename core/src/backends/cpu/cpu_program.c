@@ -349,7 +349,7 @@ static dc_status_t load_module(dc__cpu_device_t* cpu, const uint8_t key[32],
 //===-- Build directories -----------------------------------------------===//
 //
 // Each build compiles in a private directory, $TMPDIR/dclua-build-<pid>-
-// XXXXXX, removed when the build ends. A process killed while it compiles
+// <random>, removed when the build ends. A process killed while it compiles
 // leaves its directory behind, so the first build of each device sweeps
 // them: directories of ours with that prefix whose process is gone and
 // which have not changed for BUILD_DEAD_AFTER_S (a grace for a pid of
@@ -409,7 +409,7 @@ static dc_status_t build_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
                                 dc__cpu_module_t** out) {
   char dir[256];
   const char* tmp = build_root();
-  snprintf(dir, sizeof(dir), "%s/" BUILD_PREFIX "%ld-XXXXXX", tmp,
+  snprintf(dir, sizeof(dir), "%s/" BUILD_PREFIX "%ld-" DC_MKTEMP_SUFFIX, tmp,
            (long)getpid());
   if (mkdtemp(dir) == NULL) {
     return DC_FAIL(DC_ERR_UNAVAILABLE,

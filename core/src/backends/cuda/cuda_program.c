@@ -174,7 +174,7 @@ static void store_image(dc__cuda_device_t* cuda, const uint8_t key[32],
                         size_t meta_size) {
   const char* tmp = getenv("TMPDIR");
   char path[600], entry[DC_KCACHE_PATH_SIZE];
-  snprintf(path, sizeof(path), "%s/dclua-cuda-XXXXXX",
+  snprintf(path, sizeof(path), "%s/dclua-cuda-" DC_MKTEMP_SUFFIX,
            tmp && *tmp ? tmp : "/tmp");
   int fd = mkstemp(path);
   bool written =
