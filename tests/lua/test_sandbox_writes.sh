@@ -8,14 +8,7 @@
 # keep working.
 set -u
 dclua=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-DC_CACHE_DIR=off
-export DC_CACHE_DIR
-DC_DEVICES=cpu
-export DC_DEVICES
+. "$(dirname "$0")/lib.sh"
 
 box="$tmp/box"
 out="$tmp/out"

@@ -7,18 +7,7 @@
 set -u
 dclua=$1
 scripts=$2
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-# The kernel cache stays in memory: the test writes nothing outside $tmp.
-DC_CACHE_DIR=off
-export DC_CACHE_DIR
-# The CPU backend alone, as CTest sets it, also when run by hand: a GPU
-# would change the default device the scripts run on (cuda.lua covers
-# the GPU).
-DC_DEVICES=cpu
-export DC_DEVICES
+. "$(dirname "$0")/lib.sh"
 
 # expect CODE PATTERN ARGS...: runs dclua ARGS, checks the exit code and
 # that stdout+stderr match the grep pattern (if not empty) and hold no

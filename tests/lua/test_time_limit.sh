@@ -12,14 +12,7 @@
 # drains, which is what lets the engine shut down.
 set -u
 dclua=$1
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-DC_CACHE_DIR=off
-export DC_CACHE_DIR
-DC_DEVICES=cpu
-export DC_DEVICES
+. "$(dirname "$0")/lib.sh"
 
 # A guard against a hang: the test fails rather than blocking ctest.
 guard=""
