@@ -1,6 +1,7 @@
-// breaker_internal.h: the per-context state of retry policies and circuit
-// breakers (the breaker registry, its default parameters, each device's
-// default retry policy), and a clock tests can replace. Never installed.
+// breaker_internal.h: what the breakers (breaker.c) and the per-context
+// state of resilience (breaker_registry.c: the breaker registry, its
+// default parameters, each device's default retry policy) share, and a
+// clock tests can replace. Never installed.
 // SPDX-License-Identifier: MIT
 #ifndef DC_BREAKER_INTERNAL_H_
 #define DC_BREAKER_INTERNAL_H_
@@ -22,6 +23,29 @@ DC_INTERNAL dc_status_t dc__resilience_set_device_policy(
 DC_INTERNAL void dc__resilience_device_policy(const dc_device_t* device,
                                               dc_retry_policy_t* out_policy);
 
+// A breaker's name holds at most DC__BREAKER_NAME_SIZE - 1 bytes.
+#define DC__BREAKER_NAME_SIZE 64
+
+// Makes a breaker with |params| (checked; NULL: the built-in defaults).
+// One |in_registry| holds no reference on its context: the registry
+// destroys it with dc__breaker_destroy when the context goes.
+DC_INTERNAL dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
+                                        const dc_breaker_params_t* params,
+                                        bool in_registry,
+                                        dc_breaker_t** out_breaker);
+DC_INTERNAL void dc__breaker_destroy(dc_breaker_t* breaker);
+
+// DC_ERR_INVALID_ARGUMENT, naming |fn|, for a bad name or bad params
+// (NULL params are fine).
+DC_INTERNAL dc_status_t dc__breaker_check_name(const char* name,
+                                               const char* fn);
+DC_INTERNAL dc_status_t dc__breaker_checked_params(
+    const dc_breaker_params_t* params, const char* fn);
+
+// The context's default params, as set (zeroes: the built-in defaults).
+DC_INTERNAL dc_breaker_params_t dc__breaker_context_defaults(
+    dc_context_t* ctx);
+
 // Replaces the breaker's clock (default: dc__now_ns) with |now_ns|
 // called with |user_data| (NULL |now_ns|: back to the default). For
 // tests; set it before the breaker is used by other threads.
@@ -30,12 +54,13 @@ DC_INTERNAL void dc__breaker_set_clock(dc_breaker_t* breaker,
                                        dc__clock_fn_t now_ns,
                                        void* user_data);
 
-// dc_breaker_record() at |now_ns|, a time the caller has just read from
-// dc__now_ns(), so that several breakers and the caller's own timing share
-// one clock read. A breaker whose clock was replaced reads its own.
+// dc_breaker_record_call() at |now_ns|, a time the caller has just read
+// from dc__now_ns(), so that several breakers and the caller's own timing
+// share one clock read. A breaker whose clock was replaced reads its own.
 DC_INTERNAL void dc__breaker_record_at(dc_breaker_t* breaker,
                                        dc_breaker_permit_t permit,
-                                       dc_status_t outcome, uint64_t now_ns);
+                                       dc_status_t outcome,
+                                       uint64_t duration_ns, uint64_t now_ns);
 
 // Writes |ns| as "10 s", "1.5 s", "50 ms", "100 us" or "7 ns" into |buf|
 // and returns |buf| (retry.c).

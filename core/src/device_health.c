@@ -29,7 +29,7 @@ static int index_of(const dc_device_t* device) {
 static dc_breaker_t* breaker_of(dc_device_t* device, bool create) {
   dc_breaker_t* b = NULL;
   if (create) {
-    dc_breaker_for(device->context, device->info.name, &b);
+    dc_device_breaker(device, NULL, &b);
   } else if (dc_breaker_find(device->context, device->info.name, &b) !=
              DC_OK) {
     b = NULL;
@@ -96,11 +96,11 @@ dc_status_t dc_context_on_device_health(dc_context_t* ctx,
 }
 
 bool dc__status_about_device(dc_status_t status) {
-  // The caller's mistakes say nothing about the device, nor does another
+  // Deterministic failures say nothing about the device, nor does another
   // breaker's refusal.
-  return status == DC_ERR_DEVICE_LOST ||
-         (status != DC_ERR_CIRCUIT_OPEN &&
-          dc_status_class(status) == DC_STATUS_CLASS_TRANSIENT);
+  dc_status_class_t cls = dc_status_class(status);
+  return status != DC_ERR_CIRCUIT_OPEN &&
+         (cls == DC_STATUS_CLASS_TRANSIENT || cls == DC_STATUS_CLASS_DEVICE);
 }
 
 void dc__device_failed(dc_device_t* device, dc_status_t status,
@@ -109,15 +109,14 @@ void dc__device_failed(dc_device_t* device, dc_status_t status,
   int i = index_of(device);
   if (i < 0) return;
   dc_breaker_t* breaker = breaker_of(device, true);
-  if (status == DC_ERR_DEVICE_LOST && breaker != NULL) {
-    dc_breaker_trip(breaker);
-  }
+  bool lost = dc_status_class(status) == DC_STATUS_CLASS_DEVICE;
+  if (lost && breaker != NULL) dc_breaker_trip(breaker);
   dc_context_t* ctx = device->context;
   pthread_mutex_lock(&ctx->lock);
   dc__device_health_t* h = &ctx->health[i];
   ++h->failures;
   dc__strlcpy(h->reason, message, sizeof(h->reason));
-  h->lost |= status == DC_ERR_DEVICE_LOST;
+  h->lost |= lost;
   dc_device_health_t now = {.state = state_of(h, breaker),
                             .failures = h->failures};
   dc__strlcpy(now.reason, h->reason, sizeof(now.reason));

@@ -268,13 +268,10 @@ static bool breakers_of(const dc__op_t* op, const dc_graph_t* graph,
     out[0] = own;  // the op's or graph's own, on its own device
     return true;
   }
-  dc_context_t* ctx = dc_device_context(device);
-  bool ok = dc_breaker_for(ctx, dc_device_name(device), &out[0]) == DC_OK;
+  bool ok = dc_device_breaker(device, NULL, &out[0]) == DC_OK;
   if (op->kernel != NULL) {
-    char name[96];
-    snprintf(name, sizeof(name), "%s/%s", dc_device_name(device),
-             dc_kernel_name(op->kernel));
-    ok = dc_breaker_for(ctx, name, &out[1]) == DC_OK && ok;
+    ok = dc_device_breaker(device, dc_kernel_name(op->kernel), &out[1]) ==
+             DC_OK && ok;
   }
   return ok;
 }
@@ -303,11 +300,13 @@ static dc_status_t guarded(const dc__attempt_t* a, dc_device_t* device,
       return st;
     }
   }
+  uint64_t start_ns = dc__now_ns();
   dc_status_t st =
       run_work(a->name, a->op, args, a->graph, kernel, prepared);
   *end_ns = dc__now_ns();
   for (int i = 0; i < 2; ++i) {
-    dc__breaker_record_at(breakers[i], permits[i], st, *end_ns);
+    dc__breaker_record_at(breakers[i], permits[i], st, *end_ns - start_ns,
+                          *end_ns);
   }
   if (st != DC_OK && device != NULL) {
     dc__device_failed(device, st, dc_last_error());
@@ -402,6 +401,8 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
     if (refused) out->end_ns = dc__now_ns();
     ++out->attempts;
     if (st == DC_OK || (refused && can_fall_back)) break;
+    // A broken device fails whatever runs there again: on to the fallback.
+    if (dc_status_class(st) == DC_STATUS_CLASS_DEVICE) break;
     uint64_t delay = 0;
     if (dc_retry_next(&policy, &state, st, out->end_ns - start, &delay) !=
         DC_RETRY_AGAIN) {
@@ -436,8 +437,8 @@ static dc_status_t attempts_on(const dc__attempt_t* a, dc_device_t* device,
 // Whether a failure says something about the device (so another device
 // may do better), rather than about the op itself.
 static bool device_failure(dc_status_t st) {
-  return st == DC_ERR_CIRCUIT_OPEN || st == DC_ERR_DEVICE_LOST ||
-         dc_status_class(st) == DC_STATUS_CLASS_TRANSIENT;
+  dc_status_class_t cls = dc_status_class(st);
+  return cls == DC_STATUS_CLASS_TRANSIENT || cls == DC_STATUS_CLASS_DEVICE;
 }
 
 // Runs a dispatch on |fallback|: the kernel built there, its buffers

@@ -16,7 +16,8 @@
 #define DEFAULT_MAX_NS 1000000000ull     // 1 s
 #define DEFAULT_SEED 0x243F6A8885A308D3ull  // pi's first hex digits
 
-#define KNOWN_CLASSES (DC_RETRY_ON_TRANSIENT | DC_RETRY_ON_PERMANENT)
+#define KNOWN_CLASSES \
+  (DC_RETRY_ON_TRANSIENT | DC_RETRY_ON_DETERMINISTIC | DC_RETRY_ON_DEVICE)
 // Codes no policy retries: not failures, or the caller's to fix.
 #define NEVER_RETRIED                                     \
   (DC_STATUS_BIT(DC_OK) | DC_STATUS_BIT(DC_ERR_CANCELLED) | \
@@ -103,7 +104,7 @@ dc_status_t dc_retry_policy_check(const dc_retry_policy_t* policy) {
   if ((p->retry_on & ~KNOWN_CLASSES) != 0) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: retry_on 0x%x has bits that are not "
-                   "DC_RETRY_ON_TRANSIENT or DC_RETRY_ON_PERMANENT",
+                   "DC_RETRY_ON_TRANSIENT, _DETERMINISTIC or _DEVICE",
                    fn, p->retry_on);
   }
   if ((p->also_retry & NEVER_RETRIED) != 0) {

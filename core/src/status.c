@@ -48,7 +48,17 @@ dc_status_class_t dc_status_class(dc_status_t status) {
     DC_STATUS_MAP(DC_STATUS_CLASS_)
 #undef DC_STATUS_CLASS_
   }
-  return DC_STATUS_CLASS_PERMANENT;
+  return DC_STATUS_CLASS_DETERMINISTIC;
+}
+
+const char* dc_status_class_name(dc_status_class_t cls) {
+  switch (cls) {
+    case DC_STATUS_CLASS_OK: return "ok";
+    case DC_STATUS_CLASS_TRANSIENT: return "transient";
+    case DC_STATUS_CLASS_DETERMINISTIC: return "deterministic";
+    case DC_STATUS_CLASS_DEVICE: return "device";
+  }
+  return "unknown";
 }
 
 bool dc_status_is_transient(dc_status_t status) {

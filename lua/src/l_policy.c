@@ -21,6 +21,8 @@
 #include "l_watchdog.h"
 
 #define NS_PER_S 1e9
+#define ALL_CLASSES \
+  (DC_RETRY_ON_TRANSIENT | DC_RETRY_ON_DETERMINISTIC | DC_RETRY_ON_DEVICE)
 
 // Every status code, for masks and their names.
 static const dc_status_t kCodes[] = {
@@ -110,17 +112,20 @@ static void add_code(lua_State* L, const char* what, const char* field,
                                 luaL_typename(L, -1)));
   } else if (classes != NULL && strcmp(name, "transient") == 0) {
     *classes |= DC_RETRY_ON_TRANSIENT;
-  } else if (classes != NULL && strcmp(name, "permanent") == 0) {
-    *classes |= DC_RETRY_ON_PERMANENT;
+  } else if (classes != NULL && strcmp(name, "deterministic") == 0) {
+    *classes |= DC_RETRY_ON_DETERMINISTIC;
+  } else if (classes != NULL && strcmp(name, "device") == 0) {
+    *classes |= DC_RETRY_ON_DEVICE;
   } else if (classes != NULL && strcmp(name, "all") == 0) {
-    *classes |= DC_RETRY_ON_TRANSIENT | DC_RETRY_ON_PERMANENT;
+    *classes |= ALL_CLASSES;
   } else if (dc_status_from_name(name, &status) && status != DC_OK) {
     *codes |= DC_STATUS_BIT(status);
   } else {
     field_error(L, what, field,
                 lua_pushfstring(L, "names an unknown status '%s'%s", name,
-                                classes != NULL ? " (or use \"transient\", "
-                                "\"permanent\", \"all\")" : ""));
+                                classes != NULL ? " (or a class: "
+                                "\"transient\", \"device\", "
+                                "\"deterministic\", \"all\")" : ""));
   }
 }
 
@@ -188,10 +193,7 @@ static void set_retry_on(dc_retry_policy_t* p, uint64_t codes,
   p->retry_on = classes != 0 ? classes : DC_RETRY_ON_TRANSIENT;
   p->also_retry = codes;
   for (size_t i = 0; i < CODE_COUNT; ++i) {
-    dc_status_class_t cls = dc_status_class(kCodes[i]);
-    bool by_class =
-        (cls == DC_STATUS_CLASS_TRANSIENT && (classes & DC_RETRY_ON_TRANSIENT)) ||
-        (cls == DC_STATUS_CLASS_PERMANENT && (classes & DC_RETRY_ON_PERMANENT));
+    bool by_class = (classes & (1u << dc_status_class(kCodes[i]))) != 0;
     if (!by_class && !(codes & DC_STATUS_BIT(kCodes[i]))) {
       p->never_retry |= DC_STATUS_BIT(kCodes[i]);
     }
@@ -320,8 +322,7 @@ static int l_retry(lua_State* L) {
 // Pushes how `retry_on` reads back: "transient", "all", or the codes.
 static void push_retry_on(lua_State* L, const dc_retry_policy_t* p) {
   dc_retry_policy_t plain = {0};
-  dc_retry_policy_t all = {.retry_on = DC_RETRY_ON_TRANSIENT |
-                                       DC_RETRY_ON_PERMANENT};
+  dc_retry_policy_t all = {.retry_on = ALL_CLASSES};
   uint64_t mask = retried_codes(p);
   if (mask == retried_codes(&plain)) {
     lua_pushliteral(L, "transient");
@@ -363,8 +364,7 @@ static int retry_index(lua_State* L) {
 static void retry_on_text(const dc_retry_policy_t* p, char* text,
                           size_t size) {
   dc_retry_policy_t plain = {0};
-  dc_retry_policy_t all = {.retry_on = DC_RETRY_ON_TRANSIENT |
-                                       DC_RETRY_ON_PERMANENT};
+  dc_retry_policy_t all = {.retry_on = ALL_CLASSES};
   uint64_t mask = retried_codes(p);
   if (mask == retried_codes(&plain) || mask == retried_codes(&all)) {
     snprintf(text, size, "\"%s\"",

@@ -43,8 +43,11 @@ do
   t.check(tostring(codes):find('retry_on = { "UNAVAILABLE", "DATA_LOSS" }',
                                1, true), tostring(codes))
   t.equal(dc.retry { retry_on = "all" }.retry_on, "all", "all")
-  t.equal(dc.retry { retry_on = { "transient", "permanent" } }.retry_on, "all",
-          "both classes")
+  t.equal(dc.retry { retry_on = { "transient", "deterministic", "device" } }
+          .retry_on, "all", "the three classes")
+  local dev = dc.retry { retry_on = "device" }
+  t.equal(table.concat(dev.retry_on, ","), "DATA_LOSS,DEVICE_LOST",
+          "the device class")
   local one = dc.retry { retry_on = "ABORTED" }
   t.equal(table.concat(one.retry_on, ","), "ABORTED", "one code")
   local never = dc.retry { never_retry = { "UNAVAILABLE" } }

@@ -154,7 +154,7 @@ START_TEST(test_breaker_caller_errors_do_not_count) {
       DC_ERR_INVALID_ARGUMENT, DC_ERR_OUT_OF_RANGE, DC_ERR_NOT_FOUND,
       DC_ERR_FAILED_PRECONDITION, DC_ERR_CANCELLED, DC_ERR_COMPILE,
       DC_ERR_CIRCUIT_OPEN, DC_ERR_UNSUPPORTED, DC_ERR_PERMISSION_DENIED,
-      DC_ERR_ALREADY_EXISTS,
+      DC_ERR_ALREADY_EXISTS, DC_ERR_INTERNAL, DC_ERR_UNKNOWN,
   };
   for (int round = 0; round < 5; ++round) {
     for (size_t i = 0; i < sizeof(kNeutral) / sizeof(kNeutral[0]); ++i) {
@@ -163,17 +163,21 @@ START_TEST(test_breaker_caller_errors_do_not_count) {
   }
   dc_breaker_stats_t s = stats_of(b);
   ck_assert_int_eq(s.state, DC_BREAKER_CLOSED);
-  ck_assert_uint_eq(s.ignored, 50);
+  ck_assert_uint_eq(s.ignored, 60);
   ck_assert_uint_eq(s.calls, 0);
   ck_assert_uint_eq(s.window_calls, 0);
-  // Device-health failures count, transient or not.
+  // Transient and device-class failures count; deterministic ones
+  // (INTERNAL, UNKNOWN above) do not.
   call(b, DC_ERR_DEVICE_LOST);
-  call(b, DC_ERR_INTERNAL);
+  call(b, DC_ERR_UNAVAILABLE);
   ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
-  // Values that are not codes count as UNKNOWN, a failure.
   dc_breaker_reset(b);
+  call(b, DC_ERR_DATA_LOSS);
+  ck_assert_uint_eq(stats_of(b).window_failures, 1);
+  // Values that are not codes count as UNKNOWN: neither way.
   call(b, (dc_status_t)1234);
   ck_assert_uint_eq(stats_of(b).window_failures, 1);
+  ck_assert_uint_eq(stats_of(b).ignored, 61);
   dc_breaker_release(b);
   release_context(ctx);
 }
@@ -623,6 +627,187 @@ START_TEST(test_breaker_keeps_its_context_alive) {
 }
 END_TEST
 
+
+//===-- Count windows, slow calls, parameters at run time ---------------===//
+
+// Acquires and records |outcome| for a call that took |duration_ns|.
+static void timed_call(dc_breaker_t* b, dc_status_t outcome,
+                       uint64_t duration_ns) {
+  dc_breaker_permit_t permit;
+  DC_CK_OK(dc_breaker_acquire(b, &permit));
+  dc_breaker_record_call(b, permit, outcome, duration_ns);
+}
+
+START_TEST(test_breaker_new_params_are_checked) {
+  dc_breaker_params_t p = {.window_calls = DC_BREAKER_MAX_WINDOW_CALLS + 1};
+  DC_CK_FAIL(dc_breaker_params_check(&p), DC_ERR_INVALID_ARGUMENT,
+             "window_calls 1000001 is too many");
+  p = (dc_breaker_params_t){.slow_call_ratio = 0.5};
+  DC_CK_FAIL(dc_breaker_params_check(&p), DC_ERR_INVALID_ARGUMENT,
+             "slow_call_ratio needs slow_call_ns");
+  p = (dc_breaker_params_t){.slow_call_ns = 1, .slow_call_ratio = 1.5};
+  DC_CK_FAIL(dc_breaker_params_check(&p), DC_ERR_INVALID_ARGUMENT,
+             "slow_call_ratio 1.5");
+  p = (dc_breaker_params_t){.slow_call_ns = 1};
+  DC_CK_OK(dc_breaker_params_check(&p));
+  // A slow-call time alone opens only on a window of slow calls.
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_breaker_t* b = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "slow", &p, &b));
+  dc_breaker_params_t got;
+  DC_CK_OK(dc_breaker_params(b, &got));
+  ck_assert(got.slow_call_ratio == 1.0);
+  ck_assert_uint_eq(got.window_calls, 0);
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
+START_TEST(test_breaker_count_window_keeps_the_last_calls) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  uint64_t clock = 0;
+  dc_breaker_params_t p = {.window_calls = 10, .failure_ratio = 0.5,
+                           .min_calls = 10};
+  dc_breaker_t* b = fake_breaker(ctx, "count", &p, &clock);
+  // 4 failures, then successes push them out one by one: no time passes,
+  // only calls.
+  for (int i = 0; i < 4; ++i) call(b, kFailure);
+  for (int i = 0; i < 20; ++i) call(b, DC_OK);
+  dc_breaker_stats_t s = stats_of(b);
+  ck_assert_uint_eq(s.window_calls, 10);
+  ck_assert_uint_eq(s.window_failures, 0);
+  // 5 of the last 10 open it, exactly at the fifth.
+  for (int i = 0; i < 4; ++i) call(b, kFailure);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);
+  call(b, kFailure);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
+  dc_breaker_permit_t permit;
+  DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_CIRCUIT_OPEN,
+             "after 5 of 10 calls failed in the last 10 calls");
+  // Time does not empty a count window; closing does.
+  clock += 3600 * SEC;
+  call(b, DC_OK);  // the probe
+  s = stats_of(b);
+  ck_assert_int_eq(s.state, DC_BREAKER_CLOSED);
+  ck_assert_uint_eq(s.window_calls, 0);
+  call(b, kFailure);
+  clock += 3600 * SEC;
+  ck_assert_uint_eq(stats_of(b).window_failures, 1);
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
+START_TEST(test_breaker_opens_on_the_slow_call_rate) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  uint64_t clock = 0;
+  dc_breaker_params_t p = {.slow_call_ns = 10 * MS, .slow_call_ratio = 0.5,
+                           .min_calls = 4, .failure_threshold = 100};
+  dc_breaker_t* b = fake_breaker(ctx, "slowish", &p, &clock);
+  timed_call(b, DC_OK, 9 * MS);   // quick
+  timed_call(b, DC_OK, 10 * MS);  // slow: at the limit
+  call(b, DC_OK);                 // dc_breaker_record: quick
+  dc_breaker_stats_t s = stats_of(b);
+  ck_assert_uint_eq(s.window_slow, 1);
+  ck_assert_uint_eq(s.slow_calls, 1);
+  ck_assert_int_eq(s.state, DC_BREAKER_CLOSED);  // 3 calls < min_calls
+  // Slow failures are slow too; neutral outcomes are neither.
+  timed_call(b, DC_ERR_INVALID_ARGUMENT, SEC);
+  ck_assert_uint_eq(stats_of(b).slow_calls, 1);
+  timed_call(b, kFailure, 50 * MS);  // 2 of 4 slow: opens
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
+  dc_breaker_permit_t permit;
+  DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_CIRCUIT_OPEN,
+             "after 2 of 4 calls were slow in 10 s");
+  // A slow probe re-opens it; a quick one closes it.
+  clock += SEC;
+  timed_call(b, DC_OK, 20 * MS);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
+  DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_CIRCUIT_OPEN,
+             "after a slow probe");
+  clock += SEC;
+  timed_call(b, DC_OK, 1 * MS);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
+START_TEST(test_breaker_params_change_at_run_time) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  uint64_t clock = 0;
+  dc_breaker_params_t p = {.failure_threshold = 3};
+  dc_breaker_t* b = fake_breaker(ctx, "tuned", &p, &clock);
+  call(b, kFailure);
+  call(b, kFailure);
+  // New params: the window starts empty, the new threshold applies.
+  dc_breaker_params_t q = {.failure_threshold = 2, .open_ns = 5 * SEC};
+  DC_CK_OK(dc_breaker_set_params(b, &q));
+  ck_assert_uint_eq(stats_of(b).window_failures, 0);
+  call(b, kFailure);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);
+  call(b, kFailure);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
+  ck_assert_uint_eq(stats_of(b).open_remaining_ns, 5 * SEC);
+  // An open breaker stays open for the time it had.
+  DC_CK_OK(dc_breaker_set_params(b, &p));
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_OPEN);
+  ck_assert_uint_eq(stats_of(b).open_remaining_ns, 5 * SEC);
+  dc_breaker_params_t got;
+  DC_CK_OK(dc_breaker_params(b, &got));
+  ck_assert_uint_eq(got.failure_threshold, 3);
+  ck_assert_uint_eq(got.open_ns, 1 * SEC);
+  // Bad params leave it as it was; NULL means the context's defaults.
+  dc_breaker_params_t bad = {.failure_ratio = 7};
+  DC_CK_FAIL(dc_breaker_set_params(b, &bad), DC_ERR_INVALID_ARGUMENT,
+             "dc_breaker_set_params: dc_breaker_params_check: failure_ratio");
+  DC_CK_FAIL(dc_breaker_set_params(NULL, &p), DC_ERR_INVALID_ARGUMENT,
+             "'breaker' must not be NULL");
+  DC_CK_OK(dc_breaker_set_params(b, NULL));
+  DC_CK_OK(dc_breaker_params(b, &got));
+  ck_assert(got.failure_ratio == 0.5);
+  // A count window and back to a time window.
+  dc_breaker_params_t counted = {.window_calls = 3, .failure_threshold = 2};
+  DC_CK_OK(dc_breaker_set_params(b, &counted));
+  dc_breaker_reset(b);
+  call(b, kFailure);
+  for (int i = 0; i < 3; ++i) call(b, DC_OK);
+  call(b, kFailure);
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);  // 1 of last 3
+  DC_CK_OK(dc_breaker_set_params(b, &p));
+  ck_assert_uint_eq(stats_of(b).window_calls, 0);
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
+START_TEST(test_device_breaker_is_the_registry_one) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_device_t* cpu = NULL;
+  DC_CK_OK(dc_context_device(ctx, 0, &cpu));
+  dc_breaker_t *dev = NULL, *kernel = NULL, *found = NULL;
+  DC_CK_OK(dc_device_breaker(cpu, NULL, &dev));
+  DC_CK_OK(dc_breaker_find(ctx, "cpu", &found));
+  ck_assert_ptr_eq(dev, found);
+  DC_CK_OK(dc_device_breaker(cpu, "saxpy", &kernel));
+  ck_assert_str_eq(dc_breaker_name(kernel), "cpu/saxpy");
+  char long_name[80];
+  memset(long_name, 'k', sizeof(long_name) - 1);
+  long_name[sizeof(long_name) - 1] = '\0';
+  DC_CK_FAIL(dc_device_breaker(cpu, long_name, &found),
+             DC_ERR_INVALID_ARGUMENT, "too long");
+  ck_assert_ptr_null(found);
+  DC_CK_FAIL(dc_device_breaker(NULL, NULL, &found), DC_ERR_INVALID_ARGUMENT,
+             "device");
+  // A reference to a registry breaker keeps the context alive.
+  dc_breaker_retain(dev);
+  dc_context_release(ctx);
+  call(dev, DC_OK);
+  ck_assert_uint_eq(stats_of(dev).successes, 1);
+  dc_breaker_release(dev);  // the context goes, and its registry
+}
+END_TEST
+
 //===-- The registry and the health report ------------------------------===//
 
 START_TEST(test_breaker_registry_finds_by_name) {
@@ -880,6 +1065,49 @@ START_TEST(test_breaker_concurrent_successes_are_all_counted) {
 }
 END_TEST
 
+
+// Params changed while other threads call: every outcome is still
+// counted once, whichever window it lands in.
+typedef struct retune_t {
+  dc_breaker_t* b;
+  int index;
+} retune_t;
+
+static void* call_or_retune(void* arg) {
+  const retune_t* r = arg;
+  for (int i = 0; i < ITERATIONS; ++i) {
+    if (r->index == 0 && i % 50 == 0) {
+      dc_breaker_params_t p = {.failure_threshold = 1000000,
+                               .window_calls = (uint32_t)(i % 100),
+                               .slow_call_ns = (uint64_t)(i % 3) * SEC};
+      if (dc_breaker_set_params(r->b, &p) != DC_OK) return NULL;
+    }
+    dc_breaker_permit_t permit;
+    if (dc_breaker_acquire(r->b, &permit) != DC_OK) return NULL;
+    dc_breaker_record_call(r->b, permit, i % 7 == 0 ? kFailure : DC_OK,
+                           (uint64_t)i);
+  }
+  return NULL;
+}
+
+START_TEST(test_breaker_params_change_under_load) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_breaker_params_t p = {.failure_threshold = 1000000};
+  dc_breaker_t* b = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "retuned", &p, &b));
+  retune_t args[THREADS];
+  for (int i = 0; i < THREADS; ++i) args[i] = (retune_t){b, i};
+  dc_test_run_threads(THREADS, call_or_retune, args, sizeof(args[0]));
+  dc_breaker_stats_t s = stats_of(b);
+  ck_assert_int_eq(s.state, DC_BREAKER_CLOSED);
+  ck_assert_uint_eq(s.calls, (uint64_t)THREADS * ITERATIONS);
+  ck_assert_uint_eq(s.failures,
+                    (uint64_t)THREADS * ((ITERATIONS + 6) / 7));
+  dc_breaker_release(b);
+  release_context(ctx);
+}
+END_TEST
+
 typedef struct lookup_t {
   dc_context_t* ctx;
   dc_breaker_t* seen[8];
@@ -942,6 +1170,13 @@ static Suite* breaker_suite(void) {
   tcase_add_test(tc, test_breaker_call_wraps_a_function);
   tcase_add_test(tc, test_breaker_keeps_its_context_alive);
   suite_add_tcase(s, tc);
+  tc = tcase_create("windows");
+  tcase_add_test(tc, test_breaker_new_params_are_checked);
+  tcase_add_test(tc, test_breaker_count_window_keeps_the_last_calls);
+  tcase_add_test(tc, test_breaker_opens_on_the_slow_call_rate);
+  tcase_add_test(tc, test_breaker_params_change_at_run_time);
+  tcase_add_test(tc, test_device_breaker_is_the_registry_one);
+  suite_add_tcase(s, tc);
   tc = tcase_create("registry");
   tcase_add_test(tc, test_breaker_registry_finds_by_name);
   tcase_add_test(tc, test_breaker_health_report_lists_the_breakers);
@@ -951,6 +1186,7 @@ static Suite* breaker_suite(void) {
   tcase_add_test(tc, test_breaker_concurrent_calls_keep_the_books);
   tcase_add_test(tc, test_breaker_concurrent_successes_are_all_counted);
   tcase_add_test(tc, test_breaker_registry_is_thread_safe);
+  tcase_add_test(tc, test_breaker_params_change_under_load);
   suite_add_tcase(s, tc);
   return s;
 }

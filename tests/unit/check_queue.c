@@ -301,7 +301,7 @@ static dc_status_t graph_run(dc_device_t* device, void* graph,
     if (!g->jobs[i].fault) run_job(&g->jobs[i]);
   }
   if (fault) {
-    return dc_set_error(DC_ERR_INTERNAL, "qfake: a kernel of the graph "
+    return dc_set_error(DC_ERR_UNAVAILABLE, "qfake: a kernel of the graph "
                         "faulted during the replay");
   }
   return DC_OK;
@@ -869,7 +869,7 @@ START_TEST(test_failure_during_replay_fails_every_op) {
   replay_t r;
   dc_graph_params_t gp = {.name = "faulty"};
   chain_of(&f, &r, 4, "fault", &gp);
-  DC_CK_FAIL(dc_graph_exec_run(r.exec, NULL), DC_ERR_INTERNAL,
+  DC_CK_FAIL(dc_graph_exec_run(r.exec, NULL), DC_ERR_UNAVAILABLE,
              "faulted during the replay");
   ck_assert_int_eq(atomic_load(&seen.replays), 1);
   ck_assert_int_eq(atomic_load(&seen.dispatches), 0);  // nothing rerun

@@ -603,6 +603,65 @@ START_TEST(test_synchronous_failures_feed_health) {
 }
 END_TEST
 
+// The class of a failure steers the op (dc/status.h): a deterministic one
+// is not retried, does not fall back and says nothing about the device;
+// a device-class one is not retried there, marks the device lost and
+// runs the op on its fallback.
+START_TEST(test_error_classes_steer_the_op) {
+  dc_device_t *primary, *backup;
+  dc_context_t* c = two_devices(&primary, &backup);
+  dc_program_t* p = build_on(primary, "resilience.cl", kKernels, NULL);
+  // Even a policy that retries device-class failures (for loops of the
+  // host's own) does not retry them on the device that failed.
+  dc_retry_policy_t policy = {.max_attempts = 4, .base_delay_ns = 1000,
+                              .retry_on = DC_RETRY_ON_TRANSIENT |
+                                          DC_RETRY_ON_DEVICE};
+  dc_buffer_t* bufs[CHAINS];
+  for (int k = 0; k < CHAINS; ++k) bufs[k] = ints(primary, "chain");
+  dc_stream_group_t* grp = group_on(primary, 1);
+  // No breakers: the class alone must keep the op off the broken device.
+  dc_graph_params_t params = {.retry = &policy, .fallback = backup,
+                              .no_breakers = true};
+  dc_graph_t* g = chains(p, bufs, 1, &params);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  dc_fault_rule_t bug = {.sites = DC_FAULT_LAUNCH, .nth = 1,
+                         .status = DC_ERR_INTERNAL,
+                         .device = dc_device_name(primary)};
+  DC_CK_OK(dc_fault_add(c, &bug, NULL));
+  DC_CK_FAIL(dc_graph_exec_run(e, NULL), DC_ERR_INTERNAL, "injected fault");
+  dc_op_report_t r;
+  DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+  ck_assert_uint_eq(r.attempts, 1);
+  ck_assert(!r.fell_back);
+  dc_device_health_t h;
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_HEALTHY);
+  ck_assert_uint_eq(h.failures, 0);
+  dc_fault_clear(c);
+  dc_fault_rule_t broken = {.sites = DC_FAULT_LAUNCH, .permanent = true,
+                            .status = DC_ERR_DATA_LOSS,
+                            .device = dc_device_name(primary)};
+  uint32_t broken_id = 0;
+  DC_CK_OK(dc_fault_add(c, &broken, &broken_id));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  DC_CK_OK(dc_graph_exec_op(e, 0, &r));
+  ck_assert(r.fell_back);
+  DC_CK_OK(dc_device_health(primary, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_LOST);
+  dc_fault_stats_t fs;
+  DC_CK_OK(dc_fault_stats(c, broken_id, &fs));
+  ck_assert_uint_eq(fs.injected, 1);  // one launch there, not four
+  dc_fault_clear(c);
+  dc_graph_exec_destroy(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
+  dc_program_release(p);
+  dc_context_release(c);
+}
+END_TEST
+
 // A graph may bring a breaker of its own: its ops ask that one, with its
 // parameters, and nothing else; another graph on the same device keeps
 // the registry's. No conflict between the two.
@@ -673,6 +732,7 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_fallback_defaults_to_the_cpu);
   tcase_add_test(tc, test_synchronous_failures_feed_health);
   tcase_add_test(tc, test_graph_breaker_objects);
+  tcase_add_test(tc, test_error_classes_steer_the_op);
   return s;
 }
 

@@ -77,7 +77,8 @@ START_TEST(test_retry_check_names_the_bad_field) {
   p = (dc_retry_policy_t){.multiplier = 1.0, .max_attempts = 1,
                           .base_delay_ns = 7, .max_delay_ns = 7,
                           .retry_on = DC_RETRY_ON_TRANSIENT |
-                                      DC_RETRY_ON_PERMANENT,
+                                      DC_RETRY_ON_DETERMINISTIC |
+                                      DC_RETRY_ON_DEVICE,
                           .jitter = DC_JITTER_DECORRELATED};
   DC_CK_OK(dc_retry_policy_check(&p));
 }
@@ -124,11 +125,15 @@ START_TEST(test_retry_default_classes) {
 END_TEST
 
 START_TEST(test_retry_custom_masks) {
-  // Permanent only: the transient ones are no longer retried.
-  dc_retry_policy_t p = {.retry_on = DC_RETRY_ON_PERMANENT};
+  // Deterministic only: the other classes are no longer retried.
+  dc_retry_policy_t p = {.retry_on = DC_RETRY_ON_DETERMINISTIC};
   ck_assert(dc_retry_is_retryable(&p, DC_ERR_INTERNAL));
-  ck_assert(dc_retry_is_retryable(&p, DC_ERR_DEVICE_LOST));
+  ck_assert(!dc_retry_is_retryable(&p, DC_ERR_DEVICE_LOST));
   ck_assert(!dc_retry_is_retryable(&p, DC_ERR_UNAVAILABLE));
+  p = (dc_retry_policy_t){.retry_on = DC_RETRY_ON_DEVICE};
+  ck_assert(dc_retry_is_retryable(&p, DC_ERR_DEVICE_LOST));
+  ck_assert(dc_retry_is_retryable(&p, DC_ERR_DATA_LOSS));
+  ck_assert(!dc_retry_is_retryable(&p, DC_ERR_INTERNAL));
   // Never invalid arguments, cancellations or successes, whatever the mask.
   ck_assert(!dc_retry_is_retryable(&p, DC_ERR_INVALID_ARGUMENT));
   ck_assert(!dc_retry_is_retryable(&p, DC_ERR_CANCELLED));
@@ -439,7 +444,7 @@ START_TEST(test_retry_call_gives_up_after_max_attempts) {
 }
 END_TEST
 
-START_TEST(test_retry_call_does_not_retry_permanent_failures) {
+START_TEST(test_retry_call_does_not_retry_deterministic_failures) {
   flaky_t f = {.fail_first = -1, .failure = DC_ERR_INVALID_ARGUMENT};
   dc_retry_report_t r;
   DC_CK_FAIL(dc_retry_call(NULL, flaky, &f, &r), DC_ERR_INVALID_ARGUMENT,
@@ -551,7 +556,7 @@ static Suite* retry_suite(void) {
   tcase_add_test(tc, test_retry_budget_gives_up_before_exceeding);
   tcase_add_test(tc, test_retry_call_retries_until_success);
   tcase_add_test(tc, test_retry_call_gives_up_after_max_attempts);
-  tcase_add_test(tc, test_retry_call_does_not_retry_permanent_failures);
+  tcase_add_test(tc, test_retry_call_does_not_retry_deterministic_failures);
   tcase_add_test(tc, test_retry_call_stops_at_the_budget);
   tcase_add_test(tc, test_retry_call_rejects_bad_arguments);
   tcase_add_test(tc, test_retry_device_default_policy);

@@ -14,37 +14,37 @@ static const struct {
   dc_status_class_t cls;
 } kCodes[] = {
     {DC_OK, 0, "OK", "ok", DC_STATUS_CLASS_OK},
-    {DC_ERR_CANCELLED, 1, "CANCELLED", "cancelled", DC_STATUS_CLASS_PERMANENT},
-    {DC_ERR_UNKNOWN, 2, "UNKNOWN", "unknown error", DC_STATUS_CLASS_PERMANENT},
+    {DC_ERR_CANCELLED, 1, "CANCELLED", "cancelled", DC_STATUS_CLASS_DETERMINISTIC},
+    {DC_ERR_UNKNOWN, 2, "UNKNOWN", "unknown error", DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_INVALID_ARGUMENT, 3, "INVALID_ARGUMENT", "invalid argument",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_DEADLINE_EXCEEDED, 4, "DEADLINE_EXCEEDED", "deadline exceeded",
      DC_STATUS_CLASS_TRANSIENT},
-    {DC_ERR_NOT_FOUND, 5, "NOT_FOUND", "not found", DC_STATUS_CLASS_PERMANENT},
+    {DC_ERR_NOT_FOUND, 5, "NOT_FOUND", "not found", DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_ALREADY_EXISTS, 6, "ALREADY_EXISTS", "already exists",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_PERMISSION_DENIED, 7, "PERMISSION_DENIED", "permission denied",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_RESOURCE_EXHAUSTED, 8, "RESOURCE_EXHAUSTED", "resource exhausted",
      DC_STATUS_CLASS_TRANSIENT},
     {DC_ERR_FAILED_PRECONDITION, 9, "FAILED_PRECONDITION",
-     "failed precondition", DC_STATUS_CLASS_PERMANENT},
+     "failed precondition", DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_ABORTED, 10, "ABORTED", "aborted", DC_STATUS_CLASS_TRANSIENT},
     {DC_ERR_OUT_OF_RANGE, 11, "OUT_OF_RANGE", "out of range",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_UNSUPPORTED, 12, "UNSUPPORTED", "not supported",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_INTERNAL, 13, "INTERNAL", "internal error",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_UNAVAILABLE, 14, "UNAVAILABLE", "temporarily unavailable",
      DC_STATUS_CLASS_TRANSIENT},
-    {DC_ERR_DATA_LOSS, 15, "DATA_LOSS", "data loss", DC_STATUS_CLASS_PERMANENT},
+    {DC_ERR_DATA_LOSS, 15, "DATA_LOSS", "data loss", DC_STATUS_CLASS_DEVICE},
     {DC_ERR_OUT_OF_MEMORY, 16, "OUT_OF_MEMORY", "out of memory",
      DC_STATUS_CLASS_TRANSIENT},
     {DC_ERR_DEVICE_LOST, 17, "DEVICE_LOST", "device lost",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DEVICE},
     {DC_ERR_COMPILE, 18, "COMPILE", "kernel compilation failed",
-     DC_STATUS_CLASS_PERMANENT},
+     DC_STATUS_CLASS_DETERMINISTIC},
     {DC_ERR_CIRCUIT_OPEN, 19, "CIRCUIT_OPEN", "circuit breaker open",
      DC_STATUS_CLASS_TRANSIENT},
 };
@@ -91,6 +91,12 @@ START_TEST(test_status_classes) {
     ck_assert_msg(dc_status_class(kCodes[i].status) == kCodes[i].cls,
                   "class of %s", kCodes[i].name);
   }
+  ck_assert_str_eq(dc_status_class_name(DC_STATUS_CLASS_DEVICE), "device");
+  ck_assert_str_eq(dc_status_class_name(DC_STATUS_CLASS_DETERMINISTIC),
+                   "deterministic");
+  ck_assert_str_eq(dc_status_class_name(DC_STATUS_CLASS_TRANSIENT),
+                   "transient");
+  ck_assert_str_eq(dc_status_class_name((dc_status_class_t)77), "unknown");
 }
 END_TEST
 
@@ -157,7 +163,7 @@ START_TEST(test_status_unknown_values) {
     dc_status_t s = (dc_status_t)kUnknown[i];
     ck_assert_str_eq(dc_status_name(s), "UNKNOWN_STATUS");
     ck_assert_str_eq(dc_status_str(s), "unknown status");
-    ck_assert_int_eq(dc_status_class(s), DC_STATUS_CLASS_PERMANENT);
+    ck_assert_int_eq(dc_status_class(s), DC_STATUS_CLASS_DETERMINISTIC);
     ck_assert(!dc_status_is_transient(s));
   }
 }

@@ -144,8 +144,10 @@ DC_API dc_status_t dc_device_peer(dc_device_t* from, dc_device_t* to,
 //   DEGRADED     failures in the window, the breaker still closed
 //   QUARANTINED  the breaker is open or half-open: work fails fast there
 //                and graph ops go to their fallback device
-//   LOST         it returned DC_ERR_DEVICE_LOST; its breaker is tripped
-//                open and stays so until dc_device_reset_health()
+//   LOST         it failed with a code of the device class
+//                (DC_ERR_DEVICE_LOST, DC_ERR_DATA_LOSS: dc/status.h); its
+//                breaker is tripped open and stays so until
+//                dc_device_reset_health()
 //
 // The health report (dc_health_report) shows each device's health.
 

@@ -68,7 +68,8 @@ typedef enum dc_jitter_e {
 
 // Bits of dc_retry_policy_t.retry_on.
 #define DC_RETRY_ON_TRANSIENT (1u << DC_STATUS_CLASS_TRANSIENT)
-#define DC_RETRY_ON_PERMANENT (1u << DC_STATUS_CLASS_PERMANENT)
+#define DC_RETRY_ON_DETERMINISTIC (1u << DC_STATUS_CLASS_DETERMINISTIC)
+#define DC_RETRY_ON_DEVICE (1u << DC_STATUS_CLASS_DEVICE)
 
 typedef struct dc_retry_policy_t {
   // Attempts in all, the first included (0: 3; 1: never retry).
@@ -83,8 +84,9 @@ typedef struct dc_retry_policy_t {
   // Total time for all attempts and delays, from the start of the first
   // attempt (0: no budget).
   uint64_t budget_ns;
-  // Status classes retried: DC_RETRY_ON_TRANSIENT, DC_RETRY_ON_PERMANENT
-  // or both (0: DC_RETRY_ON_TRANSIENT).
+  // Status classes retried, DC_RETRY_ON_* bits (0: DC_RETRY_ON_TRANSIENT).
+  // Graph ops never retry a device-class failure on the device that
+  // failed: they go to their fallback (dc/graph.h).
   uint32_t retry_on;
   // Codes retried whatever their class (DC_STATUS_BIT masks). May not
   // name DC_OK, DC_ERR_INVALID_ARGUMENT or DC_ERR_CANCELLED.
@@ -112,7 +114,7 @@ DC_API void dc_retry_policy_resolve(const dc_retry_policy_t* policy,
 // Returns whether the policy retries |status| at all, attempts and time
 // aside: false for DC_OK, DC_ERR_INVALID_ARGUMENT, DC_ERR_CANCELLED and
 // codes in never_retry; true for codes in also_retry and codes whose class
-// is in retry_on (values that are not codes are permanent). NULL: the
+// is in retry_on (values that are not codes are deterministic). NULL: the
 // defaults.
 DC_API bool dc_retry_is_retryable(const dc_retry_policy_t* policy,
                                   dc_status_t status);

@@ -30,9 +30,18 @@ DC_EXTERN_C_BEGIN
 // copy of the message in its own dc_last_error(). No failure is lost and
 // none is reported twice.
 //
-// Each code belongs to a class that retry logic reads: a transient failure
-// may succeed if tried again (after a delay, or after freeing memory); a
-// permanent one will fail the same way until the caller changes something.
+// Each code belongs to a class that retry policies and circuit breakers
+// read (docs/resilience.md has the table, and which native errors of each
+// backend map to which code):
+//   TRANSIENT      may succeed if tried again, after a delay or after
+//                  freeing memory; counts against the device's health.
+//   DEVICE         the device (or its context) is broken until rebuilt:
+//                  not retried there; marks the device lost and sends the
+//                  work to its fallback.
+//   DETERMINISTIC  the same call fails the same way until the caller
+//                  changes something (a bad argument, a kernel that does
+//                  not compile, a cancelled op, a bug): never retried by
+//                  default, and says nothing about the device's health.
 //
 // The numbers of the first codes follow the widely used canonical codes
 // (as in gRPC and IREE), so they map one to one onto other systems.
@@ -40,24 +49,24 @@ DC_EXTERN_C_BEGIN
 // XX(name, value, class, description)
 #define DC_STATUS_MAP(XX)                                                    \
   XX(OK, 0, OK, "ok")                                                        \
-  XX(ERR_CANCELLED, 1, PERMANENT, "cancelled")                               \
-  XX(ERR_UNKNOWN, 2, PERMANENT, "unknown error")                             \
-  XX(ERR_INVALID_ARGUMENT, 3, PERMANENT, "invalid argument")                 \
+  XX(ERR_CANCELLED, 1, DETERMINISTIC, "cancelled")                           \
+  XX(ERR_UNKNOWN, 2, DETERMINISTIC, "unknown error")                         \
+  XX(ERR_INVALID_ARGUMENT, 3, DETERMINISTIC, "invalid argument")             \
   XX(ERR_DEADLINE_EXCEEDED, 4, TRANSIENT, "deadline exceeded")               \
-  XX(ERR_NOT_FOUND, 5, PERMANENT, "not found")                               \
-  XX(ERR_ALREADY_EXISTS, 6, PERMANENT, "already exists")                     \
-  XX(ERR_PERMISSION_DENIED, 7, PERMANENT, "permission denied")               \
+  XX(ERR_NOT_FOUND, 5, DETERMINISTIC, "not found")                           \
+  XX(ERR_ALREADY_EXISTS, 6, DETERMINISTIC, "already exists")                 \
+  XX(ERR_PERMISSION_DENIED, 7, DETERMINISTIC, "permission denied")           \
   XX(ERR_RESOURCE_EXHAUSTED, 8, TRANSIENT, "resource exhausted")             \
-  XX(ERR_FAILED_PRECONDITION, 9, PERMANENT, "failed precondition")           \
+  XX(ERR_FAILED_PRECONDITION, 9, DETERMINISTIC, "failed precondition")       \
   XX(ERR_ABORTED, 10, TRANSIENT, "aborted")                                  \
-  XX(ERR_OUT_OF_RANGE, 11, PERMANENT, "out of range")                        \
-  XX(ERR_UNSUPPORTED, 12, PERMANENT, "not supported")                        \
-  XX(ERR_INTERNAL, 13, PERMANENT, "internal error")                          \
+  XX(ERR_OUT_OF_RANGE, 11, DETERMINISTIC, "out of range")                    \
+  XX(ERR_UNSUPPORTED, 12, DETERMINISTIC, "not supported")                    \
+  XX(ERR_INTERNAL, 13, DETERMINISTIC, "internal error")                      \
   XX(ERR_UNAVAILABLE, 14, TRANSIENT, "temporarily unavailable")              \
-  XX(ERR_DATA_LOSS, 15, PERMANENT, "data loss")                              \
+  XX(ERR_DATA_LOSS, 15, DEVICE, "data loss")                                 \
   XX(ERR_OUT_OF_MEMORY, 16, TRANSIENT, "out of memory")                      \
-  XX(ERR_DEVICE_LOST, 17, PERMANENT, "device lost")                          \
-  XX(ERR_COMPILE, 18, PERMANENT, "kernel compilation failed")              \
+  XX(ERR_DEVICE_LOST, 17, DEVICE, "device lost")                             \
+  XX(ERR_COMPILE, 18, DETERMINISTIC, "kernel compilation failed")            \
   XX(ERR_CIRCUIT_OPEN, 19, TRANSIENT, "circuit breaker open")
 
 // The status codes. DC_OK is 0; every error is positive.
@@ -69,10 +78,15 @@ typedef enum dc_status_e {
 
 // What a caller may do about a failure.
 typedef enum dc_status_class_e {
-  DC_STATUS_CLASS_OK = 0,     // not a failure
-  DC_STATUS_CLASS_TRANSIENT,  // may succeed if tried again later
-  DC_STATUS_CLASS_PERMANENT,  // fails the same way until something changes
+  DC_STATUS_CLASS_OK = 0,         // not a failure
+  DC_STATUS_CLASS_TRANSIENT,      // may succeed if tried again later
+  DC_STATUS_CLASS_DETERMINISTIC,  // fails the same way until something changes
+  DC_STATUS_CLASS_DEVICE,         // the device is broken until rebuilt
 } dc_status_class_t;
+
+// Returns "transient", "deterministic", "device" or "ok" ("unknown" for a
+// value that is no class). The string is static.
+DC_API const char* dc_status_class_name(dc_status_class_t cls);
 
 // Returns the code's name without the prefix, e.g. "OUT_OF_MEMORY" or "OK".
 // An unknown value gives "UNKNOWN_STATUS". The string is static.
@@ -81,7 +95,7 @@ DC_API const char* dc_status_name(dc_status_t status);
 // Returns a short description of the code, e.g. "out of memory".
 DC_API const char* dc_status_str(dc_status_t status);
 
-// Returns the class of |status|. Unknown values are permanent.
+// Returns the class of |status|. Unknown values are deterministic.
 DC_API dc_status_class_t dc_status_class(dc_status_t status);
 
 // Returns true when |status| is transient, the failures that retry

@@ -54,26 +54,32 @@ enum {
   CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_DEINITIALIZED = 4,
   CUDA_ERROR_STUB_LIBRARY = 34,
   CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
   CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   CUDA_ERROR_ECC_UNCORRECTABLE = 214,
+  CUDA_ERROR_NVLINK_UNCORRECTABLE = 220,
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_TIMEOUT = 702,
   CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+  CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
   CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
   CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
   CUDA_ERROR_MISALIGNED_ADDRESS = 716,
   CUDA_ERROR_INVALID_PC = 718,
   CUDA_ERROR_LAUNCH_FAILED = 719,
   CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
+  CUDA_ERROR_SYSTEM_NOT_READY = 802,
   CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
   CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
+  CUDA_ERROR_TIMEOUT = 909,
   CUDA_ERROR_UNKNOWN = 999,
 };
 
@@ -344,10 +350,12 @@ DC_INTERNAL const dc__cuda_nvrtc_t* dc__cuda_nvrtc(void);
 // Sets the thread's last error for a failed driver call: |what| (the
 // operation, e.g. "cuda:0: cuMemAlloc of 4096 bytes") and the driver's
 // name and description of |result|. Returns the dc status it maps to:
-// OUT_OF_MEMORY for CUDA_ERROR_OUT_OF_MEMORY, DEVICE_LOST for errors that
-// leave the context unusable (illegal address, launch failure, ECC, ...),
-// UNAVAILABLE for a busy or unavailable device, INVALID_ARGUMENT for bad
-// launch shapes, INTERNAL otherwise.
+// OUT_OF_MEMORY for CUDA_ERROR_OUT_OF_MEMORY, DATA_LOSS for uncorrectable
+// ECC or NVLink errors, DEVICE_LOST for errors that leave the context
+// unusable (illegal address, launch failure, a destroyed context, ...),
+// UNAVAILABLE for a busy, unready or timed-out device, INVALID_ARGUMENT
+// for bad launch shapes, UNSUPPORTED for code the GPU cannot run,
+// INTERNAL otherwise (docs/resilience.md has the table).
 DC_INTERNAL dc_status_t dc__cuda_fail(CUresult result, const char* what);
 
 // Whether |result| leaves the CUDA context unusable (sticky errors): the

@@ -74,7 +74,7 @@ dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda, const char* what) {
 // failure does it; later ones (the context stays broken) find it marked.
 // A failure reported through a stream or graph is noted there too, so
 // such a failure counts twice in the device's failure count.
-static void report_lost(dc__cuda_device_t* cuda) {
+static void report_lost(dc__cuda_device_t* cuda, dc_status_t status) {
   // Kept whole (dc__error_save would cut it): the health query and the
   // health callback may overwrite the thread's message.
   char message[1024];
@@ -82,12 +82,14 @@ static void report_lost(dc__cuda_device_t* cuda) {
   dc_device_health_t health;
   bool marked = dc_device_health(&cuda->base, &health) == DC_OK &&
                 health.state == DC_DEVICE_LOST;
-  if (!marked) dc__device_failed(&cuda->base, DC_ERR_DEVICE_LOST, message);
+  if (!marked) dc__device_failed(&cuda->base, status, message);
   dc__error_set_raw(message);
 }
 
 dc_status_t dc__cuda_settle(dc__cuda_device_t* cuda, dc_status_t status) {
-  if (status == DC_ERR_DEVICE_LOST) report_lost(cuda);
+  if (dc_status_class(status) == DC_STATUS_CLASS_DEVICE) {
+    report_lost(cuda, status);
+  }
   return status;
 }
 

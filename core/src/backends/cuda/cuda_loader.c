@@ -151,13 +151,27 @@ bool dc__cuda_is_sticky(CUresult result) {
   }
 }
 
+// The table in docs/resilience.md follows this function.
 static dc_status_t status_of(CUresult result) {
+  switch (result) {
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+      return DC_ERR_DATA_LOSS;
+    case CUDA_ERROR_DEINITIALIZED:
+    case CUDA_ERROR_INVALID_CONTEXT:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+      return DC_ERR_DEVICE_LOST;
+    default:
+      break;
+  }
   if (dc__cuda_is_sticky(result)) return DC_ERR_DEVICE_LOST;
   switch (result) {
     case CUDA_ERROR_OUT_OF_MEMORY:
       return DC_ERR_OUT_OF_MEMORY;
     case CUDA_ERROR_DEVICE_UNAVAILABLE:
     case CUDA_ERROR_NOT_READY:
+    case CUDA_ERROR_SYSTEM_NOT_READY:
+    case CUDA_ERROR_TIMEOUT:
       return DC_ERR_UNAVAILABLE;
     case CUDA_ERROR_INVALID_VALUE:
     case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
