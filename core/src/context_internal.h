@@ -17,6 +17,7 @@
 typedef struct dc__device_health_t {
   bool lost;
   uint64_t failures;
+  uint64_t last_failure_ns;  // monotonic; 0: none since the last reset
   char reason[256];
   int announced;  // the worst state the callback was told about
 } dc__device_health_t;

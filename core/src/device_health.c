@@ -37,14 +37,22 @@ static dc_breaker_t* breaker_of(dc_device_t* device, bool create) {
   return b;
 }
 
-// The state from the record and the breaker (context lock held).
+// The state from the record and the breaker (context lock held). A
+// failure makes the device degraded for its breaker's window, even when
+// the work that failed asked a breaker of its own (dc_graph_params_t).
 static dc_device_health_state_t state_of(const dc__device_health_t* h,
                                          dc_breaker_t* breaker) {
   if (h->lost) return DC_DEVICE_LOST;
   dc_breaker_stats_t s;
-  if (breaker != NULL && dc_breaker_stats(breaker, &s) == DC_OK) {
+  dc_breaker_params_t p;
+  if (breaker != NULL && dc_breaker_stats(breaker, &s) == DC_OK &&
+      dc_breaker_params(breaker, &p) == DC_OK) {
     if (s.state != DC_BREAKER_CLOSED) return DC_DEVICE_QUARANTINED;
     if (s.window_failures > 0) return DC_DEVICE_DEGRADED;
+    if (h->last_failure_ns != 0 && p.window_calls == 0 &&
+        dc__now_ns() - h->last_failure_ns < p.window_ns) {
+      return DC_DEVICE_DEGRADED;
+    }
   }
   return DC_DEVICE_HEALTHY;
 }
@@ -115,6 +123,7 @@ void dc__device_failed(dc_device_t* device, dc_status_t status,
   pthread_mutex_lock(&ctx->lock);
   dc__device_health_t* h = &ctx->health[i];
   ++h->failures;
+  h->last_failure_ns = dc__now_ns();
   dc__strlcpy(h->reason, message, sizeof(h->reason));
   h->lost |= lost;
   dc_device_health_t now = {.state = state_of(h, breaker),

@@ -27,6 +27,7 @@ int luaopen_dc(lua_State* L) {
   dclua_open_event(L);
   dclua_open_encoder(L);
   dclua_open_policy(L);
+  dclua_open_breaker(L);
   dclua_open_graph(L);
   dclua_open_telemetry(L);
   dclua_open_fault(L);

@@ -459,8 +459,16 @@ int dclua_push_query(lua_State* L, dc_status_t status);
 // fields at |index| into |out|. Raises INVALID_ARGUMENT naming the field.
 void dclua_check_retry(lua_State* L, int index, dc_retry_policy_t* out);
 
-// Reads breaker parameters from a dc.breaker or a plain table.
-void dclua_check_breaker(lua_State* L, int index, dc_breaker_params_t* out);
+//===-- Breakers (l_breaker.c) ------------------------------------------===//
+
+// Pushes the dc.breaker at |index|, or, for a plain table of dc.breaker's
+// fields, a new one named |default_name| unless the table names it, and
+// returns its breaker, which lives while the pushed value does (the core
+// retains what it keeps). Raises INVALID_ARGUMENT naming a bad field, and
+// for a closed breaker or another value.
+// [-0, +1, e]
+dc_breaker_t* dclua_push_breaker_of(lua_State* L, int index,
+                                    const char* default_name);
 
 //===-- Module parts: each registers its functions into the module table
 //    at the top of the stack and creates its classes. ------------------===//
@@ -474,6 +482,7 @@ void dclua_open_event(lua_State* L);
 void dclua_open_encoder(lua_State* L);
 void dclua_open_graph(lua_State* L);
 void dclua_open_policy(lua_State* L);
+void dclua_open_breaker(lua_State* L);
 void dclua_open_telemetry(lua_State* L);
 void dclua_open_fault(lua_State* L);
 void dclua_open_image(lua_State* L);

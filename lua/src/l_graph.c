@@ -212,7 +212,7 @@ typedef struct op_options_t {
 
 static const char* const kCommonOptions[] = {
     "after", "reads", "writes", "read_writes", "retry", "fallback",
-    "no_snapshot", NULL};
+    "no_snapshot", "breaker", NULL};
 
 static bool listed(const char* const* names, const char* name) {
   for (size_t i = 0; names != NULL && names[i] != NULL; ++i) {
@@ -328,7 +328,8 @@ static dc_device_t* option_device(lua_State* L, const char* what,
 
 // Reads the options of op |name| at |index| (none or nil: no options);
 // |extra| lists the fields the op's kind adds. Leaves two arrays on the
-// stack.
+// stack, and the op's breaker when it has one (alive until the op is
+// added).
 static void read_options(lua_State* L, int index, const char* what,
                          const char* name, const char* const* extra,
                          op_options_t* out) {
@@ -356,6 +357,17 @@ static void read_options(lua_State* L, int index, const char* what,
   out->o.no_snapshot = lua_getfield(L, index, "no_snapshot") != LUA_TNIL &&
                        lua_toboolean(L, -1);
   lua_pop(L, 3);
+  int type = lua_getfield(L, index, "breaker");
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+  } else {
+    if (type != LUA_TTABLE && !luaL_testudata(L, -1, DCLUA_BREAKER)) {
+      op_error(L, DC_ERR_INVALID_ARGUMENT, what, name,
+               "option 'breaker' must be a dc.breaker or a table, got %s",
+               luaL_typename(L, -1));
+    }
+    out->o.breaker = dclua_push_breaker_of(L, -1, name);
+  }
 }
 
 // Reads an optional non-negative integer option |field| (default |def|).
@@ -415,16 +427,12 @@ static void read_args(lua_State* L, int index, dc_kernel_t* kernel,
 // Records a dispatch (the kernel at 3, a copy of the arguments at |args|,
 // the options at |opts|) and returns the graph.
 static int finish_dispatch(lua_State* L, const char* name, const char* kind,
-                           int args, int opts, const op_options_t* o) {
+                           int args, int opts) {
   record_op(L, 1, name, kind);
   record_set(L, "kernel", 3);
   dclua_copy_table(L, args);
   lua_setfield(L, -2, "args");
   record_set(L, "opts", opts);
-  if (o->o.fallback != NULL) {
-    dclua_push_device(L, o->o.fallback);
-    lua_setfield(L, -2, "fallback");
-  }
   lua_settop(L, 1);
   return 1;
 }
@@ -447,7 +455,7 @@ static int graph_dispatch(lua_State* L) {
   check_op(L, dc_graph_dispatch(g->p, name, kernel, &launch, args.args,
                                 args.count, &o.o), name);
   note_device(g, dispatch_device(L, 3, &args));
-  return finish_dispatch(L, name, "dispatch", 5, 6, &o);
+  return finish_dispatch(L, name, "dispatch", 5, 6);
 }
 
 // Reads a list of 1-3 sizes, or one size, at the top of the stack into
@@ -538,7 +546,7 @@ static int graph_dispatch_indirect(lua_State* L) {
                   grid.has_local ? grid.local : NULL, args.args, args.count,
                   &o.o), name);
   note_device(g, dc_buffer_device(grid.buffer));
-  finish_dispatch(L, name, "dispatch_indirect", 5, 6, &o);
+  finish_dispatch(L, name, "dispatch_indirect", 5, 6);
   return 1;
 }
 
@@ -864,8 +872,10 @@ static int graph_field_error(lua_State* L, const char* field,
                       expected, luaL_typename(L, -1));
 }
 
-// Reads `retry` and `breaker` (false: no breakers) into |params| and |g|.
-static void read_resilience(lua_State* L, int index, dclua_graph_t* g,
+// Reads `retry` and `breaker` (false: no breakers) into |params|; leaves
+// the breaker on the stack when there is one (alive until the graph is
+// made).
+static void read_resilience(lua_State* L, int index, const char* name,
                             dc_graph_params_t* params,
                             dc_retry_policy_t* retry) {
   if (lua_getfield(L, index, "retry") != LUA_TNIL) {
@@ -875,6 +885,7 @@ static void read_resilience(lua_State* L, int index, dclua_graph_t* g,
     dclua_check_retry(L, -1, retry);
     params->retry = retry;
   }
+  lua_pop(L, 1);
   int type = lua_getfield(L, index, "breaker");
   if (type == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
     params->no_breakers = true;
@@ -882,10 +893,8 @@ static void read_resilience(lua_State* L, int index, dclua_graph_t* g,
     if (type != LUA_TTABLE && !luaL_testudata(L, -1, DCLUA_BREAKER)) {
       graph_field_error(L, "breaker", "a dc.breaker, a table or false");
     }
-    dclua_check_breaker(L, -1, &g->breaker);
-    g->has_breaker = true;
+    params->breaker = dclua_push_breaker_of(L, -1, name);
   }
-  lua_pop(L, 2);
 }
 
 // Reads `fallback` (a device, a name, or false: none) and `device`.
@@ -893,12 +902,12 @@ static void read_devices(lua_State* L, int index, dclua_graph_t* g,
                          dc_graph_params_t* params) {
   int type = lua_getfield(L, index, "fallback");
   if (type == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
-    params->no_fallback = g->no_fallback = true;
+    params->no_fallback = true;
   } else if (type != LUA_TNIL) {
     if (type != LUA_TSTRING && dclua_box_test(L, -1, DCLUA_DEVICE) == NULL) {
       graph_field_error(L, "fallback", "a dc.device, a device name or false");
     }
-    params->fallback = g->fallback = dclua_check_device(L, -1, false);
+    params->fallback = dclua_check_device(L, -1, false);
   }
   if (lua_getfield(L, index, "device") != LUA_TNIL) {
     if (lua_type(L, -1) != LUA_TSTRING &&
@@ -953,10 +962,11 @@ static int l_graph(lua_State* L) {
   dc_retry_policy_t retry;
   dc_graph_params_t params = {.error_mode = read_error_mode(L, 1)};
   read_naming(L, 1, g);
-  read_resilience(L, 1, g, &params, &retry);
   read_devices(L, 1, g, &params);
+  read_resilience(L, 1, g->name, &params, &retry);
   params.name = g->name;
   DCLUA_CHECK(L, dc_graph_create(dclua_context(L), &params, &g->p));
+  lua_settop(L, 2);  // the graph
   return 1;
 }
 

@@ -23,7 +23,7 @@
 // Its user value is a table:
 //   keep     list of the Lua objects its ops use (kernels, buffers,
 //            argument and option tables, nested graphs)
-//   ops      op name -> { kind =, kernel =, args =, child =, fallback = }
+//   ops      op name -> { kind =, kernel =, args =, child =, opts = }
 //   order    op names in the order they were added
 //   execs    weak set of its instances (dc.exec)
 //   parents  weak set of the graphs that nest it
@@ -31,10 +31,6 @@
 typedef struct dclua_graph_t {
   dc_graph_t* p;          // NULL once closed
   dc_device_t* device;    // where it runs: opts.device, or its first op's
-  dc_device_t* fallback;  // opts.fallback, for the breakers
-  bool no_fallback;
-  bool has_breaker;
-  dc_breaker_params_t breaker;
   uint32_t streams;       // of its instances' stream groups; 0: default
   bool subflow;           // made for a subflow op's function
   atomic_bool sealed;     // subflow: the function has returned

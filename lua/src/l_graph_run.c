@@ -112,92 +112,6 @@ static int exec_tostring(lua_State* L) {
   return 1;
 }
 
-//===-- Breakers --------------------------------------------------------===//
-
-static bool same_params(const dc_breaker_params_t* a,
-                        const dc_breaker_params_t* b) {
-  return a->failure_threshold == b->failure_threshold &&
-         a->failure_ratio == b->failure_ratio &&
-         a->min_calls == b->min_calls && a->window_ns == b->window_ns &&
-         a->open_ns == b->open_ns &&
-         a->half_open_probes == b->half_open_probes &&
-         a->failure_codes == b->failure_codes;
-}
-
-// Gives the registry's breaker |name| the graph's parameters: creates it
-// with them, or checks that the existing one has them (a breaker belongs
-// to its device or kernel and every graph there shares it).
-static void apply_breaker(lua_State* L, const dclua_graph_t* g,
-                          const char* name) {
-  dc_context_t* context = dclua_context(L);
-  dc_breaker_t* b = NULL;
-  if (strlen(name) > 63) return;  // the core makes none for such names
-  dc_status_t st = dc_breaker_register(context, name, &g->breaker, &b);
-  if (st != DC_ERR_ALREADY_EXISTS) {
-    DCLUA_CHECK(L, st);
-    return;
-  }
-  dc_breaker_params_t have;
-  DCLUA_CHECK(L, dc_breaker_find(context, name, &b));
-  DCLUA_CHECK(L, dc_breaker_params(b, &have));
-  if (!same_params(&have, &g->breaker)) {
-    dclua_raisef(L, DC_ERR_FAILED_PRECONDITION,
-                 "graph '%s': circuit breaker '%s' already exists with other "
-                 "parameters (failures %u, window %g s, open_for %g s, "
-                 "probes %u): breakers belong to their device and kernel, "
-                 "shared by every graph", g->name, name,
-                 (unsigned)have.failure_threshold, have.window_ns / 1e9,
-                 have.open_ns / 1e9, (unsigned)have.half_open_probes);
-  }
-}
-
-// Applies the graph's breaker to |device| and to "<device>/<kernel>".
-static void apply_pair(lua_State* L, const dclua_graph_t* g,
-                       dc_device_t* device, const char* kernel) {
-  apply_breaker(L, g, dc_device_name(device));
-  char name[160];
-  snprintf(name, sizeof(name), "%s/%s", dc_device_name(device), kernel);
-  apply_breaker(L, g, name);
-}
-
-// The device a dispatch on |device| falls back to, or NULL.
-static dc_device_t* fallback_of(lua_State* L, const dclua_graph_t* g,
-                                dc_device_t* device, dc_device_t* own) {
-  if (g->no_fallback) return NULL;
-  dc_device_t* fallback = own != NULL ? own : g->fallback;
-  if (fallback == NULL) {
-    DCLUA_CHECK(L, dc_context_device(dclua_context(L), 0, &fallback));
-  }
-  return fallback == device ? NULL : fallback;
-}
-
-// Applies the breaker of |g| (the graph that runs) to the breakers the
-// dispatches of the graph at |index| (nested ones included) meet.
-static void apply_to_ops(lua_State* L, int index, const dclua_graph_t* g,
-                         dc_device_t* device, int depth) {
-  if (depth > 64) return;  // nesting is acyclic; this only bounds it
-  dclua_graph_field(L, index, "ops");
-  lua_pushnil(L);
-  while (lua_next(L, -2) != 0) {
-    if (lua_getfield(L, -1, "child") != LUA_TNIL) {
-      apply_to_ops(L, lua_gettop(L), g, device, depth + 1);
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, -1, "kernel") != LUA_TNIL) {
-      const char* kernel = dc_kernel_name(dclua_check_kernel(L, -1));
-      apply_pair(L, g, device, kernel);
-      lua_getfield(L, -2, "fallback");
-      dc_device_t* own = lua_isnil(L, -1) ? NULL
-                                          : dclua_check_device(L, -1, false);
-      dc_device_t* fallback = fallback_of(L, g, device, own);
-      if (fallback != NULL) apply_pair(L, g, fallback, kernel);
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 2);
-  }
-  lua_pop(L, 1);
-}
-
 //===-- Instantiating ---------------------------------------------------===//
 
 // Where the graph at |index| runs: its device, else the first one a graph
@@ -228,10 +142,6 @@ static exec_t* instantiate(lua_State* L, int index) {
   dc_device_t* device = graph_device(L, index, 0);
   if (device == NULL) {
     DCLUA_CHECK(L, dc_context_default_device(dclua_context(L), &device));
-  }
-  if (g->has_breaker && graph_device(L, index, 0) != NULL) {
-    apply_breaker(L, g, dc_device_name(device));
-    apply_to_ops(L, index, g, device, 0);
   }
   exec_t* e = lua_newuserdatauv(L, sizeof(*e), 1);
   memset(e, 0, sizeof(*e));

@@ -6,12 +6,6 @@ local dc = require("dc")
 
 local common = {}
 
--- The circuit breaker of every script's graphs. Breakers belong to their
--- device and kernel, shared by every graph of the process, so all the
--- scripts use these same parameters: a script that runs another in the
--- same process (the table form) must not meet a breaker made otherwise.
-common.BREAKER = { failures = 5, window = 10, open_for = 2 }
-
 -- The options every script takes, in --help order. |defaults| overrides
 -- some defaults by key, e.g. { warmup = 1 }.
 function common.options(defaults)
@@ -65,7 +59,8 @@ function common.retry(config)
 end
 
 -- A graph named |name| on |dev| with the resilience of |config|: the retry
--- policy, the shared circuit breaker, and the fallback device.
+-- policy and the fallback device. Its ops ask the breakers of their device
+-- and kernels (dev:breaker), which the host may tune.
 function common.graph(dev, config, name)
   local fallback = config.fallback
   if fallback == "none" then
@@ -78,7 +73,6 @@ function common.graph(dev, config, name)
     device = dev,
     streams = config.streams,
     retry = common.retry(config),
-    breaker = dc.breaker(common.BREAKER),
     fallback = fallback,
   }
 end

@@ -209,6 +209,8 @@ end
 
 do
   dc.reset_stats()
+  t.equal(dev:health().state, "degraded", "the fault above: degraded")
+  dev:reset_health()
   prog.scale({ grid = n }, x, 1.0)
   local h = dc.health()
   t.equal(h.engine, dc.version, "engine version")
