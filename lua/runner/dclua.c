@@ -305,8 +305,10 @@ static dc_status_t create_context(const options_t* o, dc_context_t** out) {
                         o->log_level);
   }
   params.device_memory_budget = (size_t)(o->memory_limit_mb * 1024.0 * 1024.0);
-  // Kernels nobody vetted: every buffer access they make is checked.
-  params.checked_kernels = o->sandbox;
+  // Kernels nobody vetted: every buffer access they make is checked. A
+  // time limit needs checked mode's stopping points too, or a kernel that
+  // never ends would outlive it.
+  params.checked_kernels = o->sandbox || o->time_limit > 0;
   return dc_context_create(&params, out);
 }
 

@@ -232,6 +232,14 @@ uint64_t dclua_run_deadline_ns(lua_State* L) {
   return engine != NULL ? engine->deadline_ns : 0;
 }
 
+bool dclua_time_limit_stopped(lua_State* L) {
+  dclua_engine_t* engine = registered_engine(L);
+  return engine != NULL && engine->deadline_ns != 0 &&
+         (engine->deadline_passed ||
+          (engine->watchdog != NULL &&
+           dclua_watchdog_fired(engine->watchdog)));
+}
+
 int dclua_raise_time_limit(lua_State* L) {
   dclua_engine_t* engine = registered_engine(L);
   if (engine != NULL && engine->deadline_ns != 0) {

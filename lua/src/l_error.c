@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "dclua_internal.h"
+#include "l_watchdog.h"
 
 #define ERROR_MT "dc.error"
 
@@ -60,6 +61,11 @@ void dclua_push_error(lua_State* L, dc_status_t status) {
 }
 
 int dclua_raise(lua_State* L, dc_status_t status) {
+  // Work the run's time limit stopped (a kernel the watchdog interrupted)
+  // failed because of the limit: say so.
+  if (status == DC_ERR_CANCELLED && dclua_time_limit_stopped(L)) {
+    return dclua_raise_time_limit(L);
+  }
   dclua_push_error(L, status);
   return lua_error(L);
 }
@@ -76,6 +82,9 @@ int dclua_raisef(lua_State* L, dc_status_t status, const char* format, ...) {
 
 int dclua_raise_with(lua_State* L, dc_status_t status, const char* key,
                      const char* value) {
+  if (status == DC_ERR_CANCELLED && dclua_time_limit_stopped(L)) {
+    return dclua_raise_time_limit(L);
+  }
   dclua_push_error(L, status);
   lua_pushstring(L, value);
   lua_setfield(L, -2, key);

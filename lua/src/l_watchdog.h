@@ -44,6 +44,12 @@ bool dclua_watchdog_fired(dclua_watchdog_t* watchdog);
 // [-0, +0, -]
 uint64_t dclua_run_deadline_ns(lua_State* L);
 
+// Whether the run in progress in |L| has met its time limit: the
+// deadline passed, or its watchdog interrupted the context's kernels
+// (then work that failed CANCELLED failed because of the limit).
+// [-0, +0, -]
+bool dclua_time_limit_stopped(lua_State* L);
+
 // Raises the run's time-limit error, DEADLINE_EXCEEDED "time limit
 // exceeded (N s)", and, as the count hook does, makes every later Lua
 // instruction of the run raise it again, so that a pcall cannot hold it

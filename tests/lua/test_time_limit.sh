@@ -99,6 +99,24 @@ expect_limit "a graph op that never returns" \
 g:host("spin", function() while true do end end)
 g:run()'
 
+# Kernels that never end, outside the sandbox: a time limit builds every
+# kernel with checked mode's stopping points, so it ends them too.
+spin='local dev = dc.device("cpu")
+local k = dev:compile [[
+  __kernel void spin(__global int* x) { while (x[0] == 0) { x[1] += 1; } }
+]].spin
+local x = dev:buffer("i32", 2)'
+
+expect_limit "a kernel that never ends, dispatched synchronously" \
+  "$spin
+k({ grid = 1 }, x)"
+
+expect_limit "a kernel that never ends, on a stream, then s:sync()" \
+  "$spin
+local s = dev:stream()
+s:dispatch(k, { grid = 1 }, x)
+s:sync()"
+
 expect_limit "a wait inside a coroutine" \
   "$cycle
 coroutine.wrap(function() gate:wait() end)()"
