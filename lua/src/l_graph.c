@@ -101,6 +101,26 @@ static void own_callback(lua_State* L, dclua_graph_t* g,
   g->callbacks[g->callback_count++] = callback;
 }
 
+// Gives |callback| (retained once more each) to every graph that nests
+// the graph at |index|, transitively: their instances run it too, and
+// must still hold it when a script calls this graph's __gc itself.
+static void share_with_parents(lua_State* L, int index,
+                               dclua_callback_t* callback, int depth) {
+  if (depth > 64) return;  // nesting is acyclic; this only bounds it
+  dclua_graph_field(L, index, "parents");
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    dclua_graph_t* parent = luaL_testudata(L, -1, DCLUA_GRAPH);
+    if (parent != NULL) {
+      dclua_callback_retain(callback);
+      own_callback(L, parent, callback);
+      share_with_parents(L, lua_gettop(L), callback, depth + 1);
+    }
+  }
+  lua_pop(L, 1);
+}
+
 static void release_callbacks(dclua_graph_t* g) {
   for (size_t i = 0; i < g->callback_count; ++i) {
     dclua_callback_release(g->callbacks[i]);
@@ -685,6 +705,7 @@ static void begin_function_op(lua_State* L, const char* what,
   snprintf(label, sizeof(label), "%s op '%s'", kind, op->name);
   op->callback = dclua_callback_create(L, 3, label);
   own_callback(L, op->g, op->callback);
+  share_with_parents(L, 1, op->callback, 0);
 }
 
 // Ends adding |op| with the |status| of the core call: records it and
@@ -765,10 +786,12 @@ static int graph_graph(lua_State* L) {
   read_options(L, 4, "g:graph", name, NULL, &o);
   check_op(L, dc_graph_add_graph(g->p, name, child->p, &o.o), name);
   // The child's callbacks are this graph's too: its instances run them
-  // (and keep them, l_graph_run.c) even once the child is collected.
+  // (and keep them, l_graph_run.c) even once the child is collected. Those
+  // the child gains later come through share_with_parents.
   for (size_t i = 0; i < child->callback_count; ++i) {
     dclua_callback_retain(child->callbacks[i]);
     own_callback(L, g, child->callbacks[i]);
+    share_with_parents(L, 1, child->callbacks[i], 0);
   }
   note_device(g, child->device);
   dclua_graph_field(L, 3, "parents");  // its changes invalidate ours

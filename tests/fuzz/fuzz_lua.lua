@@ -260,18 +260,7 @@ end
 local CALLABLES = {}  -- { name, function }, sorted by name
 local METHODS = {}    -- metatable -> sorted list of method and field names
 
--- Functions left out until a known bug is fixed (each names its issue):
--- the fuzzer would find it again in every run and little else.
-local KNOWN = {
-  -- Issue 16, open: dc.graph's __gc, called by a script, may still free
-  -- host-op callbacks that a nested graph gained after it was nested,
-  -- while an instance of the parent can run them (l_graph.c); instances
-  -- hold every other callback (l_graph_run.c, tested in lua.graph).
-  ["dc.graph.__gc"] = true,
-}
-
 local function add_callable(name, fn)
-  if KNOWN[name] then return end
   CALLABLES[#CALLABLES + 1] = { name, fn }
 end
 
@@ -296,8 +285,7 @@ for cname, info in pairs(classes) do
   local names = {}
   for _, tbl in ipairs(info.tables) do
     for k, v in pairs(tbl) do
-      if type(k) == "string" and type(v) == "function" and
-         not KNOWN[cname .. "." .. k] then
+      if type(k) == "string" and type(v) == "function" then
         add_callable(cname .. "." .. k, v)
         names[#names + 1] = k
       end
@@ -390,7 +378,6 @@ local function close_one()
   local mt = getmetatable(obj)
   if type(mt) ~= "table" then return end
   local fns = { rawget(mt, "__close"), rawget(mt, "__gc") }
-  if KNOWN[tostring(rawget(mt, "__name")) .. ".__gc"] then fns[2] = nil end
   local fn = fns[u8() % 2 + 1]
   trace("close", { obj }, 1)
   if type(fn) == "function" then pcall(fn, obj) end
@@ -449,6 +436,7 @@ if dev ~= nil then
   if prog then try(function() return prog.kernels and prog:kernels()[1] end) end
   if s then try(s.encoder, s); try(s.read, s, f32) end
   try(dev.group, dev, 2)
+  try(dev.breaker, dev)
   try(dc.token)
   if ev then try(ev.on_complete, ev, pick(CALLBACKS)) end
   local g = try(dc.graph, { name = "fuzz" })

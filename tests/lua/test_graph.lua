@@ -656,6 +656,25 @@ do
   t.equal(n, 11, "both host ops ran")
 end
 
+-- The same for a callback a nested graph gains after it was nested, two
+-- levels down: the graphs above hold it too.
+do
+  local n = 0
+  local top, mid, leaf = dc.graph { name = "top" }, dc.graph { name = "mid" },
+                         dc.graph { name = "leaf" }
+  top:graph("mid", mid)
+  mid:graph("leaf", leaf)
+  leaf:host("late", function() n = n + 1 end)  -- after both nestings
+  local e = top:instantiate()
+  getmetatable(leaf).__gc(leaf)
+  getmetatable(mid).__gc(mid)
+  collectgarbage()
+  collectgarbage()
+  local ok, err = pcall(e.run, e)
+  t.check(ok, "the late callback still runs: " .. tostring(err))
+  t.equal(n, 1, "it ran once")
+end
+
 --===-- Child processes: fallback, breakers, progress ---------------------===--
 
 do
