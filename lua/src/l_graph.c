@@ -131,7 +131,7 @@ static void release_callbacks(dclua_graph_t* g) {
 }
 
 void dclua_graph_free(lua_State* L, int index) {
-  dclua_graph_t* g = luaL_checkudata(L, index, DCLUA_GRAPH);
+  dclua_graph_t* g = dclua_udata_check(L, index, DCLUA_GRAPH);
   atomic_store(&g->sealed, true);
   dc_graph_release(g->p);
   g->p = NULL;
@@ -153,7 +153,7 @@ static dclua_graph_t* check_changeable(lua_State* L, int index) {
 
 // [-1, +0, -]  g:close(): drops the graph (its instances stay usable)
 static int graph_close(lua_State* L) {
-  dclua_graph_t* g = luaL_checkudata(L, 1, DCLUA_GRAPH);
+  dclua_graph_t* g = dclua_udata_check(L, 1, DCLUA_GRAPH);
   if (g->p == NULL) return 0;
   lua_getiuservalue(L, 1, 1);
   lua_pushnil(L);
@@ -167,7 +167,7 @@ static int graph_close(lua_State* L) {
 // (nothing can run them now: a graph that nests this one, or an instance,
 // would keep it alive).
 static int graph_gc(lua_State* L) {
-  dclua_graph_t* g = luaL_checkudata(L, 1, DCLUA_GRAPH);
+  dclua_graph_t* g = dclua_udata_check(L, 1, DCLUA_GRAPH);
   dc_graph_release(g->p);
   g->p = NULL;
   release_callbacks(g);
@@ -182,7 +182,7 @@ static int graph_len(lua_State* L) {
 
 // [-1, +1, m]  tostring(g) -> "dc.graph 'name' (3 ops)"
 static int graph_tostring(lua_State* L) {
-  dclua_graph_t* g = luaL_checkudata(L, 1, DCLUA_GRAPH);
+  dclua_graph_t* g = dclua_udata_check(L, 1, DCLUA_GRAPH);
   if (g->p == NULL) {
     lua_pushfstring(L, "dc.graph '%s' (closed)", g->name);
   } else {

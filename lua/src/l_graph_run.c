@@ -83,7 +83,7 @@ static void hold_callbacks(lua_State* L, exec_t* e, const dclua_graph_t* g) {
 
 // [-1, +0, e]  exec:close(); also __close and __gc
 static int exec_close(lua_State* L) {
-  exec_t* e = luaL_checkudata(L, 1, DCLUA_EXEC);
+  exec_t* e = dclua_udata_check(L, 1, DCLUA_EXEC);
   if (e->running) {
     dclua_raisef(L, DC_ERR_FAILED_PRECONDITION,
                  "graph '%s': an instance cannot be closed while it runs",
@@ -102,7 +102,7 @@ static int exec_len(lua_State* L) {
 
 // [-1, +1, m]  tostring(exec) -> "dc.exec of graph 'g' (3 ops)"
 static int exec_tostring(lua_State* L) {
-  exec_t* e = luaL_checkudata(L, 1, DCLUA_EXEC);
+  exec_t* e = dclua_udata_check(L, 1, DCLUA_EXEC);
   if (e->p == NULL) {
     lua_pushfstring(L, "dc.exec of graph '%s' (closed)", e->name);
   } else {

@@ -101,14 +101,14 @@ static int l_localmem(lua_State* L) {
 
 // [-1, +1, -]  tostring(lm) -> "dc.localmem(256)"
 static int localmem_tostring(lua_State* L) {
-  const size_t* bytes = luaL_checkudata(L, 1, DCLUA_LOCAL);
+  const size_t* bytes = dclua_udata_check(L, 1, DCLUA_LOCAL);
   lua_pushfstring(L, "dc.localmem(%I)", (lua_Integer)*bytes);
   return 1;
 }
 
 // [-2, +1, -]  lm.bytes -> the size in bytes (other fields: nil)
 static int localmem_index(lua_State* L) {
-  const size_t* bytes = luaL_checkudata(L, 1, DCLUA_LOCAL);
+  const size_t* bytes = dclua_udata_check(L, 1, DCLUA_LOCAL);
   const char* key = lua_tostring(L, 2);
   if (key != NULL && strcmp(key, "bytes") == 0) {
     lua_pushinteger(L, (lua_Integer)*bytes);

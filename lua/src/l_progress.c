@@ -342,7 +342,7 @@ dclua_progress_t* dclua_progress_push(lua_State* L,
 }
 
 static progress_box_t* check_open(lua_State* L, int index) {
-  progress_box_t* b = luaL_checkudata(L, index, DCLUA_PROGRESS);
+  progress_box_t* b = dclua_udata_check(L, index, DCLUA_PROGRESS);
   if (!b->open) luaL_error(L, "attempt to use a closed " DCLUA_PROGRESS);
   return b;
 }
@@ -417,7 +417,7 @@ static int progress_update(lua_State* L) {
 // [-(1|2), +0, -]  p:close(), also __close and __gc: ends the line (its
 // final state stays, if it was shown); closing again does nothing
 static int progress_close(lua_State* L) {
-  progress_box_t* b = luaL_checkudata(L, 1, DCLUA_PROGRESS);
+  progress_box_t* b = dclua_udata_check(L, 1, DCLUA_PROGRESS);
   dclua_progress_t* item = b->item;
   b->item = NULL;
   b->open = false;
@@ -428,7 +428,7 @@ static int progress_close(lua_State* L) {
 // [-1, +1, m]  tostring(p) -> "dc.progress 'label': 3/10" or
 // "dc.progress 'label' (closed)"
 static int progress_tostring(lua_State* L) {
-  progress_box_t* b = luaL_checkudata(L, 1, DCLUA_PROGRESS);
+  progress_box_t* b = dclua_udata_check(L, 1, DCLUA_PROGRESS);
   if (!b->open) {
     lua_pushfstring(L, DCLUA_PROGRESS " '%s' (closed)", b->label);
   } else if (b->has_total) {

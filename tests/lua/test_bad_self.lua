@@ -98,6 +98,13 @@ bad_self(getmetatable(objects.retry).__index, {},
 bad_self(getmetatable(objects.breaker).__tostring, objects.retry,
          "bad self to 'dc.breaker.__tostring' (dc.breaker expected, got "
          .. "dc.retry)")
+bad_self(getmetatable(objects.graph).__gc, objects.retry,
+         "bad self to 'dc.graph.__gc' (dc.graph expected, got dc.retry)")
+bad_self(getmetatable(objects.exec).__close, 7,
+         "bad self to 'dc.exec.close' (dc.exec expected, got number)")
+bad_self(objects.breaker.configure, objects.graph,
+         "bad self to 'dc.breaker.configure' (dc.breaker expected, got "
+         .. "dc.graph)", {})
 -- The objects still work.
 t.equal(dev.name, "cpu", "dev.name")
 t.equal(#report, 1, "#report")
