@@ -1,4 +1,6 @@
-// cpu_device.c: the CPU device: host memory and the context's worker pool.
+// cpu_device.c: the CPU devices: "cpu", "cpu:1", ... over the context's
+// worker pool, their memory (cpu_memory.c) and kernels (cpu_program.c,
+// cpu_dispatch.c).
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,91 +16,15 @@ static void cpu_destroy(dc_device_t* device) {
   dc_allocator_free(cpu->allocator, cpu, sizeof(*cpu));
 }
 
-// Every storage mode is host memory here. Large blocks are page aligned so
-// that they start on a fresh page and vector loads never split one.
-static dc_status_t cpu_allocate(dc_device_t* device, size_t size,
-                                dc_storage_mode_t mode, void** out_memory) {
-  (void)device;
-  (void)mode;
-  size_t alignment = size >= ((size_t)64 << 10) ? 4096 : 64;
-  void* memory = NULL;
-  if (posix_memalign(&memory, alignment, size) != 0) {
-    *out_memory = NULL;
-    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cpu: the system refused %zu bytes",
-                   size);
-  }
-  *out_memory = memory;
-  return DC_OK;
-}
-
-static void cpu_deallocate(dc_device_t* device, void* memory, size_t size,
-                           dc_storage_mode_t mode) {
-  (void)device;
-  (void)size;
-  (void)mode;
-  free(memory);
-}
-
-static void* cpu_host_pointer(dc_device_t* device, void* memory,
-                              dc_storage_mode_t mode) {
-  (void)device;
-  (void)mode;
-  return memory;
-}
-
-static dc_status_t cpu_write(dc_device_t* device, void* memory, size_t offset,
-                             const void* src, size_t size) {
-  (void)device;
-  memcpy((char*)memory + offset, src, size);
-  return DC_OK;
-}
-
-static dc_status_t cpu_read(dc_device_t* device, const void* memory,
-                            size_t offset, void* dst, size_t size) {
-  (void)device;
-  memcpy(dst, (const char*)memory + offset, size);
-  return DC_OK;
-}
-
-// Writes the pattern once, then doubles the filled prefix with memcpy, so
-// any element size fills in O(log n) calls.
-static dc_status_t cpu_fill(dc_device_t* device, void* memory, size_t offset,
-                            size_t size, const void* pattern,
-                            size_t pattern_size) {
-  (void)device;
-  char* dst = (char*)memory + offset;
-  const unsigned char* p = pattern;
-  bool uniform = true;
-  for (size_t i = 1; i < pattern_size; ++i) uniform &= p[i] == p[0];
-  if (uniform) {
-    memset(dst, p[0], size);
-    return DC_OK;
-  }
-  memcpy(dst, pattern, pattern_size);
-  for (size_t done = pattern_size; done < size;) {
-    size_t n = DC_MIN(done, size - done);
-    memcpy(dst + done, dst, n);
-    done += n;
-  }
-  return DC_OK;
-}
-
-static dc_status_t cpu_copy(dc_device_t* device, void* dst, size_t dst_offset,
-                            const void* src, size_t src_offset, size_t size) {
-  (void)device;
-  memmove((char*)dst + dst_offset, (const char*)src + src_offset, size);
-  return DC_OK;
-}
-
 static const dc_device_vtable_t kCpuVtable = {
     .destroy = cpu_destroy,
-    .allocate = cpu_allocate,
-    .deallocate = cpu_deallocate,
-    .host_pointer = cpu_host_pointer,
-    .write = cpu_write,
-    .read = cpu_read,
-    .fill = cpu_fill,
-    .copy = cpu_copy,
+    .allocate = dc__cpu_allocate,
+    .deallocate = dc__cpu_deallocate,
+    .host_pointer = dc__cpu_host_pointer,
+    .write = dc__cpu_write,
+    .read = dc__cpu_read,
+    .fill = dc__cpu_fill,
+    .copy = dc__cpu_copy,
     .program_build = dc__cpu_program_build,
     .program_destroy = dc__cpu_program_destroy,
     .dispatch = dc__cpu_dispatch,

@@ -5,6 +5,8 @@
 
 #include <pthread.h>
 
+#include "cpu_abi.h"
+#include "cpu_codegen.h"
 #include "dc/backend.h"
 #include "internal.h"
 
@@ -26,12 +28,41 @@ typedef struct dc__cpu_device_t {
   dc_program_cache_stats_t stats;
 } dc__cpu_device_t;
 
+// Host memory (cpu_memory.c): every storage mode is host memory here.
+DC_INTERNAL dc_status_t dc__cpu_allocate(dc_device_t* device, size_t size,
+                                         dc_storage_mode_t mode,
+                                         void** out_memory);
+DC_INTERNAL void dc__cpu_deallocate(dc_device_t* device, void* memory,
+                                    size_t size, dc_storage_mode_t mode);
+DC_INTERNAL void* dc__cpu_host_pointer(dc_device_t* device, void* memory,
+                                       dc_storage_mode_t mode);
+DC_INTERNAL dc_status_t dc__cpu_write(dc_device_t* device, void* memory,
+                                      size_t offset, const void* src,
+                                      size_t size);
+DC_INTERNAL dc_status_t dc__cpu_read(dc_device_t* device, const void* memory,
+                                     size_t offset, void* dst, size_t size);
+DC_INTERNAL dc_status_t dc__cpu_fill(dc_device_t* device, void* memory,
+                                     size_t offset, size_t size,
+                                     const void* pattern,
+                                     size_t pattern_size);
+DC_INTERNAL dc_status_t dc__cpu_copy(dc_device_t* device, void* dst,
+                                     size_t dst_offset, const void* src,
+                                     size_t src_offset, size_t size);
+
 // Fills |info| from the machine: /proc/cpuinfo, sysfs cache descriptions,
 // the CPU's vector extensions, sysconf. |worker_threads| is the pool size.
 DC_INTERNAL void dc__cpu_read_info(uint32_t worker_threads,
                                    dc_device_info_t* info);
 
-// Kernels on the CPU (cpu_program.c).
+// What a CPU program keeps per kernel: the entry points of its module
+// (cpu_program.c binds them, cpu_dispatch.c runs them).
+typedef struct dc__cpu_kernel_t {
+  dc__kernel_run_fn run;
+  dc__kernel_size_fn scratch_size;
+  dc__exec_mode_t mode;
+} dc__cpu_kernel_t;
+
+// Kernels on the CPU: building (cpu_program.c), running (cpu_dispatch.c).
 DC_INTERNAL dc_status_t dc__cpu_program_build(dc_device_t* device,
                                               dc_program_build_t* build);
 DC_INTERNAL void dc__cpu_program_destroy(dc_device_t* device,

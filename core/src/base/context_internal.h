@@ -142,7 +142,7 @@ DC_INTERNAL dc_status_t dc__device_outcome(dc_device_t* device,
 DC_INTERNAL bool dc__device_copies_peer(const dc_device_t* dst,
                                         const dc_device_t* src);
 
-// Runs every registered backend's enumerate on |ctx| (backends.c).
+// Runs every registered backend's enumerate on |ctx| (backends/registry.c).
 DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,
                                                const char* enabled);
 // The built-in CPU backend's enumerate (backends/cpu).

@@ -15,7 +15,7 @@
 #include "context_internal.h"
 #include "dc/version.h"
 #include "json_writer.h"
-#include "telemetry_private.h"
+#include "telemetry_internal.h"
 
 #define DEFAULT_MAX_SPANS ((size_t)1000000)
 #define FIRST_CAPACITY ((size_t)1024)

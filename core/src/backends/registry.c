@@ -1,4 +1,4 @@
-// backends.c: the process-wide backend registry and device discovery.
+// registry.c: the process-wide backend registry and device discovery.
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include "dc/version.h"
 #include "json_writer.h"
 #include "stream_internal.h"
-#include "telemetry_private.h"
+#include "telemetry_internal.h"
 
 // Containers down to a device or a stream put a member per line; their
 // own small objects (pool statistics) stay on one line.

@@ -1,7 +1,7 @@
-// cpu_compiler.h: running the system C compiler for CPU kernels.
+// cpu_compile.h: running the system C compiler for CPU kernels.
 // SPDX-License-Identifier: MIT
-#ifndef DC_CPU_COMPILER_H_
-#define DC_CPU_COMPILER_H_
+#ifndef DC_CPU_COMPILE_H_
+#define DC_CPU_COMPILE_H_
 
 #include "diag.h"
 #include "pp.h"
@@ -29,4 +29,4 @@ DC_INTERNAL dc_status_t dc__cpu_compile(const char* compiler,
                                         const char* file, dc__diag_t* diag,
                                         const char* so_path);
 
-#endif  // DC_CPU_COMPILER_H_
+#endif  // DC_CPU_COMPILE_H_

@@ -9,7 +9,7 @@
 #include "dc/event.h"
 #include "dc/memory_pool.h"
 #include "program_internal.h"
-#include "telemetry_private.h"
+#include "telemetry_internal.h"
 
 //===-- Histograms ------------------------------------------------------===//
 //

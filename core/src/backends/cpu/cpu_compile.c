@@ -1,4 +1,4 @@
-// cpu_compiler.c: runs the system C compiler and reads its messages.
+// cpu_compile.c: runs the system C compiler and reads its messages.
 //
 // The compiler runs as a child process (posix_spawnp) with its output in a
 // file, so a compiler that prints a lot cannot block on a full pipe. The
@@ -8,7 +8,7 @@
 // object file and then linked, in two steps, so that the link never sees
 // the math flags (link_object() says why).
 // SPDX-License-Identifier: MIT
-#include "cpu_compiler.h"
+#include "cpu_compile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,103 @@
+#!/bin/sh
+# check_layers.sh ROOT: the include graph keeps the layers of
+# docs/architecture.md apart. Each rule lists the includes it forbids;
+# a violation prints the file and the include, and the test fails.
+#
+#   1. The core never includes Lua or the binding.
+#   2. Above the backends, the core includes no backend's header: it
+#      reaches backends through dc/backend.h and the registry
+#      (backends/registry.c) alone.
+#   3. A backend includes the interface (dc/*.h), the kernel compiler's
+#      headers (kernel/), the base utilities (internal.h, strbuf.h,
+#      futex.h) and its own headers; nothing of another layer, other
+#      backends included. BACKEND_DEBT lists what the backend interface's
+#      second edition (issue 17) takes out; a new entry fails the test.
+#   4. The binding includes only the public headers of the core.
+set -u
+root=$1
+failures=0
+
+# includes FILE: the quoted includes of FILE, one per line.
+includes() {
+  sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"
+}
+
+fail() {
+  echo "FAIL: $1 includes \"$2\": $3"
+  failures=$((failures + 1))
+}
+
+# Headers a layer's folder holds, by base name.
+headers_of() {
+  for h in "$@"; do [ -d "$h" ] && ls "$h" | grep '\.h$'; done
+}
+
+kernel_headers=$(headers_of "$root/core/src/kernel")
+base_utilities="internal.h strbuf.h futex.h"
+BACKEND_DEBT="context_internal.h worker_pool_internal.h"
+
+in_list() {
+  item=$1
+  shift
+  for x in "$@"; do [ "$x" = "$item" ] && return 0; done
+  return 1
+}
+
+# 1 and 2: the core outside its backends.
+for f in $(find "$root/core" -name '*.[ch]' ! -path '*/backends/*'); do
+  for inc in $(includes "$f"); do
+    case $inc in
+      lua.h|lauxlib.h|lualib.h|dclua*.h|l_*.h)
+        fail "$f" "$inc" "the core never includes Lua or the binding" ;;
+      cpu_*.h|cuda_*.h|*/cpu/*|*/cuda/*)
+        fail "$f" "$inc" "backends are reached through the registry" ;;
+    esac
+  done
+done
+
+# 2: the registry is the one place that names the backends.
+for f in $(find "$root/core/src/backends" -maxdepth 1 -name '*.[ch]'); do
+  [ "$(basename "$f")" = registry.c ] && continue
+  for inc in $(includes "$f"); do
+    case $inc in
+      *cpu*|*cuda*) fail "$f" "$inc" "only registry.c names backends" ;;
+    esac
+  done
+done
+
+# 3: each backend.
+for dir in "$root"/core/src/backends/*/; do
+  own=$(headers_of "$dir")
+  for f in $(find "$dir" -name '*.[ch]'); do
+    for inc in $(includes "$f"); do
+      base=$(basename "$inc")
+      case $inc in
+        dc/*) continue ;;
+      esac
+      # Sources a backend includes into one translation unit.
+      [ -f "$dir/$inc" ] && continue
+      in_list "$base" $own && continue
+      in_list "$base" $kernel_headers && continue
+      in_list "$base" $base_utilities && continue
+      in_list "$base" $BACKEND_DEBT && continue
+      fail "$f" "$inc" "a backend includes only the interface"
+    done
+  done
+done
+
+# 4: the binding.
+for f in $(find "$root/lua" -name '*.[ch]'); do
+  for inc in $(includes "$f"); do
+    case $inc in
+      dc/*|dclua*.h|l_*.h|runner.h) ;;
+      *) [ -f "$(dirname "$f")/$inc" ] ||
+           fail "$f" "$inc" "the binding uses the core's public headers" ;;
+    esac
+  done
+done
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures include(s) cross a layer"
+  exit 1
+fi
+echo "layers: ok"
