@@ -19,6 +19,20 @@ START_TEST(test_sticky_error_marks_the_device_lost) {
   dc_program_t* p = build_on(dut, "lost.cl", kLost, NULL);
   dc_buffer_t* b = dc_test_buffer_new(dut, DC_DTYPE_I32, 256, "lost");
   dc_dispatch_t grid = {.dims = 1, .global = {256}};
+  // A graph instance made while the GPU still works.
+  dc_retry_policy_t policy = {.max_attempts = 5, .base_delay_ns = 1000};
+  dc_graph_params_t gp = {.retry = &policy};
+  dc_graph_t* g = NULL;
+  DC_CK_OK(dc_graph_create(ctx, &gp, &g));
+  dc_arg_t one[1] = {dc_arg_buffer(b)};
+  DC_CK_OK(dc_graph_dispatch(g, "inc", kernel_of(p, "inc"), &grid, one, 1,
+                             NULL));
+  dc_stream_group_t* grp = NULL;
+  DC_CK_OK(dc_stream_group_create(dut, NULL, &grp));
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+
   dc_arg_t far[2] = {dc_arg_buffer(b), dc_arg_i64((int64_t)1 << 36)};
   dc_status_t st = dc_kernel_dispatch(kernel_of(p, "poke"), &grid, far, 2);
   ck_assert_msg(st == DC_ERR_DEVICE_LOST, "got %s: %s", dc_status_name(st),
@@ -32,20 +46,9 @@ START_TEST(test_sticky_error_marks_the_device_lost) {
   DC_CK_OK(dc_device_breaker(dut, NULL, &breaker));
   ck_assert_int_eq(dc_breaker_state(breaker), DC_BREAKER_OPEN);
 
-  // A graph op there meets the open breaker and goes to its fallback,
-  // which cannot read the lost device's buffer: it fails at once, with a
-  // code that is not retried, and nothing waits for the broken device.
-  dc_retry_policy_t policy = {.max_attempts = 5, .base_delay_ns = 1000};
-  dc_graph_params_t gp = {.retry = &policy};
-  dc_graph_t* g = NULL;
-  DC_CK_OK(dc_graph_create(ctx, &gp, &g));
-  dc_arg_t one[1] = {dc_arg_buffer(b)};
-  DC_CK_OK(dc_graph_dispatch(g, "inc", kernel_of(p, "inc"), &grid, one, 1,
-                             NULL));
-  dc_stream_group_t* grp = NULL;
-  DC_CK_OK(dc_stream_group_create(cpu, NULL, &grp));
-  dc_graph_exec_t* e = NULL;
-  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  // The op meets the open breaker and goes to its fallback, which cannot
+  // read the lost device's buffer: the run fails at once, with nothing
+  // retried on the broken device and nothing waiting for it.
   st = dc_graph_exec_run(e, NULL);
   ck_assert_int_ne(st, DC_OK);
   dc_op_report_t r;
