@@ -3,8 +3,9 @@
 -- exists, and a "#anchor" one of the target's headings, as GitHub renders
 -- it (lower case, punctuation dropped, spaces made hyphens, "-1", "-2"...
 -- after repeats). Links in code blocks and code spans are not links.
--- Prints each broken link as file:line: target (why) and exits 1 if there
--- is one.
+-- The sources' comments that name a docs page ("docs/graphs.md") must
+-- name one that exists. Prints each broken link as file:line: target
+-- (why) and exits 1 if there is one.
 
 local root = assert(arg[1], "usage: check_links.lua ROOT")
 
@@ -103,6 +104,25 @@ for _, file in ipairs(files) do
     end
   end
 end
+-- The docs pages the sources name in their comments ("docs/graphs.md")
+-- must exist too.
+local sources = assert(io.popen("cd '" .. root .. "' && find core lua tests " ..
+  "bench scripts examples -type f \\( -name '*.[ch]' -o -name '*.lua' " ..
+  "-o -name '*.sh' -o -name 'CMakeLists.txt' \\) | sort"))
+for path in sources:lines() do
+  local n = 0
+  for line in assert(io.lines(root .. "/" .. path)) do
+    n = n + 1
+    for page in line:gmatch("docs/[%w_/.-]-%.md") do
+      count = count + 1
+      if not read(root .. "/" .. page) then
+        broken = broken + 1
+        print(string.format("%s:%d: %s (no such page)", path, n, page))
+      end
+    end
+  end
+end
+sources:close()
 print(string.format("%d link(s) in %d file(s), %d broken", count, #files,
                     broken))
 os.exit(broken == 0 and 0 or 1)

@@ -26,9 +26,9 @@ DC_EXTERN_C_BEGIN
 //
 // A device is a struct of the backend's own whose first member is a
 // dc_device_t, set up with dc_device_initialize(). Everything above this
-// interface (buffers, pools, validation, and later streams, graphs and
-// retries) is shared code that reaches the hardware only through the
-// vtable. Validation happens before the vtable is called: a backend
+// interface (buffers and pools, streams, events and graphs, retries and
+// breakers, validation) is shared code that reaches the hardware only
+// through the vtable. Validation happens before the vtable is called: a backend
 // function receives only arguments that were already checked (non-NULL,
 // in range, sizes that fit its allocations).
 //

@@ -98,7 +98,8 @@ DC_INTERNAL dc_status_t dc__cuda_settle(dc__cuda_device_t* cuda,
                                         dc_status_t status);
 
 // Memory (cuda_memory.c): the vtable's memory functions, as described in
-// dc/backend.h; the storage modes map as docs/cuda-device.md says.
+// dc/backend.h; the storage modes map as docs/cuda.md ("Devices and
+// memory") says.
 DC_INTERNAL dc_status_t dc__cuda_allocate(dc_device_t* device, size_t size,
                                           dc_storage_mode_t mode,
                                           void** out_memory);

@@ -1,6 +1,6 @@
 // cuda_prelude.h: OpenCL C 1.2 types and the core of the language for
 // kernels that the CUDA device has translated into CUDA C++ (see
-// cuda_codegen.c and docs/cuda-kernels.md). NVRTC compiles it, with
+// cuda_codegen.c and docs/cuda.md ("Kernels")). NVRTC compiles it, with
 // cuda_prelude_math.h and cuda_prelude_builtins.h after it, in front of
 // every program, as the header "dclua_prelude.cuh".
 //

@@ -1,7 +1,7 @@
 // cuda_prelude_builtins.h: OpenCL C 1.2's integer, geometric, relational,
 // conversion and vload/vstore built-ins on CUDA, for kernels the CUDA
 // device translates (docs/kernel-builtins.md lists them;
-// docs/cuda-kernels.md says where CUDA differs). Compiled after
+// docs/cuda.md ("Kernels") says where CUDA differs). Compiled after
 // cuda_prelude_math.h, whose lifting macros (DC__VEC*) it uses; see there
 // for how a built-in is made.
 //

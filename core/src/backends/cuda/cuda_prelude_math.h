@@ -1,7 +1,7 @@
 // cuda_prelude_math.h: OpenCL C 1.2's math built-ins on CUDA, and the
 // machinery that lifts every built-in to vectors, for kernels the CUDA
 // device translates (docs/kernel-builtins.md lists the built-ins;
-// docs/cuda-kernels.md says where CUDA differs). Compiled after
+// docs/cuda.md ("Kernels") says where CUDA differs). Compiled after
 // cuda_prelude.h, whose types and traits it uses; cuda_prelude_builtins.h
 // follows with the other built-ins.
 //
