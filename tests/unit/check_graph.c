@@ -927,6 +927,32 @@ END_TEST
 
 //===-- Invalid input ---------------------------------------------------===//
 
+// Released graphs and instances stay recognisable (object_cache.h): a
+// stale handle is refused, and checking it reads no freed memory (which
+// AddressSanitizer would report).
+START_TEST(test_graph_stale_handles_are_refused) {
+  dc_graph_t* g = new_graph(NULL, 0);
+  dc_graph_t* stale = g;
+  dc_stream_group_t* grp = NULL;
+  DC_CK_OK(dc_stream_group_create(dut, NULL, &grp));
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  dc_graph_exec_destroy(e);
+  dc_graph_exec_destroy(e);  // stale: a no-op
+  ck_assert_uint_eq(dc_graph_exec_op_count(e), 0);
+  dc_graph_release(g);
+  ck_assert_uint_eq(dc_graph_op_count(stale), 0);
+  dc_graph_retain(stale);   // no-ops
+  dc_graph_release(stale);
+  DC_CK_FAIL(dc_graph_host(stale, "h", fail_op, NULL, NULL),
+             DC_ERR_INVALID_ARGUMENT, "'graph' is NULL or released");
+  dc_graph_exec_t* again = SENTINEL;
+  DC_CK_FAIL(dc_graph_instantiate(stale, grp, &again),
+             DC_ERR_INVALID_ARGUMENT, "graph");
+  dc_stream_group_release(grp);
+}
+END_TEST
+
 START_TEST(test_graph_rejects_bad_input) {
   dc_graph_t* g = SENTINEL;
   DC_CK_FAIL(dc_graph_create(NULL, NULL, &g), DC_ERR_INVALID_ARGUMENT,
@@ -1019,6 +1045,7 @@ static Suite* graph_suite(void) {
   tcase_add_test(deps, test_graph_random_dags_match_sequential_runs);
   tcase_add_test(deps, test_graph_dispatch_dags_replay_like_sequential_runs);
   tcase_add_test(deps, test_graph_rejects_bad_input);
+  tcase_add_test(deps, test_graph_stale_handles_are_refused);
   tcase_add_test(deps, test_graph_survives_every_allocation_failing);
   return s;
 }

@@ -250,6 +250,25 @@ START_TEST(test_program_kernel_keeps_program_alive) {
 }
 END_TEST
 
+// A released program stays recognisable (object_cache.h): a stale handle
+// is refused, and checking it reads no freed memory (which
+// AddressSanitizer would report).
+START_TEST(test_program_stale_handle_is_refused) {
+  dc_program_t* p = build("stale.cl", "__kernel void k(__global int* o) {}\n",
+                          NULL);
+  dc_program_release(p);
+  ck_assert_uint_eq(dc_program_kernel_count(p), 0);
+  ck_assert_str_eq(dc_program_build_log(p), "");
+  dc_program_retain(p);  // no-ops
+  dc_program_release(p);
+  dc_program_t* copy = dc_test_sentinel();
+  DC_CK_FAIL(dc_program_build_for(p, cpu, &copy), DC_ERR_INVALID_ARGUMENT,
+             "'program' is NULL or released");
+  ck_assert_ptr_null(copy);
+  ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
+}
+END_TEST
+
 //===-- core: options and the preprocessor ------------------------------===//
 
 START_TEST(test_program_define_options) {
@@ -1350,6 +1369,7 @@ static Suite* program_suite(void) {
   tcase_add_test(core, test_program_build_for_another_device);
   tcase_add_test(core, test_program_lookup_errors);
   tcase_add_test(core, test_program_kernel_keeps_program_alive);
+  tcase_add_test(core, test_program_stale_handle_is_refused);
   tcase_add_test(core, test_program_define_options);
   tcase_add_test(core, test_program_preprocessor);
   tcase_add_test(core, test_program_warnings_reach_the_build_log);

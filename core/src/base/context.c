@@ -11,17 +11,20 @@
 #include "context_internal.h"
 #include "breaker_internal.h"
 #include "fault_internal.h"
+#include "graph_internal.h"
 #include "program_internal.h"
 #include "memory_pool_internal.h"
 #include "stream_internal.h"
 #include "telemetry_internal.h"
 #include "worker_pool_internal.h"
 
-// Released buffer structs stay recognisable for this many releases.
 // Released objects stay recognisable for this many releases (see
 // object_cache.h).
 #define BUFFER_QUARANTINE 256
 #define STREAM_QUARANTINE 64
+#define GRAPH_QUARANTINE 64
+#define EXEC_QUARANTINE 64
+#define PROGRAM_QUARANTINE 64
 
 // Logical cores this process may run on (its affinity mask), which is what
 // a worker pool can use; containers often allow fewer than the machine has.
@@ -52,6 +55,9 @@ static void destroy_context(dc_context_t* ctx) {
   dc__telemetry_destroy(ctx->telemetry);
   dc__object_cache_deinit(&ctx->buffer_cache);
   dc__object_cache_deinit(&ctx->stream_cache);
+  dc__object_cache_deinit(&ctx->graph_cache);
+  dc__object_cache_deinit(&ctx->exec_cache);
+  dc__object_cache_deinit(&ctx->program_cache);
   pthread_mutex_destroy(&ctx->lock);
   dc_allocator_free(ctx->allocator, ctx, sizeof(*ctx));
 }
@@ -96,6 +102,12 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
                         dc__buffer_object_size(), BUFFER_QUARANTINE);
   dc__object_cache_init(&ctx->stream_cache, ctx->allocator,
                         dc__stream_object_size(), STREAM_QUARANTINE);
+  dc__object_cache_init(&ctx->graph_cache, ctx->allocator,
+                        dc__graph_object_size(), GRAPH_QUARANTINE);
+  dc__object_cache_init(&ctx->exec_cache, ctx->allocator,
+                        dc__graph_exec_object_size(), EXEC_QUARANTINE);
+  dc__object_cache_init(&ctx->program_cache, ctx->allocator,
+                        dc__program_object_size(), PROGRAM_QUARANTINE);
   dc__fault_set_init(&ctx->faults);
 
   dc_status_t status = init_context(ctx);

@@ -75,8 +75,13 @@ struct dc_context_t {
   struct dc__scheduler_t* scheduler;    // stream threads, on first stream
   dc_device_t* devices[DC_MAX_DEVICES];
   size_t device_count;
-  dc__object_cache_t buffer_cache;  // recycles buffer structs
-  dc__object_cache_t stream_cache;  // and stream structs
+  // Recycle the structs of buffers, streams, graphs and programs, so that
+  // checking a stale handle never reads freed memory (object_cache.h).
+  dc__object_cache_t buffer_cache;
+  dc__object_cache_t stream_cache;
+  dc__object_cache_t graph_cache;
+  dc__object_cache_t exec_cache;
+  dc__object_cache_t program_cache;
   dc__fault_set_t faults;           // fault.c
   struct dc__resilience_t* resilience;  // breakers, policies (breaker.c)
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock

@@ -8,8 +8,10 @@
 #include "graph_internal.h"
 
 static bool is_graph(const dc_graph_t* g) {
-  return g != NULL && g->magic == DC_MAGIC_GRAPH;
+  return g != NULL && g->header.magic == DC_MAGIC_GRAPH;
 }
+
+size_t dc__graph_object_size(void) { return sizeof(struct dc_graph_t); }
 
 bool dc__graph_valid(const dc_graph_t* g) { return is_graph(g); }
 
@@ -55,7 +57,7 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: the fallback device belongs to another context", fn);
   }
-  dc_graph_t* g = dc_allocator_calloc(ctx->allocator, 1, sizeof(*g));
+  dc_graph_t* g = dc__object_cache_alloc(&ctx->graph_cache);
   if (g == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a graph", fn);
   }
@@ -75,7 +77,7 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
               sizeof(g->name));
   g->live.kind = DC_LIVE_GRAPH;
   g->live.describe = describe_graph;
-  g->magic = DC_MAGIC_GRAPH;
+  g->header.magic = DC_MAGIC_GRAPH;
   dc__context_track(ctx, &g->live);
   *out_graph = g;
   return DC_OK;
@@ -114,7 +116,7 @@ void dc_graph_release(dc_graph_t* g) {
   if (!is_graph(g) || atomic_fetch_sub(&g->refs, 1u) != 1u) return;
   dc_allocator_t a = g->ctx->allocator;
   dc_context_t* ctx = g->ctx;
-  g->magic = 0;
+  g->header.magic = DC_MAGIC_RELEASED;
   for (size_t i = 0; i < g->count; ++i) {
     free_op(a, g->ops[i]);
     dc_allocator_free(a, g->ops[i], sizeof(dc__op_t));
@@ -125,8 +127,8 @@ void dc_graph_release(dc_graph_t* g) {
   }
   dc_breaker_release(g->breaker);
   dc__context_untrack(ctx, &g->live);
-  dc_allocator_free(a, g, sizeof(*g));
-  dc__context_unref(ctx);
+  dc__object_cache_free(&ctx->graph_cache, g);
+  dc__context_unref(ctx);  // last: it may destroy the context
 }
 
 size_t dc_graph_op_count(const dc_graph_t* g) {

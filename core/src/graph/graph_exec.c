@@ -41,7 +41,7 @@ typedef struct plan_op_t {
 #define MESSAGE_SIZE 384
 
 struct dc_graph_exec_t {
-  uint32_t magic;
+  dc__object_header_t header;  // first: checked for use after release
   dc__arena_t arena;           // the plan's arrays, freed with the exec
   dc_graph_t* graph;           // retained
   dc_context_t* ctx;
@@ -71,7 +71,7 @@ struct dc_graph_exec_t {
 };
 
 static bool is_exec(const dc_graph_exec_t* e) {
-  return e != NULL && e->magic == DC_MAGIC_EXEC;
+  return e != NULL && e->header.magic == DC_MAGIC_EXEC;
 }
 
 static const char* const kStateNames[] = {"pending", "ok", "FAILED",
@@ -585,7 +585,7 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   dc__scheduler_t* s = e->sched;
   pthread_mutex_lock(&s->lock);
   while (e->running) pthread_cond_wait(&e->done, &s->lock);
-  e->magic = 0;
+  e->header.magic = DC_MAGIC_RELEASED;
   pthread_mutex_unlock(&s->lock);
   dc_allocator_t a = e->ctx->allocator;
   dc__replay_free(&e->replay);
@@ -607,8 +607,13 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   dc__arena_free_all(&e->arena);
   dc__flat_free(&e->flat);
   pthread_cond_destroy(&e->done);
-  dc_graph_release(e->graph);
-  dc_allocator_free(a, e, sizeof(*e));
+  dc_graph_t* graph = e->graph;
+  dc__object_cache_free(&e->ctx->exec_cache, e);
+  dc_graph_release(graph);  // last: it may destroy the context
+}
+
+size_t dc__graph_exec_object_size(void) {
+  return sizeof(struct dc_graph_exec_t);
 }
 
 dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
@@ -630,7 +635,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: the stream group belongs to another context", fn);
   }
-  dc_graph_exec_t* e = dc_allocator_calloc(g->ctx->allocator, 1, sizeof(*e));
+  dc_graph_exec_t* e = dc__object_cache_alloc(&g->ctx->exec_cache);
   if (e == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate", fn);
   }
@@ -643,7 +648,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   pthread_condattr_destroy(&attr);
   dc_graph_retain(g);
   e->graph = g;
-  e->magic = DC_MAGIC_EXEC;
+  e->header.magic = DC_MAGIC_EXEC;
   dc__arena_init(&e->arena, g->ctx->allocator);
   e->streams = dc__arena_zalloc(&e->arena, S, sizeof(dc_stream_t*));
   dc_status_t st = e->streams ? DC_OK

@@ -73,7 +73,7 @@ typedef struct dc__op_t {
 } dc__op_t;
 
 struct dc_graph_t {
-  uint32_t magic;
+  dc__object_header_t header;  // first: checked for use after release
   atomic_uint refs;
   dc_context_t* ctx;
   dc__live_node_t live;
@@ -129,6 +129,10 @@ DC_INTERNAL void dc__graph_warn_uninitialised(dc_graph_t* graph,
 DC_INTERNAL long dc__graph_find_op(const dc_graph_t* graph, const char* name);
 // Whether |graph| is a live graph.
 DC_INTERNAL bool dc__graph_valid(const dc_graph_t* graph);
+
+// The sizes of the structs the context's object caches hold.
+DC_INTERNAL size_t dc__graph_object_size(void);
+DC_INTERNAL size_t dc__graph_exec_object_size(void);
 // Writes DOT for |flat|; |stream_of| and |state_of| (may be NULL) label
 // the nodes of an instance.
 DC_INTERNAL dc_status_t dc__flat_to_dot(const char* graph_name,

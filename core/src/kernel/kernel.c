@@ -11,7 +11,7 @@
 
 static bool is_kernel(const dc_kernel_t* k) {
   return k != NULL && k->program != NULL &&
-         k->program->magic == DC_MAGIC_PROGRAM;
+         k->program->header.magic == DC_MAGIC_PROGRAM;
 }
 
 void dc_kernel_retain(dc_kernel_t* k) {

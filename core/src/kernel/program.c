@@ -115,23 +115,23 @@ static void describe_program(const dc__live_node_t* node, char* buf,
 }
 
 void dc__program_free(dc_program_t* p) {
-  dc_allocator_t allocator = dc_context_allocator(p->device->context);
   for (size_t i = 0; i < p->kernel_count; ++i) {
     dc__autotune_free(&p->kernels[i]);
   }
   pthread_mutex_destroy(&p->lock);
   dc__arena_free_all(&p->arena);
-  dc_allocator_free(allocator, p, sizeof(*p));
+  dc__object_cache_free(&p->device->context->program_cache, p);
 }
 
 dc_status_t dc__program_new(dc_device_t* device, const char* name,
                             dc_program_t** out_program) {
   dc_allocator_t allocator = dc_context_allocator(device->context);
-  dc_program_t* p = dc_allocator_calloc(allocator, 1, sizeof(*p));
+  dc_program_t* p =
+      dc__object_cache_alloc(&device->context->program_cache);
   if (p == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");
   }
-  p->magic = DC_MAGIC_PROGRAM;
+  p->header.magic = DC_MAGIC_PROGRAM;
   atomic_init(&p->ref_count, 1u);
   pthread_mutex_init(&p->lock, NULL);
   p->device = device;
@@ -256,7 +256,7 @@ dc_status_t dc_program_build_for(const dc_program_t* program,
   static const char* fn = "dc_program_build_for";
   DC_REQUIRE_ARG(out_program, fn);
   *out_program = NULL;
-  if (program == NULL || program->magic != DC_MAGIC_PROGRAM) {
+  if (program == NULL || program->header.magic != DC_MAGIC_PROGRAM) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: 'program' is NULL or released", fn);
   }
@@ -283,8 +283,10 @@ dc_status_t dc_program_cache_stats(dc_device_t* device,
   return DC_OK;
 }
 
+size_t dc__program_object_size(void) { return sizeof(struct dc_program_t); }
+
 static bool is_program(const dc_program_t* p) {
-  return p != NULL && p->magic == DC_MAGIC_PROGRAM;
+  return p != NULL && p->header.magic == DC_MAGIC_PROGRAM;
 }
 
 void dc_program_retain(dc_program_t* p) {
@@ -315,7 +317,7 @@ void dc_program_release(dc_program_t* p) {
   if (p->device->vtable->program_destroy) {
     p->device->vtable->program_destroy(p->device, p);
   }
-  p->magic = 0;
+  p->header.magic = DC_MAGIC_RELEASED;
   dc__program_free(p);
   if (!internal) dc__context_unref(ctx);  // last: it may destroy the context
 }

@@ -33,7 +33,7 @@ struct dc_kernel_t {
 };
 
 struct dc_program_t {
-  uint32_t magic;
+  dc__object_header_t header;  // first: checked for use after release
   pthread_mutex_t lock;  // guards the kernels' tuning tables
   bool internal;  // owned by the engine: not a live object, no context ref
   atomic_uint ref_count;
@@ -69,6 +69,9 @@ DC_INTERNAL dc_status_t dc__program_new(dc_device_t* device, const char* name,
                                         dc_program_t** out_program);
 DC_INTERNAL void dc__program_publish(dc_program_t* program);
 DC_INTERNAL void dc__program_free(dc_program_t* program);
+
+// The size of the struct the context's program cache holds.
+DC_INTERNAL size_t dc__program_object_size(void);
 // Turns a published program into one the engine owns: it leaves the live
 // list and stops keeping the context alive (the context frees it).
 DC_INTERNAL void dc__program_make_internal(dc_program_t* program);
