@@ -65,16 +65,13 @@ typedef struct dc_device_vtable_t {
   // Frees the backend's device. Called once, when the context is
   // destroyed, after every buffer is gone.
   void (*destroy)(dc_device_t* device);
-  // Optional, both or neither (NULL: nothing to rebuild). Whether a
-  // failure of the device class (DC_ERR_DEVICE_LOST, DC_ERR_DATA_LOSS)
-  // broke the device's driver state, and rebuilding it: a new driver
-  // context, queue and whatever else the backend keeps. A loss reported
-  // by the core alone (an injected fault) breaks nothing. reset is called
-  // by dc_device_reset_health() when needs_reset says so, once nothing
-  // made on the device is alive (buffers, programs, streams, events) and
-  // its pools are empty, so no handle of the old context can reach the
-  // new one.
-  bool (*needs_reset)(dc_device_t* device);
+  // Optional (NULL: a lost device stays lost until its context goes).
+  // Rebuilds the device after a failure of the device class
+  // (DC_ERR_DEVICE_LOST, DC_ERR_DATA_LOSS) broke it: a new driver
+  // context, queue and whatever else the backend keeps. Called by
+  // dc_device_reset_health() once nothing made on the device is alive
+  // (buffers, programs, streams, events) and its pools are empty, so no
+  // handle of the old context can reach the new one.
   dc_status_t (*reset)(dc_device_t* device);
   // Obtains |size| bytes (a multiple of 256) aligned to at least 64 bytes.
   // Returns DC_ERR_OUT_OF_MEMORY if the device has none to give (the pool

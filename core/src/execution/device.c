@@ -35,11 +35,6 @@ dc_status_t dc_device_initialize(dc_device_t* device,
                    "%s: the vtable of device '%s' lacks a function", fn,
                    info->name);
   }
-  if ((vtable->reset != NULL) != (vtable->needs_reset != NULL)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the vtable of device '%s' has one of reset and "
-                   "needs_reset but not both", fn, info->name);
-  }
   bool queues = vtable->queue_create != NULL;
   if (queues != (vtable->queue_destroy != NULL) ||
       queues != (vtable->dispatch_queued != NULL) ||

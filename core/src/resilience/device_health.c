@@ -132,8 +132,7 @@ dc_status_t dc_device_reset_health(dc_device_t* device) {
   pthread_mutex_lock(&ctx->lock);
   bool lost = ctx->health[i].lost;
   pthread_mutex_unlock(&ctx->lock);
-  if (lost && device->vtable->reset != NULL &&
-      device->vtable->needs_reset(device)) {
+  if (lost && device->vtable->reset != NULL) {
     DC_RETURN_IF_ERROR(rebuild(device, fn));
   }
   pthread_mutex_lock(&ctx->lock);

@@ -75,7 +75,6 @@ dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda, const char* what) {
 // A failure reported through a stream or graph is noted there too, so
 // such a failure counts twice in the device's failure count.
 static void report_lost(dc__cuda_device_t* cuda, dc_status_t status) {
-  atomic_store(&cuda->broken, true);
   // Kept whole (dc__error_save would cut it): the health query and the
   // health callback may overwrite the thread's message.
   char message[1024];
@@ -126,13 +125,8 @@ static void cuda_destroy(dc_device_t* device) {
 
 static dc_status_t cuda_reset(dc_device_t* device);
 
-static bool cuda_needs_reset(dc_device_t* device) {
-  return atomic_load(&((dc__cuda_device_t*)device)->broken);
-}
-
 static const dc_device_vtable_t kCudaVtable = {
     .destroy = cuda_destroy,
-    .needs_reset = cuda_needs_reset,
     .reset = cuda_reset,
     .allocate = dc__cuda_allocate,
     .deallocate = dc__cuda_deallocate,
@@ -335,8 +329,6 @@ static dc_status_t cuda_reset(dc_device_t* device) {
   cu->stream_destroy(cuda->stream);
   cuda->stream = NULL;
   cu->primary_ctx_release(cuda->device);
-  // Calls on this thread would answer the old context's sticky error.
-  cu->ctx_set_current(NULL);
   CUresult r = cu->primary_ctx_reset(cuda->device);
   gpu_attributes_t a = {.memory_pools = cuda->pool != NULL};
   cuda->pool = NULL;
@@ -351,10 +343,7 @@ static dc_status_t cuda_reset(dc_device_t* device) {
     cu->stream_create(&cuda->stream, CU_STREAM_NON_BLOCKING);
   }
   pthread_mutex_unlock(&cuda->lock);
-  if (st == DC_OK) {
-    atomic_store(&cuda->broken, false);
-    dc__cuda_reopen_peers(cuda);
-  }
+  if (st == DC_OK) dc__cuda_reopen_peers(cuda);
   return st;
 }
 

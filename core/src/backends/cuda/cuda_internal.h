@@ -44,8 +44,6 @@ typedef struct dc__cuda_device_t {
   // enabled, cuda:N's pool open to it). Set once the context's GPUs are
   // all found (cuda_peer.c), and again when one is rebuilt.
   _Atomic uint64_t peer_access;
-  // A sticky error broke the context: it must be rebuilt (cuda_reset).
-  atomic_bool broken;
 
   pthread_mutex_t lock;  // guards everything below
   CUstream stream;       // where every synchronous operation runs
