@@ -3,10 +3,8 @@
 // buffer breaks the CUDA context (CUDA_ERROR_ILLEGAL_ADDRESS): the call
 // fails with DEVICE_LOST, a device-class code; the device is marked lost
 // and its breaker trips; graph ops there are not retried on it and do not
-// hang; once everything made on it is released, dc_device_reset_health
-// rebuilds the context and the GPU works again. Runs as cuda.device_lost
-// on a GPU; on a CPU device the stray store would end the process, so it
-// is skipped there (exit 77).
+// hang. Runs as cuda.device_lost on a GPU; on a CPU device the test would
+// crash the process, so it is skipped there (exit 77).
 // SPDX-License-Identifier: MIT
 #include "check_util.h"
 #include "kernel_fixture.h"
@@ -56,32 +54,9 @@ START_TEST(test_sticky_error_marks_the_device_lost) {
   dc_op_report_t r;
   DC_CK_OK(dc_graph_exec_op(e, 0, &r));
   ck_assert_uint_le(r.attempts, 2);  // refused on the GPU, one fallback
-
-  // Rebuilt only once nothing of the old context is alive.
-  DC_CK_FAIL(dc_device_reset_health(dut), DC_ERR_FAILED_PRECONDITION,
-             "release what was made on it first (1 buffer(s), 1 program(s)");
-  DC_CK_OK(dc_device_health(dut, &h));
-  ck_assert_int_eq(h.state, DC_DEVICE_LOST);
   dc_graph_exec_destroy(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
-  dc_buffer_release(b);
-  dc_program_release(p);
-  DC_CK_OK(dc_device_reset_health(dut));
-  DC_CK_OK(dc_device_health(dut, &h));
-  ck_assert_int_eq(h.state, DC_DEVICE_HEALTHY);
-  ck_assert_int_eq(dc_breaker_state(breaker), DC_BREAKER_CLOSED);
-
-  // The new context works: build, dispatch, read back.
-  p = build_on(dut, "again.cl", kLost, NULL);
-  b = dc_test_buffer_new(dut, DC_DTYPE_I32, 256, "again");
-  int32_t zeros[256] = {0};
-  DC_CK_OK(dc_buffer_write(b, 0, zeros, 256));
-  dc_arg_t again[1] = {dc_arg_buffer(b)};
-  DC_CK_OK(dc_kernel_dispatch(kernel_of(p, "inc"), &grid, again, 1));
-  int32_t got[256];
-  DC_CK_OK(dc_buffer_read(b, 0, got, 256));
-  for (int i = 0; i < 256; ++i) ck_assert_int_eq(got[i], 1);
   dc_buffer_release(b);
   dc_program_release(p);
 }

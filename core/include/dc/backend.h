@@ -65,14 +65,6 @@ typedef struct dc_device_vtable_t {
   // Frees the backend's device. Called once, when the context is
   // destroyed, after every buffer is gone.
   void (*destroy)(dc_device_t* device);
-  // Optional (NULL: a lost device stays lost until its context goes).
-  // Rebuilds the device after a failure of the device class
-  // (DC_ERR_DEVICE_LOST, DC_ERR_DATA_LOSS) broke it: a new driver
-  // context, queue and whatever else the backend keeps. Called by
-  // dc_device_reset_health() once nothing made on the device is alive
-  // (buffers, programs, streams, events) and its pools are empty, so no
-  // handle of the old context can reach the new one.
-  dc_status_t (*reset)(dc_device_t* device);
   // Obtains |size| bytes (a multiple of 256) aligned to at least 64 bytes.
   // Returns DC_ERR_OUT_OF_MEMORY if the device has none to give (the pool
   // then frees its cache and tries once more); any other failure reaches

@@ -173,14 +173,9 @@ DC_API dc_status_t dc_device_health(dc_device_t* device,
                                     dc_device_health_t* out_health);
 
 // Puts a quarantined or lost device back into service: clears the lost
-// mark, the failure count and the reason, and closes its breaker. A lost
-// device whose backend can rebuild it (CUDA: a new driver context, after
-// a sticky error) is rebuilt first; that needs everything made on it
-// before released (its memory and code died with the old context) and no
-// other thread using it meanwhile.
-// Returns DC_ERR_INVALID_ARGUMENT for NULL, DC_ERR_FAILED_PRECONDITION
-// (naming what is still alive) for a lost device with objects on it, or
-// the backend's failure to rebuild (the device then stays lost).
+// mark, the failure count and the reason, and closes its breaker. (It
+// resets no hardware; a backend that can, does so first.)
+// Returns DC_ERR_INVALID_ARGUMENT for NULL.
 DC_API dc_status_t dc_device_reset_health(dc_device_t* device);
 
 // Called when a device of the context becomes quarantined or lost, on

@@ -213,17 +213,6 @@ void dc__context_track(dc_context_t* ctx, dc__live_node_t* node) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
-void dc__context_live_on(dc_context_t* ctx, const dc_device_t* device,
-                         size_t* counts) {
-  memset(counts, 0, DC_LIVE_KIND_COUNT * sizeof(*counts));
-  pthread_mutex_lock(&ctx->lock);
-  for (const dc__live_node_t* n = ctx->live.next; n != &ctx->live;
-       n = n->next) {
-    if (n->device == device) ++counts[n->kind];
-  }
-  pthread_mutex_unlock(&ctx->lock);
-}
-
 void dc__context_untrack(dc_context_t* ctx, dc__live_node_t* node) {
   pthread_mutex_lock(&ctx->lock);
   node->prev->next = node->next;

@@ -40,7 +40,6 @@ typedef struct dc__live_node_t {
   void (*describe)(const struct dc__live_node_t* node, char* buf,
                    size_t size);
   dc__live_kind_t kind;
-  dc_device_t* device;  // the device it lives on; NULL: none (graphs)
 } dc__live_node_t;
 
 // Storage for the string settings of a context.
@@ -116,12 +115,6 @@ DC_INTERNAL void dc__config_point_strings(dc_context_params_t* params,
 
 // Registers |node| as a live object; the object now keeps |ctx| alive.
 DC_INTERNAL void dc__context_track(dc_context_t* ctx, dc__live_node_t* node);
-
-// Counts the live objects of |ctx| on |device|, by kind, into |counts|
-// (DC_LIVE_KIND_COUNT entries).
-DC_INTERNAL void dc__context_live_on(dc_context_t* ctx,
-                                     const dc_device_t* device,
-                                     size_t* counts);
 // Takes |node| off the live list. The object still keeps |ctx| alive
 // until it calls dc__context_unref(), its very last step.
 DC_INTERNAL void dc__context_untrack(dc_context_t* ctx,

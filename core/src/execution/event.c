@@ -58,7 +58,6 @@ static dc_event_t* new_event(dc__event_pool_t* p) {
     ev->pool = p;
     ev->flags = p->flags;
     ev->live.kind = DC_LIVE_EVENT;
-    ev->live.device = p->device;
     ev->live.describe = describe_event;
   }
   return ev;

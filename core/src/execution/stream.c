@@ -59,7 +59,6 @@ dc_status_t dc_stream_create(dc_device_t* device,
   st->stats.priority = p.priority;
   atomic_init(&st->refs, 1u);
   st->live.kind = DC_LIVE_STREAM;
-  st->live.device = st->device;
   st->live.describe = describe_stream;
   pthread_mutex_lock(&s->lock);
   st->id = ++s->next_stream_id;

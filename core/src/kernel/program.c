@@ -152,7 +152,6 @@ dc_status_t dc__program_new(dc_device_t* device, const char* name,
 void dc__program_publish(dc_program_t* p) {
   p->live.describe = describe_program;
   p->live.kind = DC_LIVE_PROGRAM;
-  p->live.device = p->device;
   dc__context_track(p->device->context, &p->live);
 }
 

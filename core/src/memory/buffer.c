@@ -107,7 +107,6 @@ static dc_buffer_t* new_buffer(dc_device_t* device) {
   b->device = device;
   b->live.describe = describe_buffer;
   b->live.kind = DC_LIVE_BUFFER;
-  b->live.device = b->device;
   return b;
 }
 

@@ -5,9 +5,6 @@
 
 #include "context_internal.h"
 #include "dc/breaker.h"
-#include "dc/event.h"
-#include "dc/memory_pool.h"
-#include "program_internal.h"
 
 const char* dc_device_health_name(dc_device_health_state_t state) {
   switch (state) {
@@ -80,61 +77,11 @@ dc_status_t dc_device_health(dc_device_t* device, dc_device_health_t* out) {
   return DC_OK;
 }
 
-// Refuses to rebuild |device| while anything made on it lives: its
-// handles would reach the new driver context (the engine's own built-in
-// kernels count when a kernel of theirs is held outside the engine).
-static dc_status_t check_nothing_alive(dc_device_t* device, const char* fn) {
-  size_t counts[DC_LIVE_KIND_COUNT];
-  dc__context_live_on(device->context, device, counts);
-  dc_memory_pool_stats_t pool;
-  DC_RETURN_IF_ERROR(dc_memory_pool_stats(device, &pool));
-  bool builtins_held = device->builtins != NULL &&
-                       atomic_load(&device->builtins->ref_count) > 1;
-  if (counts[DC_LIVE_BUFFER] + counts[DC_LIVE_PROGRAM] +
-          counts[DC_LIVE_STREAM] + counts[DC_LIVE_EVENT] ==
-          0 &&
-      pool.bytes_in_use == 0 && !builtins_held) {
-    return DC_OK;
-  }
-  return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
-                 "%s: %s was lost and its memory and code with it: release "
-                 "what was made on it first (%zu buffer(s), %zu "
-                 "program(s)%s, %zu stream(s), %zu event(s) still alive)",
-                 fn, device->info.name, counts[DC_LIVE_BUFFER],
-                 counts[DC_LIVE_PROGRAM],
-                 builtins_held ? " and a built-in kernel" : "",
-                 counts[DC_LIVE_STREAM], counts[DC_LIVE_EVENT]);
-}
-
-// Rebuilds a lost device whose backend can: its caches of the old
-// context go first (the built-in kernels, cached memory and events).
-static dc_status_t rebuild(dc_device_t* device, const char* fn) {
-  DC_RETURN_IF_ERROR(check_nothing_alive(device, fn));
-  dc__builtins_release(device);
-  dc_memory_pool_trim(device, 0);
-  dc_event_pool_trim(device, 0);
-  dc_status_t st = device->vtable->reset(device);
-  if (st != DC_OK) {
-    return DC_FAIL(st, "%s: rebuilding %s failed: %s", fn,
-                   device->info.name, dc_last_error());
-  }
-  DC_LOG(device->context, DC_LOG_WARN, "health", "%s was rebuilt",
-         device->info.name);
-  return DC_OK;
-}
-
 dc_status_t dc_device_reset_health(dc_device_t* device) {
-  static const char* fn = "dc_device_reset_health";
-  DC_REQUIRE_ARG(device, fn);
+  DC_REQUIRE_ARG(device, "dc_device_reset_health");
   int i = index_of(device);
   if (i < 0) return DC_OK;
   dc_context_t* ctx = device->context;
-  pthread_mutex_lock(&ctx->lock);
-  bool lost = ctx->health[i].lost;
-  pthread_mutex_unlock(&ctx->lock);
-  if (lost && device->vtable->reset != NULL) {
-    DC_RETURN_IF_ERROR(rebuild(device, fn));
-  }
   pthread_mutex_lock(&ctx->lock);
   ctx->health[i] = (dc__device_health_t){0};
   pthread_mutex_unlock(&ctx->lock);

@@ -166,8 +166,6 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };  // cublasOperation_t
     (CUcontext * context, CUdevice device))                                  \
   X(CUresult, "cuDevicePrimaryCtxRelease_v2", primary_ctx_release,           \
     (CUdevice device))                                                       \
-  X(CUresult, "cuDevicePrimaryCtxReset_v2", primary_ctx_reset,               \
-    (CUdevice device))                                                       \
   X(CUresult, "cuCtxSetCurrent", ctx_set_current, (CUcontext context))       \
   X(CUresult, "cuCtxSynchronize", ctx_synchronize, (void))                   \
   X(CUresult, "cuStreamCreate", stream_create,                               \

@@ -123,11 +123,8 @@ static void cuda_destroy(dc_device_t* device) {
   dc_allocator_free(cuda->allocator, cuda, sizeof(*cuda));
 }
 
-static dc_status_t cuda_reset(dc_device_t* device);
-
 static const dc_device_vtable_t kCudaVtable = {
     .destroy = cuda_destroy,
-    .reset = cuda_reset,
     .allocate = dc__cuda_allocate,
     .deallocate = dc__cuda_deallocate,
     .host_pointer = dc__cuda_host_pointer,
@@ -310,41 +307,6 @@ static dc_status_t open_gpu(dc__cuda_device_t* cuda,
   }
   if (status != DC_OK) cu->primary_ctx_release(cuda->device);
   return status;
-}
-
-// Rebuilds the GPU after a sticky error (dc/backend.h): what the broken
-// context held goes (its calls fail, and are not checked), the primary
-// context is reset, and the GPU is opened again as at start. The core
-// calls it only once nothing made on the device is alive.
-static dc_status_t cuda_reset(dc_device_t* device) {
-  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
-  const dc__cuda_driver_t* cu = cuda->api->cu;
-  pthread_mutex_lock(&cuda->lock);
-  (void)dc__cuda_enter(cuda);
-  dc__cuda_kernels_teardown(cuda);
-  cuda->kernels_ready = false;  // prepared again by the next build
-  dc__cuda_memory_teardown(cuda);
-  if (cuda->cublas != NULL) cuda->api->cublas->destroy(cuda->cublas);
-  cuda->cublas = NULL;
-  cu->stream_destroy(cuda->stream);
-  cuda->stream = NULL;
-  cu->primary_ctx_release(cuda->device);
-  CUresult r = cu->primary_ctx_reset(cuda->device);
-  gpu_attributes_t a = {.memory_pools = cuda->pool != NULL};
-  cuda->pool = NULL;
-  dc_status_t st = r == CUDA_SUCCESS
-                       ? DC_OK
-                       : dc__cuda_failed(cuda, r, "cuDevicePrimaryCtxReset");
-  // Retained again either way: the device struct always holds one.
-  if (st == DC_OK) {
-    st = open_gpu(cuda, &a);
-  } else if (cu->primary_ctx_retain(&cuda->context, cuda->device) ==
-             CUDA_SUCCESS) {
-    cu->stream_create(&cuda->stream, CU_STREAM_NON_BLOCKING);
-  }
-  pthread_mutex_unlock(&cuda->lock);
-  if (st == DC_OK) dc__cuda_reopen_peers(cuda);
-  return st;
 }
 
 static void log_device(dc_context_t* ctx, const dc__cuda_device_t* cuda,

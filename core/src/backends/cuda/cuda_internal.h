@@ -42,8 +42,8 @@ typedef struct dc__cuda_device_t {
   CUmemoryPool pool;           // stream-ordered pool; NULL: cuMemAlloc
   // Bit N: this GPU reaches the memory of cuda:N directly (peer access
   // enabled, cuda:N's pool open to it). Set once the context's GPUs are
-  // all found (cuda_peer.c), and again when one is rebuilt.
-  _Atomic uint64_t peer_access;
+  // all found (cuda_peer.c), read-only afterwards.
+  uint64_t peer_access;
 
   pthread_mutex_t lock;  // guards everything below
   CUstream stream;       // where every synchronous operation runs
@@ -190,10 +190,6 @@ DC_INTERNAL const char* dc__cuda_matmul_library(dc_device_t* device);
 // enumeration. A pair that cannot be enabled is logged and left to
 // copies that the driver stages through host memory.
 DC_INTERNAL void dc__cuda_enable_peers(dc_context_t* ctx);
-
-// After |cuda| was rebuilt (a new primary context): peer access to and
-// from it is set up again where the hardware allows.
-DC_INTERNAL void dc__cuda_reopen_peers(dc__cuda_device_t* cuda);
 // The vtable's copy_peer and peer_direct (dc/backend.h).
 DC_INTERNAL dc_status_t dc__cuda_copy_peer(dc_device_t* dst_device,
                                            void* dst, size_t dst_offset,

@@ -31,7 +31,6 @@
 // Both devices are locked for a copy, in ordinal order, so copies in
 // opposite directions at once cannot deadlock.
 // SPDX-License-Identifier: MIT
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +48,7 @@ static dc__cuda_device_t* cuda_of(dc_device_t* device) {
 // Whether |a| reaches |b|'s memory directly.
 static bool reaches(const dc__cuda_device_t* a, const dc__cuda_device_t* b) {
   return b->ordinal < PEER_ORDINAL_LIMIT &&
-         ((atomic_load_explicit(&a->peer_access, memory_order_relaxed) >>
-           b->ordinal) & 1u) != 0;
+         ((a->peer_access >> b->ordinal) & 1u) != 0;
 }
 
 bool dc__cuda_peer_direct(dc_device_t* from, dc_device_t* to) {
@@ -118,7 +116,7 @@ static bool enable_pair(dc_context_t* ctx, dc__cuda_device_t* a,
            dc_last_error(), name, peer);
     return false;
   }
-  atomic_fetch_or(&a->peer_access, (uint64_t)1 << b->ordinal);
+  a->peer_access |= (uint64_t)1 << b->ordinal;
   return true;
 }
 
@@ -152,8 +150,8 @@ static bool peers_disabled(dc_context_t* ctx) {
   return true;
 }
 
-// The context's GPUs, into |gpus|; returns how many.
-static size_t gpus_of(dc_context_t* ctx, dc__cuda_device_t** gpus) {
+void dc__cuda_enable_peers(dc_context_t* ctx) {
+  dc__cuda_device_t* gpus[DC_MAX_DEVICES];
   size_t count = 0;
   for (size_t i = 0; i < ctx->device_count; ++i) {
     // "cuda" is a reserved backend name: these are this backend's.
@@ -161,32 +159,6 @@ static size_t gpus_of(dc_context_t* ctx, dc__cuda_device_t** gpus) {
       gpus[count++] = cuda_of(ctx->devices[i]);
     }
   }
-  return count;
-}
-
-void dc__cuda_reopen_peers(dc__cuda_device_t* cuda) {
-  dc_context_t* ctx = cuda->base.context;
-  dc__cuda_device_t* gpus[DC_MAX_DEVICES];
-  size_t count = gpus_of(ctx, gpus);
-  atomic_store(&cuda->peer_access, 0);
-  for (size_t i = 0; i < count; ++i) {
-    if (gpus[i] == cuda || cuda->ordinal >= PEER_ORDINAL_LIMIT) continue;
-    // The old context's peer access went with it.
-    atomic_fetch_and(&gpus[i]->peer_access,
-                     ~((uint64_t)1 << cuda->ordinal));
-  }
-  if (count < 2 || peers_disabled(ctx)) return;
-  for (size_t i = 0; i < count; ++i) {
-    if (gpus[i] == cuda) continue;
-    enable_pair(ctx, cuda, gpus[i]);
-    enable_pair(ctx, gpus[i], cuda);
-  }
-  log_peers(ctx, cuda, gpus, count);
-}
-
-void dc__cuda_enable_peers(dc_context_t* ctx) {
-  dc__cuda_device_t* gpus[DC_MAX_DEVICES];
-  size_t count = gpus_of(ctx, gpus);
   if (count < 2 || peers_disabled(ctx)) return;
   for (size_t i = 0; i < count; ++i) {
     for (size_t j = 0; j < count; ++j) {
