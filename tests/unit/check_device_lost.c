@@ -3,7 +3,8 @@
 // buffer breaks the CUDA context (CUDA_ERROR_ILLEGAL_ADDRESS): the call
 // fails with DEVICE_LOST, a device-class code; the device is marked lost
 // and its breaker trips; graph ops there are not retried on it and do not
-// hang. Runs as cuda.device_lost on a GPU; on a CPU device the test would
+// hang; and it stays lost (only a new process recovers the GPU). Runs
+// as cuda.device_lost on a GPU; on a CPU device the test would
 // crash the process, so it is skipped there (exit 77).
 // SPDX-License-Identifier: MIT
 #include "check_util.h"
@@ -54,6 +55,12 @@ START_TEST(test_sticky_error_marks_the_device_lost) {
   dc_op_report_t r;
   DC_CK_OK(dc_graph_exec_op(e, 0, &r));
   ck_assert_uint_le(r.attempts, 2);  // refused on the GPU, one fallback
+  // CUDA recovers from a sticky error only in a new process: the GPU
+  // stays lost.
+  DC_CK_FAIL(dc_device_reset_health(dut), DC_ERR_FAILED_PRECONDITION,
+             "a new process gets it back");
+  DC_CK_OK(dc_device_health(dut, &h));
+  ck_assert_int_eq(h.state, DC_DEVICE_LOST);
   dc_graph_exec_destroy(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);

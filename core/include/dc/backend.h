@@ -65,6 +65,11 @@ typedef struct dc_device_vtable_t {
   // Frees the backend's device. Called once, when the context is
   // destroyed, after every buffer is gone.
   void (*destroy)(dc_device_t* device);
+  // Optional (NULL: never). Whether a failure broke the device's driver
+  // state for the rest of the process, as a CUDA sticky error does (the
+  // driver recovers only in a new process). dc_device_reset_health()
+  // refuses such a device. Thread-safe.
+  bool (*broken)(dc_device_t* device);
   // Obtains |size| bytes (a multiple of 256) aligned to at least 64 bytes.
   // Returns DC_ERR_OUT_OF_MEMORY if the device has none to give (the pool
   // then frees its cache and tries once more); any other failure reaches

@@ -173,9 +173,11 @@ DC_API dc_status_t dc_device_health(dc_device_t* device,
                                     dc_device_health_t* out_health);
 
 // Puts a quarantined or lost device back into service: clears the lost
-// mark, the failure count and the reason, and closes its breaker. (It
-// resets no hardware; a backend that can, does so first.)
-// Returns DC_ERR_INVALID_ARGUMENT for NULL.
+// mark, the failure count and the reason, and closes its breaker. It
+// resets no hardware.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL, DC_ERR_FAILED_PRECONDITION for
+// a device whose driver cannot recover in this process (a CUDA sticky
+// error: only a new process gets the GPU back); it stays lost.
 DC_API dc_status_t dc_device_reset_health(dc_device_t* device);
 
 // Called when a device of the context becomes quarantined or lost, on

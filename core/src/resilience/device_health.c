@@ -82,6 +82,15 @@ dc_status_t dc_device_reset_health(dc_device_t* device) {
   int i = index_of(device);
   if (i < 0) return DC_OK;
   dc_context_t* ctx = device->context;
+  if (device->vtable->broken != NULL && device->vtable->broken(device)) {
+    dc_device_health_t h;
+    dc_device_health(device, &h);
+    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
+                   "dc_device_reset_health: %s stays lost: its driver cannot "
+                   "recover from the error in this process (%s); a new "
+                   "process gets it back",
+                   device->info.name, h.reason);
+  }
   pthread_mutex_lock(&ctx->lock);
   ctx->health[i] = (dc__device_health_t){0};
   pthread_mutex_unlock(&ctx->lock);

@@ -75,6 +75,7 @@ dc_status_t dc__cuda_sync(dc__cuda_device_t* cuda, const char* what) {
 // A failure reported through a stream or graph is noted there too, so
 // such a failure counts twice in the device's failure count.
 static void report_lost(dc__cuda_device_t* cuda, dc_status_t status) {
+  atomic_store(&cuda->broken, true);
   // Kept whole (dc__error_save would cut it): the health query and the
   // health callback may overwrite the thread's message.
   char message[1024];
@@ -123,8 +124,15 @@ static void cuda_destroy(dc_device_t* device) {
   dc_allocator_free(cuda->allocator, cuda, sizeof(*cuda));
 }
 
+// A sticky error is for the rest of the process: the driver's
+// documentation says that only a new process recovers.
+static bool cuda_broken(dc_device_t* device) {
+  return atomic_load(&((dc__cuda_device_t*)device)->broken);
+}
+
 static const dc_device_vtable_t kCudaVtable = {
     .destroy = cuda_destroy,
+    .broken = cuda_broken,
     .allocate = dc__cuda_allocate,
     .deallocate = dc__cuda_deallocate,
     .host_pointer = dc__cuda_host_pointer,

@@ -44,6 +44,8 @@ typedef struct dc__cuda_device_t {
   // enabled, cuda:N's pool open to it). Set once the context's GPUs are
   // all found (cuda_peer.c), read-only afterwards.
   uint64_t peer_access;
+  // A sticky error broke the context for the rest of the process.
+  atomic_bool broken;
 
   pthread_mutex_t lock;  // guards everything below
   CUstream stream;       // where every synchronous operation runs
