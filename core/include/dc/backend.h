@@ -264,7 +264,7 @@ typedef struct dc_backend_t {
 // copied; its name must stay valid. Thread-safe.
 // Returns DC_ERR_INVALID_ARGUMENT for a NULL backend, name or function,
 // DC_ERR_ALREADY_EXISTS if the name is registered or reserved ("cpu",
-// "all"), DC_ERR_RESOURCE_EXHAUSTED past 16 backends.
+// "cuda", "all"), DC_ERR_RESOURCE_EXHAUSTED past 16 backends.
 DC_API dc_status_t dc_backend_register(const dc_backend_t* backend);
 
 DC_EXTERN_C_END

@@ -35,8 +35,8 @@ DC_EXTERN_C_BEGIN
 // backend map to which code):
 //   TRANSIENT      may succeed if tried again, after a delay or after
 //                  freeing memory; counts against the device's health.
-//   DEVICE         the device (or its context) is broken until rebuilt:
-//                  not retried there; marks the device lost and sends the
+//   DEVICE         the device (or its driver context) is broken: not
+//                  retried there; marks the device lost and sends the
 //                  work to its fallback.
 //   DETERMINISTIC  the same call fails the same way until the caller
 //                  changes something (a bad argument, a kernel that does
@@ -81,7 +81,7 @@ typedef enum dc_status_class_e {
   DC_STATUS_CLASS_OK = 0,         // not a failure
   DC_STATUS_CLASS_TRANSIENT,      // may succeed if tried again later
   DC_STATUS_CLASS_DETERMINISTIC,  // fails the same way until something changes
-  DC_STATUS_CLASS_DEVICE,         // the device is broken until rebuilt
+  DC_STATUS_CLASS_DEVICE,         // the device is broken
 } dc_status_class_t;
 
 // Returns "transient", "deterministic", "device" or "ok" ("unknown" for a
