@@ -135,6 +135,10 @@ const char* dclua_index_key(lua_State* L);
 // Whether the value at |index| is an error object of the module.
 bool dclua_is_error(lua_State* L, int index);
 
+// Pushes an error object for |status| with dc_last_error() as message.
+// [-0, +1, m]
+void dclua_push_error(lua_State* L, dc_status_t status);
+
 // Raises an error object for |status| with dc_last_error() as message.
 // Never returns.
 int dclua_raise(lua_State* L, dc_status_t status);

@@ -329,12 +329,15 @@ static int give_up(lua_State* L, const dc_retry_policy_t* p,
   return lua_error(L);
 }
 
-// [-2, +n, e]  dc.retry_call(policy | table | nil, fn) -> fn's results
+// [-3, +n, e]  dc.retry_call(policy | table | nil, fn, [breaker]) -> fn's
+// results
 // Calls fn(attempt) (attempt = 1, 2, ...) on the Lua thread until it
 // returns, or raises an error the policy does not retry, or the policy
 // gives up; sleeps the policy's delays between attempts (running queued
 // Lua callbacks meanwhile). A function signals a retryable failure by
-// raising dc.error(code, message).
+// raising dc.error(code, message). With a dc.breaker, each attempt asks
+// it first and reports its outcome and duration; a refusal counts as a
+// CIRCUIT_OPEN failure, and the retry waits for the breaker's probe.
 static int l_retry_call(lua_State* L) {
   dc_retry_policy_t p;
   if (lua_isnil(L, 1)) {
@@ -343,21 +346,41 @@ static int l_retry_call(lua_State* L) {
     dclua_check_retry(L, 1, &p);
   }
   luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_settop(L, 2);
+  dc_breaker_t* breaker =
+      lua_isnoneornil(L, 3) ? NULL : dclua_box_check(L, 3, DCLUA_BREAKER);
+  lua_settop(L, 3);  // the breaker stays alive on the stack
   dc_retry_state_t s;
   dc_retry_begin(&p, &s);
   uint64_t start = dclua_now_ns();
   for (lua_Integer attempt = 1;; ++attempt) {
-    lua_pushvalue(L, 2);
-    lua_pushinteger(L, attempt);
-    if (lua_pcall(L, 1, LUA_MULTRET, 0) == LUA_OK) {
-      return lua_gettop(L) - 2;
+    dc_breaker_permit_t permit = DC_BREAKER_NO_PERMIT;
+    bool refused = breaker != NULL &&
+                   dc_breaker_acquire(breaker, &permit) != DC_OK;
+    if (refused) {
+      dclua_push_error(L, DC_ERR_CIRCUIT_OPEN);
+    } else {
+      uint64_t began = dclua_now_ns();
+      lua_pushvalue(L, 2);
+      lua_pushinteger(L, attempt);
+      int called = lua_pcall(L, 1, LUA_MULTRET, 0);
+      dc_breaker_record_call(breaker, permit,
+                             called == LUA_OK ? DC_OK
+                                              : dclua_error_status(L, -1),
+                             dclua_now_ns() - began);
+      if (called == LUA_OK) return lua_gettop(L) - 3;
     }
     uint64_t delay = 0;
     dc_retry_verdict_t verdict = dc_retry_next(
         &p, &s, dclua_error_status(L, -1), dclua_now_ns() - start, &delay);
     if (verdict != DC_RETRY_AGAIN) return give_up(L, &p, &s, verdict);
     lua_pop(L, 1);
+    if (refused) {  // wait for the breaker's probe, if that is longer
+      dc_breaker_stats_t bs;
+      if (dc_breaker_stats(breaker, &bs) == DC_OK &&
+          bs.open_remaining_ns > delay) {
+        delay = bs.open_remaining_ns;
+      }
+    }
     // The backoff ends at the script's time limit too (l_watchdog.h).
     bool limited = false;
     delay = dclua_wait_budget_ns(L, delay, &limited);

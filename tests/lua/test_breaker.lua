@@ -216,4 +216,35 @@ do
           "a sandbox tunes its own breakers, not the engine's")
 end
 
+--===-- A retry loop with a breaker -----------------------------------------===--
+
+do
+  local b = dc.breaker { name = "calls", failures = 2, open_for = 0.05 }
+  local calls = 0
+  local ok, err = pcall(dc.retry_call, { attempts = 2, base = 0.001 },
+                        function()
+                          calls = calls + 1
+                          error(dc.error("UNAVAILABLE", "busy"))
+                        end, b)
+  t.check(not ok and err.code == "UNAVAILABLE", "the loop gave up")
+  t.equal(calls, 2, "two attempts")
+  t.equal(b:state(), "open", "the breaker counted both")
+  -- Open: the first attempt is refused, the retry waits for the probe.
+  local n = 0
+  local result = dc.retry_call({ attempts = 3, base = 0.001 }, function()
+    n = n + 1
+    return "ok"
+  end, b)
+  t.equal(result, "ok", "the probe's result")
+  t.equal(n, 1, "fn ran once, as the probe")
+  t.equal(b:state(), "closed", "closed by the probe")
+  t.check(b:stats().rejections >= 1, "the refusal was counted")
+  -- Refused with no attempt left: CIRCUIT_OPEN, naming the breaker.
+  b:trip()
+  err = t.raises("CIRCUIT_OPEN", "circuit 'calls' is open", dc.retry_call,
+                 { attempts = 1 }, function() return 1 end, b)
+  t.raises(nil, "dc.breaker expected", dc.retry_call, nil,
+           function() end, 5)
+end
+
 print("breaker: ok")
