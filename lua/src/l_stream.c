@@ -924,7 +924,7 @@ static int group_tostring(lua_State* L) {
 static int l_token(lua_State* L) {
   dclua_box_t* box = dclua_box_new(L, DCLUA_TOKEN, 0);
   dc_cancel_token_t* token = NULL;
-  DCLUA_CHECK(L, dc_cancel_token_create(&token));
+  DCLUA_CHECK(L, dc_cancel_token_create(dclua_context(L), &token));
   box->p = token;
   return 1;
 }

@@ -602,7 +602,7 @@ START_TEST(test_graph_run_cancellation_and_deadline) {
   log.count = 0;
   logged_t l = {&log, 1};
   dc_cancel_token_t* token = NULL;
-  DC_CK_OK(dc_cancel_token_create(&token));
+  DC_CK_OK(dc_cancel_token_create(ctx, &token));
   dc_graph_t* g = new_graph("cancel", 0);
   DC_CK_OK(dc_graph_host(g, "stop", cancel_token, token, NULL));
   DC_CK_OK(dc_graph_host(g, "never", log_value, &l, NULL));

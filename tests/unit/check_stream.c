@@ -572,7 +572,7 @@ END_TEST
 
 START_TEST(test_cancel_token_spans_streams) {
   dc_cancel_token_t* token = NULL;
-  DC_CK_OK(dc_cancel_token_create(&token));
+  DC_CK_OK(dc_cancel_token_create(ctx, &token));
   dc_stream_t* a = new_stream(DC_PRIORITY_NORMAL, "token a");
   dc_stream_t* b = new_stream(DC_PRIORITY_NORMAL, "token b");
   dc_event_t* gate_event = new_event(DC_EVENT_DEFAULT);
@@ -804,8 +804,20 @@ START_TEST(test_stream_rejects_bad_input) {
              "'out_stats'");
   DC_CK_FAIL(dc_stream_set_cancel_token(NULL, NULL), DC_ERR_INVALID_ARGUMENT,
              "dc_stream_set_cancel_token");
-  DC_CK_FAIL(dc_cancel_token_create(NULL), DC_ERR_INVALID_ARGUMENT,
+  DC_CK_FAIL(dc_cancel_token_create(ctx, NULL), DC_ERR_INVALID_ARGUMENT,
              "out_token");
+  dc_cancel_token_t* token = SENTINEL;
+  DC_CK_FAIL(dc_cancel_token_create(NULL, &token), DC_ERR_INVALID_ARGUMENT,
+             "ctx");
+  ck_assert_ptr_null(token);
+  // A token serves the streams of its own context only.
+  dc_context_t* other = dc_test_context_new(NULL);
+  DC_CK_OK(dc_cancel_token_create(other, &token));
+  DC_CK_FAIL(dc_stream_set_cancel_token(st, token), DC_ERR_INVALID_ARGUMENT,
+             "the token belongs to another context");
+  dc_context_release(other);  // the token keeps it alive
+  ck_assert(!dc_cancel_token_is_cancelled(token));
+  dc_cancel_token_release(token);
   dc_event_t* ev = SENTINEL;
   DC_CK_FAIL(dc_event_create(dut, 0x10, &ev), DC_ERR_INVALID_ARGUMENT,
              "unknown event flags 0x10");

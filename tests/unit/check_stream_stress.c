@@ -716,7 +716,7 @@ START_TEST(test_cancellation_races_with_execution) {
   ck_assert_ptr_nonnull(x4_flags);
   atomic_store(&x4_total_pushed, 0);
   atomic_store(&x4_token_done, 0);
-  DC_CK_OK(dc_cancel_token_create(&x4_token));
+  DC_CK_OK(dc_cancel_token_create(ctx, &x4_token));
   for (int w = 0; w < X4_WORKERS; ++w) {
     x4[w].id = w;
     x4[w].stream = stream_on(cpu, "x4");

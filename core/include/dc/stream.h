@@ -174,13 +174,17 @@ DC_API size_t dc_stream_cancel(dc_stream_t* stream);
 // Makes the commands queued on |stream| from now on carry |token| (NULL:
 // none). Cancelling the token cancels those of them that have not
 // started, as dc_stream_cancel() does. One token may serve many streams.
-// Returns DC_ERR_INVALID_ARGUMENT for a NULL stream.
+// Returns DC_ERR_INVALID_ARGUMENT for a NULL stream or a token of another
+// context.
 DC_API dc_status_t dc_stream_set_cancel_token(dc_stream_t* stream,
                                               dc_cancel_token_t* token);
 
-// A flag shared by commands across streams. Reference counted; commands
-// hold references.
-DC_API dc_status_t dc_cancel_token_create(dc_cancel_token_t** out_token);
+// A flag shared by commands across the streams of |context|, made with
+// its allocator. Reference counted; commands hold references, and every
+// reference keeps the context alive.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, DC_ERR_OUT_OF_MEMORY.
+DC_API dc_status_t dc_cancel_token_create(dc_context_t* context,
+                                          dc_cancel_token_t** out_token);
 DC_API void dc_cancel_token_retain(dc_cancel_token_t* token);
 DC_API void dc_cancel_token_release(dc_cancel_token_t* token);
 // Cancels the token for good; commands carrying it that have not started

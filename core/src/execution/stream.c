@@ -511,6 +511,11 @@ size_t dc_stream_cancel(dc_stream_t* st) {
 dc_status_t dc_stream_set_cancel_token(dc_stream_t* st,
                                        dc_cancel_token_t* token) {
   DC_RETURN_IF_ERROR(check_stream("dc_stream_set_cancel_token", st));
+  if (token != NULL && token->ctx != dc_device_context(st->device)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_stream_set_cancel_token: the token belongs to another "
+                   "context");
+  }
   dc_cancel_token_retain(token);
   pthread_mutex_lock(&st->sched->lock);
   dc_cancel_token_t* old = st->token;
@@ -562,28 +567,41 @@ void dc__context_foreach_stream(dc_context_t* ctx,
 
 //===-- Cancel tokens ---------------------------------------------------===//
 
-dc_status_t dc_cancel_token_create(dc_cancel_token_t** out_token) {
-  DC_REQUIRE_ARG(out_token, "dc_cancel_token_create");
-  dc_cancel_token_t* t =
-      dc_allocator_calloc(dc_allocator_system(), 1, sizeof(*t));
-  *out_token = t;
+dc_status_t dc_cancel_token_create(dc_context_t* ctx,
+                                   dc_cancel_token_t** out_token) {
+  static const char* fn = "dc_cancel_token_create";
+  DC_REQUIRE_ARG(out_token, fn);
+  *out_token = NULL;
+  DC_REQUIRE_ARG(ctx, fn);
+  dc_cancel_token_t* t = dc_allocator_calloc(ctx->allocator, 1, sizeof(*t));
   if (t == NULL) {
-    return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
-                   "dc_cancel_token_create: cannot allocate a token");
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a token", fn);
   }
   atomic_init(&t->refs, 1u);
   atomic_init(&t->cancelled, false);
+  t->ctx = ctx;
+  dc__context_ref(ctx);
+  *out_token = t;
   return DC_OK;
 }
 
 void dc_cancel_token_retain(dc_cancel_token_t* t) {
-  if (t != NULL) atomic_fetch_add(&t->refs, 1u);
+  if (t == NULL) return;
+  atomic_fetch_add(&t->refs, 1u);
+  dc__context_ref(t->ctx);
 }
 
 void dc_cancel_token_release(dc_cancel_token_t* t) {
-  if (t != NULL && atomic_fetch_sub(&t->refs, 1u) == 1u) {
-    dc_allocator_free(dc_allocator_system(), t, sizeof(*t));
+  if (t == NULL) return;
+  dc_context_t* ctx = t->ctx;
+  if (atomic_fetch_sub(&t->refs, 1u) == 1u) {
+    dc_allocator_free(ctx->allocator, t, sizeof(*t));
   }
+  dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+dc_context_t* dc__cancel_token_context(const dc_cancel_token_t* t) {
+  return t->ctx;
 }
 
 bool dc_cancel_token_is_cancelled(const dc_cancel_token_t* t) {

@@ -100,8 +100,13 @@ struct dc__cmd_t {
 
 struct dc_cancel_token_t {
   atomic_uint refs;
+  dc_context_t* ctx;  // each reference keeps it alive
   atomic_bool cancelled;
 };
+
+// The context |token| belongs to.
+DC_INTERNAL dc_context_t* dc__cancel_token_context(
+    const dc_cancel_token_t* token);
 
 struct dc_stream_t {
   dc__object_header_t header;  // first: checked for use after release

@@ -794,6 +794,10 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
                    fn);
   }
   dc_run_params_t p = params ? *params : (dc_run_params_t){0};
+  if (p.cancel != NULL && dc__cancel_token_context(p.cancel) != e->ctx) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: the cancel token belongs to another context", fn);
+  }
   dc__scheduler_t* s = e->sched;
   pthread_mutex_lock(&s->lock);
   if (e->running) {
