@@ -180,8 +180,8 @@ DC_API dc_status_t dc_stream_set_cancel_token(dc_stream_t* stream,
                                               dc_cancel_token_t* token);
 
 // A flag shared by commands across the streams of |context|, made with
-// its allocator. Reference counted; commands hold references, and every
-// reference keeps the context alive.
+// its allocator. Reference counted; commands hold references, and the
+// token keeps the context alive.
 // Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, DC_ERR_OUT_OF_MEMORY.
 DC_API dc_status_t dc_cancel_token_create(dc_context_t* context,
                                           dc_cancel_token_t** out_token);

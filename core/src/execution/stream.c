@@ -585,18 +585,16 @@ dc_status_t dc_cancel_token_create(dc_context_t* ctx,
   return DC_OK;
 }
 
+// The token holds one reference on its context for as long as it lives,
+// so the scheduler may add references under its lock with an atomic add.
 void dc_cancel_token_retain(dc_cancel_token_t* t) {
-  if (t == NULL) return;
-  atomic_fetch_add(&t->refs, 1u);
-  dc__context_ref(t->ctx);
+  if (t != NULL) atomic_fetch_add(&t->refs, 1u);
 }
 
 void dc_cancel_token_release(dc_cancel_token_t* t) {
-  if (t == NULL) return;
+  if (t == NULL || atomic_fetch_sub(&t->refs, 1u) != 1u) return;
   dc_context_t* ctx = t->ctx;
-  if (atomic_fetch_sub(&t->refs, 1u) == 1u) {
-    dc_allocator_free(ctx->allocator, t, sizeof(*t));
-  }
+  dc_allocator_free(ctx->allocator, t, sizeof(*t));
   dc__context_unref(ctx);  // last: it may destroy the context
 }
 

@@ -100,7 +100,7 @@ struct dc__cmd_t {
 
 struct dc_cancel_token_t {
   atomic_uint refs;
-  dc_context_t* ctx;  // each reference keeps it alive
+  dc_context_t* ctx;  // the token keeps it alive
   atomic_bool cancelled;
 };
 
