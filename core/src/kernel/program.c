@@ -132,7 +132,7 @@ dc_status_t dc__program_new(dc_device_t* device, const char* name,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");
   }
   p->header.magic = DC_MAGIC_PROGRAM;
-  atomic_init(&p->ref_count, 1u);
+  atomic_init(&p->refs, 1u);
   pthread_mutex_init(&p->lock, NULL);
   p->device = device;
   dc__arena_init(&p->arena, allocator);
@@ -294,7 +294,7 @@ void dc_program_retain(dc_program_t* p) {
   // References to an engine-owned program beyond the engine's own keep
   // the context alive, as references to any other program do.
   if (p->internal) dc__context_ref(p->device->context);
-  atomic_fetch_add(&p->ref_count, 1u);
+  atomic_fetch_add(&p->refs, 1u);
 }
 
 void dc__program_make_internal(dc_program_t* p) {
@@ -309,7 +309,7 @@ void dc_program_release(dc_program_t* p) {
   // |p|.
   dc_context_t* ctx = p->device->context;
   bool internal = p->internal;
-  if (atomic_fetch_sub(&p->ref_count, 1u) != 1u) {
+  if (atomic_fetch_sub(&p->refs, 1u) != 1u) {
     if (internal) dc__context_unref(ctx);  // it may destroy the context
     return;
   }

@@ -36,7 +36,7 @@ struct dc_program_t {
   dc__object_header_t header;  // first: checked for use after release
   pthread_mutex_t lock;  // guards the kernels' tuning tables
   bool internal;  // owned by the engine: not a live object, no context ref
-  atomic_uint ref_count;
+  atomic_uint refs;
   dc_device_t* device;
   dc__live_node_t live;
   dc__arena_t arena;  // names, argument tables, kernels, log

@@ -103,7 +103,7 @@ static dc_buffer_t* new_buffer(dc_device_t* device) {
   dc_buffer_t* b = dc__object_cache_alloc(&ctx->buffer_cache);
   if (b == NULL) return NULL;
   b->header.magic = DC_MAGIC_BUFFER;
-  atomic_init(&b->ref_count, 1u);
+  atomic_init(&b->refs, 1u);
   b->device = device;
   b->live.describe = describe_buffer;
   b->live.kind = DC_LIVE_BUFFER;
@@ -201,11 +201,11 @@ dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
 }
 
 void dc_buffer_retain(dc_buffer_t* buffer) {
-  if (is_live(buffer)) atomic_fetch_add(&buffer->ref_count, 1u);
+  if (is_live(buffer)) atomic_fetch_add(&buffer->refs, 1u);
 }
 
 void dc_buffer_release(dc_buffer_t* buffer) {
-  if (!is_live(buffer) || atomic_fetch_sub(&buffer->ref_count, 1u) != 1u) {
+  if (!is_live(buffer) || atomic_fetch_sub(&buffer->refs, 1u) != 1u) {
     return;
   }
   dc_device_t* device = buffer->device;

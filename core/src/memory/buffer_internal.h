@@ -12,7 +12,7 @@
 // view points into its root's block and holds a reference to the root.
 struct dc_buffer_t {
   dc__object_header_t header;  // first: checked for use after release
-  atomic_uint ref_count;
+  atomic_uint refs;
   dc_device_t* device;
   dc_buffer_t* root;      // NULL for a root buffer
   void* memory;           // the root's block
