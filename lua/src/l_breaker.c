@@ -127,49 +127,40 @@ static int breaker_close(lua_State* L) {
   return 0;
 }
 
+// Pushes |value| as an integer or a number, or nil when it is 0 (a rule
+// that is off).
+static void push_set(lua_State* L, double value, bool integer) {
+  if (value == 0) {
+    lua_pushnil(L);
+  } else if (integer) {
+    lua_pushinteger(L, (lua_Integer)value);
+  } else {
+    lua_pushnumber(L, value);
+  }
+}
+
 // Pushes the value of parameter |key| of |p| (seconds for times; nil for
-// an unknown key and for rules that are off). Returns false for a key
-// that is no parameter.
+// rules that are off). Returns false for a key that is no parameter.
 static bool push_param(lua_State* L, const dc_breaker_params_t* p,
                        const char* key) {
   if (strcmp(key, "failures") == 0) {
-    if (p->failure_threshold != 0) {
-      lua_pushinteger(L, p->failure_threshold);
-    } else {
-      lua_pushnil(L);
-    }
+    push_set(L, p->failure_threshold, true);
   } else if (strcmp(key, "ratio") == 0) {
-    if (p->failure_ratio != 0) {
-      lua_pushnumber(L, p->failure_ratio);
-    } else {
-      lua_pushnil(L);
-    }
+    push_set(L, p->failure_ratio, false);
   } else if (strcmp(key, "min_calls") == 0) {
-    lua_pushinteger(L, p->min_calls);
+    push_set(L, p->min_calls, true);
   } else if (strcmp(key, "window") == 0) {
-    lua_pushnumber(L, p->window_ns / NS_PER_S);
+    push_set(L, p->window_ns / NS_PER_S, false);
   } else if (strcmp(key, "window_calls") == 0) {
-    if (p->window_calls != 0) {
-      lua_pushinteger(L, p->window_calls);
-    } else {
-      lua_pushnil(L);
-    }
+    push_set(L, p->window_calls, true);
   } else if (strcmp(key, "slow_call") == 0) {
-    if (p->slow_call_ns != 0) {
-      lua_pushnumber(L, p->slow_call_ns / NS_PER_S);
-    } else {
-      lua_pushnil(L);
-    }
+    push_set(L, p->slow_call_ns / NS_PER_S, false);
   } else if (strcmp(key, "slow_ratio") == 0) {
-    if (p->slow_call_ratio != 0) {
-      lua_pushnumber(L, p->slow_call_ratio);
-    } else {
-      lua_pushnil(L);
-    }
+    push_set(L, p->slow_call_ratio, false);
   } else if (strcmp(key, "open_for") == 0) {
-    lua_pushnumber(L, p->open_ns / NS_PER_S);
+    push_set(L, p->open_ns / NS_PER_S, false);
   } else if (strcmp(key, "probes") == 0) {
-    lua_pushinteger(L, p->half_open_probes);
+    push_set(L, p->half_open_probes, true);
   } else if (strcmp(key, "failure_codes") == 0) {
     dclua_push_codes(L, p->failure_codes);
   } else {
