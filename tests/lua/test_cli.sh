@@ -336,8 +336,11 @@ check "Ctrl-C stops a sandboxed kernel (exit $rc)" test "$rc" -eq 1
 check "Ctrl-C in a kernel: interrupted or cancelled" \
   grep -q "interrupted!\|CANCELLED" "$tmp/out"
 # The interactive loop: Ctrl-C stops the running line, the next one runs.
+# The output file is emptied first: the shell opens it only once the fifo
+# has a writer, so a "ready" left by the last run could be read before.
 rm -f "$tmp/fifo"
 mkfifo "$tmp/fifo"
+: >"$tmp/out"
 "$dclua" -i <"$tmp/fifo" >"$tmp/out" 2>&1 &
 pid=$!
 exec 3>"$tmp/fifo"
