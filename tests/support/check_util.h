@@ -754,8 +754,7 @@ static inline dc_status_t dc_test_fake_copy(dc_device_t* device, void* dst,
   return DC_OK;
 }
 
-static const dc_device_vtable_t dc_test_fake_vtable = {
-    .destroy = dc_test_fake_destroy,
+static const dc_device_memory_ops_t dc_test_fake_memory = {
     .allocate = dc_test_fake_allocate,
     .deallocate = dc_test_fake_deallocate,
     .host_pointer = dc_test_fake_host_pointer,
@@ -763,6 +762,11 @@ static const dc_device_vtable_t dc_test_fake_vtable = {
     .read = dc_test_fake_read,
     .fill = dc_test_fake_fill,
     .copy = dc_test_fake_copy,
+};
+
+static const dc_device_vtable_t dc_test_fake_vtable = {
+    .destroy = dc_test_fake_destroy,
+    .memory = &dc_test_fake_memory,
 };
 
 // What a fake device named |name| says about itself.

@@ -291,22 +291,22 @@ END_TEST
 static void check_raw_fill(size_t alloc, size_t offset, size_t size,
                            const unsigned char* pattern, size_t psize) {
   void* memory = NULL;
-  DC_CK_OK(g_gpu->vtable->allocate(g_gpu, alloc, DC_STORAGE_PRIVATE,
+  DC_CK_OK(g_gpu->vtable->memory->allocate(g_gpu, alloc, DC_STORAGE_PRIVATE,
                                    &memory));
   unsigned char* want = calloc(1, alloc);
   unsigned char* got = dc_test_xmalloc(alloc);
   ck_assert_ptr_nonnull(want);
-  DC_CK_OK(g_gpu->vtable->write(g_gpu, memory, 0, want, alloc));
-  DC_CK_OK(g_gpu->vtable->fill(g_gpu, memory, offset, size, pattern, psize));
+  DC_CK_OK(g_gpu->vtable->memory->write(g_gpu, memory, 0, want, alloc));
+  DC_CK_OK(g_gpu->vtable->memory->fill(g_gpu, memory, offset, size, pattern, psize));
   for (size_t at = 0; at < size; at += psize) {
     memcpy(want + offset + at, pattern, psize);
   }
-  DC_CK_OK(g_gpu->vtable->read(g_gpu, memory, 0, got, alloc));
+  DC_CK_OK(g_gpu->vtable->memory->read(g_gpu, memory, 0, got, alloc));
   ck_assert_msg(memcmp(want, got, alloc) == 0,
                 "%zu-byte pattern, %zu bytes at %zu", psize, size, offset);
   free(want);
   free(got);
-  g_gpu->vtable->deallocate(g_gpu, memory, alloc, DC_STORAGE_PRIVATE);
+  g_gpu->vtable->memory->deallocate(g_gpu, memory, alloc, DC_STORAGE_PRIVATE);
 }
 
 START_TEST(test_cuda_fill_any_pattern_size) {

@@ -243,6 +243,10 @@ static bool twin_peer_direct(dc_device_t* from, dc_device_t* to) {
 // The fake device's hooks, with copy_peer and peer_direct (set by
 // twin_register()).
 static dc_device_vtable_t twin_vtable;
+static const dc_device_peer_ops_t twin_peer = {
+    .copy = twin_copy_peer,
+    .direct = twin_peer_direct,
+};
 
 static dc_status_t twin_enumerate(dc_context_t* ctx, void* user_data) {
   (void)user_data;
@@ -267,8 +271,7 @@ static dc_status_t twin_enumerate(dc_context_t* ctx, void* user_data) {
 // runner forks).
 static void twin_register(void) {
   twin_vtable = dc_test_fake_vtable;
-  twin_vtable.copy_peer = twin_copy_peer;
-  twin_vtable.peer_direct = twin_peer_direct;
+  twin_vtable.peer = &twin_peer;
   dc_backend_t backend = {"twin", twin_enumerate, NULL};
   if (dc_backend_register(&backend) != DC_OK) {
     fprintf(stderr, "cannot register the twin backend: %s\n",

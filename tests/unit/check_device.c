@@ -435,6 +435,14 @@ END_TEST
 
 static void noop_destroy(dc_device_t* device) { (void)device; }
 
+// Never called: it only makes a kernel table non-empty.
+static dc_status_t fake_dispatch(dc_device_t* device, dc_kernel_t* kernel,
+                                 const dc_launch_t* launch, void* const* args,
+                                 const size_t* lengths) {
+  (void)device, (void)kernel, (void)launch, (void)args, (void)lengths;
+  return DC_ERR_INTERNAL;
+}
+
 START_TEST(test_device_initialize_errors) {
   dc_context_t* ctx = dc_test_context_new(NULL);
   dc_device_t device;
@@ -448,22 +456,48 @@ START_TEST(test_device_initialize_errors) {
              DC_ERR_INVALID_ARGUMENT, fn);
   DC_CK_FAIL(dc_device_initialize(&device, &dc_test_fake_vtable, ctx, NULL),
              DC_ERR_INVALID_ARGUMENT, fn);
-  // Each function of the vtable is required.
-  for (size_t slot = 0; slot < 8; ++slot) {
-    dc_device_vtable_t partial = dc_test_fake_vtable;
+  // destroy and the memory table are required, and each function of the
+  // memory table.
+  dc_device_vtable_t bare = dc_test_fake_vtable;
+  bare.destroy = NULL;
+  DC_CK_FAIL(dc_device_initialize(&device, &bare, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "has no destroy function");
+  bare = dc_test_fake_vtable;
+  bare.memory = NULL;
+  DC_CK_FAIL(dc_device_initialize(&device, &bare, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "has no memory table");
+  for (size_t slot = 0; slot < 7; ++slot) {
+    dc_device_memory_ops_t memory = dc_test_fake_memory;
     switch (slot) {
-      case 0: partial.destroy = NULL; break;
-      case 1: partial.allocate = NULL; break;
-      case 2: partial.deallocate = NULL; break;
-      case 3: partial.host_pointer = NULL; break;
-      case 4: partial.write = NULL; break;
-      case 5: partial.read = NULL; break;
-      case 6: partial.fill = NULL; break;
-      default: partial.copy = NULL; break;
+      case 0: memory.allocate = NULL; break;
+      case 1: memory.deallocate = NULL; break;
+      case 2: memory.host_pointer = NULL; break;
+      case 3: memory.write = NULL; break;
+      case 4: memory.read = NULL; break;
+      case 5: memory.fill = NULL; break;
+      default: memory.copy = NULL; break;
     }
+    dc_device_vtable_t partial = dc_test_fake_vtable;
+    partial.memory = &memory;
     DC_CK_FAIL(dc_device_initialize(&device, &partial, ctx, &info),
-               DC_ERR_INVALID_ARGUMENT, "lacks a function");
+               DC_ERR_INVALID_ARGUMENT, "memory table that lacks a function");
   }
+  // An optional table is whole, and comes with what it needs.
+  dc_device_kernel_ops_t half_kernels = {.dispatch = fake_dispatch};
+  dc_device_vtable_t partial = dc_test_fake_vtable;
+  partial.kernels = &half_kernels;
+  DC_CK_FAIL(dc_device_initialize(&device, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "kernel table that lacks a function");
+  dc_device_event_ops_t no_events = {0};
+  partial = dc_test_fake_vtable;
+  partial.events = &no_events;
+  DC_CK_FAIL(dc_device_initialize(&device, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "event table that lacks a function");
+  dc_device_peer_ops_t no_copy = {0};
+  partial = dc_test_fake_vtable;
+  partial.peer = &no_copy;
+  DC_CK_FAIL(dc_device_initialize(&device, &partial, ctx, &info),
+             DC_ERR_INVALID_ARGUMENT, "peer table without copy");
   info.name[0] = '\0';
   DC_CK_FAIL(dc_device_initialize(&device, &dc_test_fake_vtable, ctx, &info),
              DC_ERR_INVALID_ARGUMENT, "no name");

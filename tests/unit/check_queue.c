@@ -114,7 +114,7 @@ static void* queue_thread(void* arg) {
 }
 
 static dc_status_t queue_create(dc_device_t* device, dc_priority_t priority,
-                                void** out_queue) {
+                                dc_device_queue_t** out_queue) {
   (void)device;
   queue_t* q = calloc(1, sizeof(*q));
   ck_assert_ptr_nonnull(q);
@@ -123,13 +123,13 @@ static dc_status_t queue_create(dc_device_t* device, dc_priority_t priority,
   ck_assert_int_eq(pthread_create(&q->thread, NULL, queue_thread, q), 0);
   atomic_fetch_add(&seen.created, 1);
   if (priority == DC_PRIORITY_HIGH) atomic_fetch_add(&seen.high_priority, 1);
-  *out_queue = q;
+  *out_queue = (dc_device_queue_t*)q;
   return DC_OK;
 }
 
-static void queue_destroy(dc_device_t* device, void* queue) {
+static void queue_destroy(dc_device_t* device, dc_device_queue_t* queue) {
   (void)device;
-  queue_t* q = queue;
+  queue_t* q = (queue_t*)queue;
   pthread_mutex_lock(&q->lock);
   ck_assert_uint_eq(q->head, q->tail);  // the scheduler finished it first
   q->stopping = true;
@@ -142,9 +142,9 @@ static void queue_destroy(dc_device_t* device, void* queue) {
   atomic_fetch_add(&seen.destroyed, 1);
 }
 
-static dc_status_t queue_finish(dc_device_t* device, void* queue) {
+static dc_status_t queue_finish(dc_device_t* device, dc_device_queue_t* queue) {
   (void)device;
-  queue_t* q = queue;
+  queue_t* q = (queue_t*)queue;
   pthread_mutex_lock(&q->lock);
   while (q->head != q->tail || q->busy) {
     pthread_cond_wait(&q->changed, &q->lock);
@@ -182,51 +182,54 @@ static void push_job(queue_t* q, job_t job) {
   pthread_mutex_unlock(&q->lock);
 }
 
-static dc_status_t event_create(dc_device_t* device, void** out_event) {
+static dc_status_t event_create(dc_device_t* device,
+                                dc_device_event_t** out_event) {
   (void)device;
   fake_event_t* ev = calloc(1, sizeof(*ev));
   ck_assert_ptr_nonnull(ev);
   atomic_fetch_add(&seen.events_made, 1);
-  *out_event = ev;
+  *out_event = (dc_device_event_t*)ev;
   return DC_OK;
 }
 
-static void event_destroy(dc_device_t* device, void* event) {
+static void event_destroy(dc_device_t* device, dc_device_event_t* event) {
   (void)device;
   free(event);
   atomic_fetch_add(&seen.events_destroyed, 1);
 }
 
-static dc_status_t queue_record(dc_device_t* device, void* queue,
-                                void* event) {
+static dc_status_t queue_record(dc_device_t* device, dc_device_queue_t* queue,
+                                dc_device_event_t* event) {
   (void)device;
-  fake_event_t* ev = event;
+  fake_event_t* ev = (fake_event_t*)event;
   job_t job = {.record = ev, .mark = atomic_fetch_add(&ev->recorded, 1) + 1};
-  push_job(queue, job);
+  push_job((queue_t*)queue, job);
   atomic_fetch_add(&seen.device_records, 1);
   return DC_OK;
 }
 
-static dc_status_t queue_wait(dc_device_t* device, void* queue, void* event) {
+static dc_status_t queue_wait(dc_device_t* device, dc_device_queue_t* queue,
+                              dc_device_event_t* event) {
   (void)device;
-  fake_event_t* ev = event;
+  fake_event_t* ev = (fake_event_t*)event;
   job_t job = {.wait = ev, .mark = atomic_load(&ev->recorded)};
-  push_job(queue, job);
+  push_job((queue_t*)queue, job);
   atomic_fetch_add(&seen.device_waits, 1);
   return DC_OK;
 }
 
-static dc_status_t dispatch_queued(dc_device_t* device, void* queue,
+static dc_status_t dispatch_queued(dc_device_t* device,
+                                   dc_device_queue_t* queue,
                                    dc_kernel_t* kernel,
-                                   const dc_launch_t* launch,
-                                   void* const* args, const size_t* lengths) {
+                                   const dc_launch_t* launch, void* const* args,
+                                   const size_t* lengths) {
   (void)device;
   (void)lengths;
   if (strcmp(dc_kernel_name(kernel), "refuse") == 0) {
     return dc_set_error(DC_ERR_INVALID_ARGUMENT,
                         "qfake: the launch of 'refuse' was refused");
   }
-  push_job(queue, job_of(kernel, launch, args));
+  push_job((queue_t*)queue, job_of(kernel, launch, args));
   atomic_fetch_add(&seen.launches, 1);
   if (pthread_equal(pthread_self(), seen.host)) {
     atomic_fetch_add(&seen.host_launches, 1);
@@ -262,8 +265,8 @@ static dc_status_t graph_create(dc_device_t* device, size_t count,
                                 const dc_launch_t* launches,
                                 void* const* const* args,
                                 const size_t* const* lengths,
-                                const uint32_t* dep_first,
-                                const uint32_t* deps, void** out_graph) {
+                                const uint32_t* dep_first, const uint32_t* deps,
+                                dc_device_graph_t** out_graph) {
   (void)device;
   (void)lengths;
   for (size_t i = 0; i < count; ++i) {
@@ -281,14 +284,14 @@ static dc_status_t graph_create(dc_device_t* device, size_t count,
     g->jobs[i] = job_of(kernels[i], &launches[i], args[i]);
   }
   atomic_fetch_add(&seen.recordings, 1);
-  *out_graph = g;
+  *out_graph = (dc_device_graph_t*)g;
   return DC_OK;
 }
 
-static dc_status_t graph_run(dc_device_t* device, void* graph,
+static dc_status_t graph_run(dc_device_t* device, dc_device_graph_t* graph,
                              bool* out_started) {
   (void)device;
-  recorded_t* g = graph;
+  recorded_t* g = (recorded_t*)graph;
   *out_started = false;
   if (atomic_exchange(&seen.refuse_replay, false)) {
     return dc_set_error(DC_ERR_UNAVAILABLE, "qfake: replay refused");
@@ -307,7 +310,7 @@ static dc_status_t graph_run(dc_device_t* device, void* graph,
   return DC_OK;
 }
 
-static void graph_destroy(dc_device_t* device, void* graph) {
+static void graph_destroy(dc_device_t* device, dc_device_graph_t* graph) {
   (void)device;
   free(graph);
   atomic_fetch_add(&seen.graphs_destroyed, 1);
@@ -325,16 +328,41 @@ static void program_destroy(dc_device_t* device, dc_program_t* program) {
   (void)program;
 }
 
+static const dc_device_kernel_ops_t queued_kernels = {
+    .program_build = program_build,
+    .program_destroy = program_destroy,
+    .dispatch = dispatch,
+};
+static const dc_device_queue_ops_t queued_queues = {
+    .create = queue_create,
+    .destroy = queue_destroy,
+    .dispatch = dispatch_queued,
+    .finish = queue_finish,
+};
+static const dc_device_event_ops_t queued_events = {
+    .create = event_create,
+    .destroy = event_destroy,
+    .record = queue_record,
+    .wait = queue_wait,
+};
+static const dc_device_graph_ops_t queued_graphs = {
+    .create = graph_create,
+    .run = graph_run,
+    .destroy = graph_destroy,
+};
+// The fake device's memory with all the tables above (queue_suite()).
 static dc_device_vtable_t queued_vtable;
 
 static dc_status_t qfake_enumerate(dc_context_t* ctx, void* user_data) {
   (void)user_data;
   dc_allocator_t allocator = dc_context_allocator(ctx);
-  dc_test_fake_device_t* fake = dc_allocator_calloc(allocator, 1, sizeof(*fake));
+  dc_test_fake_device_t* fake =
+      dc_allocator_calloc(allocator, 1, sizeof(*fake));
   if (fake == NULL) return DC_ERR_OUT_OF_MEMORY;
   fake->allocator = allocator;
   dc_device_info_t info = dc_test_fake_info("qfake:0");
-  dc_status_t st = dc_device_initialize(&fake->base, &queued_vtable, ctx, &info);
+  dc_status_t st =
+      dc_device_initialize(&fake->base, &queued_vtable, ctx, &info);
   if (st == DC_OK) st = dc_context_add_device(ctx, &fake->base);
   if (st != DC_OK) dc_test_fake_destroy(&fake->base);
   return st;
@@ -900,40 +928,36 @@ static void expect_refused(dc_context_t* ctx, const dc_device_vtable_t* partial,
 START_TEST(test_vtable_hooks_come_in_whole_sets) {
   dc_context_t* ctx = dc_test_context_new(NULL);
   dc_device_vtable_t partial = queued_vtable;
-  partial.queue_finish = NULL;
-  expect_refused(ctx, &partial, "some of the queue functions");
+  dc_device_queue_ops_t queues = *queued_vtable.queues;
+  queues.finish = NULL;
+  partial.queues = &queues;
+  expect_refused(ctx, &partial, "queue table that lacks a function");
   partial = queued_vtable;
-  partial.queue_wait = NULL;
-  expect_refused(ctx, &partial, "some of the event functions");
+  dc_device_event_ops_t events = *queued_vtable.events;
+  events.wait = NULL;
+  partial.events = &events;
+  expect_refused(ctx, &partial, "event table that lacks a function");
   partial = queued_vtable;
-  partial.queue_create = NULL;
-  partial.queue_destroy = NULL;
-  partial.dispatch_queued = NULL;
-  partial.queue_finish = NULL;
-  expect_refused(ctx, &partial, "events without queues");
+  partial.queues = NULL;
+  expect_refused(ctx, &partial, "has events but no queues");
   partial = queued_vtable;
-  partial.graph_run = NULL;
-  expect_refused(ctx, &partial, "some of the graph functions");
+  partial.kernels = NULL;
+  expect_refused(ctx, &partial, "has queues but no kernels");
+  partial = queued_vtable;
+  dc_device_graph_ops_t graphs = *queued_vtable.graphs;
+  graphs.run = NULL;
+  partial.graphs = &graphs;
+  expect_refused(ctx, &partial, "graph table that lacks a function");
   dc_context_release(ctx);
 }
 END_TEST
 
 static Suite* queue_suite(void) {
   queued_vtable = dc_test_fake_vtable;
-  queued_vtable.program_build = program_build;
-  queued_vtable.program_destroy = program_destroy;
-  queued_vtable.dispatch = dispatch;
-  queued_vtable.queue_create = queue_create;
-  queued_vtable.queue_destroy = queue_destroy;
-  queued_vtable.dispatch_queued = dispatch_queued;
-  queued_vtable.queue_finish = queue_finish;
-  queued_vtable.event_create = event_create;
-  queued_vtable.event_destroy = event_destroy;
-  queued_vtable.queue_record = queue_record;
-  queued_vtable.queue_wait = queue_wait;
-  queued_vtable.graph_create = graph_create;
-  queued_vtable.graph_run = graph_run;
-  queued_vtable.graph_destroy = graph_destroy;
+  queued_vtable.kernels = &queued_kernels;
+  queued_vtable.queues = &queued_queues;
+  queued_vtable.events = &queued_events;
+  queued_vtable.graphs = &queued_graphs;
   dc_backend_t backend = {"qfake", qfake_enumerate, NULL};
   if (dc_backend_register(&backend) != DC_OK) abort();
   Suite* s = suite_create("queue");

@@ -59,17 +59,17 @@ typedef struct dc_launch_t {
   unsigned interrupts_at_start;
 } dc_launch_t;
 
-// Device operations. Memory handles are opaque to the core: a host pointer
-// on the CPU, a device address on a GPU.
-typedef struct dc_device_vtable_t {
-  // Frees the backend's device. Called once, when the context is
-  // destroyed, after every buffer is gone.
-  void (*destroy)(dc_device_t* device);
-  // Optional (NULL: never). Whether a failure broke the device's driver
-  // state for the rest of the process, as a CUDA sticky error does (the
-  // driver recovers only in a new process). dc_device_reset_health()
-  // refuses such a device. Thread-safe.
-  bool (*broken)(dc_device_t* device);
+// Handles of the optional device objects. Each backend defines the struct
+// behind them (or casts its own); the core only passes them back.
+typedef struct dc_device_queue_t dc_device_queue_t;
+typedef struct dc_device_event_t dc_device_event_t;
+typedef struct dc_device_graph_t dc_device_graph_t;
+
+// Memory: the one table every device has. Memory handles are opaque to
+// the core, which adds byte offsets to them (buffer views): a host pointer
+// on the CPU, a device address on a GPU, an encoded (buffer, offset) pair
+// where the driver has no addresses (OpenCL).
+typedef struct dc_device_memory_ops_t {
   // Obtains |size| bytes (a multiple of 256) aligned to at least 64 bytes.
   // Returns DC_ERR_OUT_OF_MEMORY if the device has none to give (the pool
   // then frees its cache and tries once more); any other failure reaches
@@ -94,10 +94,12 @@ typedef struct dc_device_vtable_t {
   // Copies between two allocations of this device; the ranges may overlap.
   dc_status_t (*copy)(dc_device_t* device, void* dst, size_t dst_offset,
                       const void* src, size_t src_offset, size_t size);
+} dc_device_memory_ops_t;
 
-  // Kernels. A device that runs none leaves these NULL, and building a
-  // program for it fails with DC_ERR_UNSUPPORTED.
-  //
+// Kernels (optional: a device without them fails program builds with
+// DC_ERR_UNSUPPORTED). program_build, program_destroy and dispatch are
+// required in the table; the rest may be NULL.
+typedef struct dc_device_kernel_ops_t {
   // Compiles the program |build| describes and attaches the backend's
   // result to its program and kernels. Compile errors go to the build's
   // diagnostics (DC_ERR_COMPILE).
@@ -113,10 +115,9 @@ typedef struct dc_device_vtable_t {
   dc_status_t (*dispatch)(dc_device_t* device, dc_kernel_t* kernel,
                           const dc_launch_t* launch, void* const* args,
                           const size_t* lengths);
-  // Copies the backend's build counters (NULL: all zero).
+  // Optional. Copies the backend's build counters (NULL: all zero).
   void (*program_cache_stats)(dc_device_t* device,
                               dc_program_cache_stats_t* out_stats);
-
   // Optional (NULL: none). The work-group size, in work-items, the device
   // suggests for |kernel| over a grid of |work_items| whose groups each
   // have |local_memory| bytes of __local memory, or 0 for none. When a
@@ -126,7 +127,7 @@ typedef struct dc_device_vtable_t {
   size_t (*preferred_group_size)(dc_device_t* device,
                                  const dc_kernel_t* kernel,
                                  size_t work_items, size_t local_memory);
-  // Optional (NULL: none). C = A * B for row-major f32 matrices, m x k
+  // Optional, both or none. C = A * B for row-major f32 matrices, m x k
   // times k x n, whose memory handles (offsets included) are |a|, |b| and
   // |c|, through a vendor library; returns when it has finished.
   // dc_builtin_matmul() uses it before the built-in kernel, which it runs
@@ -135,104 +136,134 @@ typedef struct dc_device_vtable_t {
   dc_status_t (*matmul)(dc_device_t* device, const void* a, const void* b,
                         void* c, size_t m, size_t n, size_t k);
   const char* (*matmul_library)(dc_device_t* device);
-  // Optional (NULL: none). Copies |size| bytes from memory of
-  // |src_device| to memory of |dst_device|, two different devices with
-  // this vtable (handles and offsets as for copy), and returns when it
-  // has finished. dc_buffer_copy() uses it between such devices instead
-  // of staging the bytes through host memory with read and write. With
-  // |out_seconds| (else NULL) it stores how long the copy took on the
-  // device, for dc_device_peer()'s measurement.
-  dc_status_t (*copy_peer)(dc_device_t* dst_device, void* dst,
-                           size_t dst_offset, dc_device_t* src_device,
-                           const void* src, size_t src_offset, size_t size,
-                           double* out_seconds);
-  // Optional, with copy_peer (NULL: never direct). Whether copy_peer
-  // moves bytes from |from| to |to| device to device (peer access) rather
-  // than through host memory that its driver stages.
-  bool (*peer_direct)(dc_device_t* from, dc_device_t* to);
+} dc_device_kernel_ops_t;
 
-  // Optional, all four or none (NULL: every dispatch waits). Device
-  // queues: ordered queues of device work, such as CUDA streams. The
-  // scheduler gives each engine stream on the device a queue of its own
-  // and puts runs of consecutive dispatches on it without waiting for
-  // each, then waits once with queue_finish before anything that depends
-  // on them runs (the stream's next other command, an event record, the
-  // end of the run), so a stream's commands still finish in order.
-  //
+// Queues (optional, with kernels; every function required in the table):
+// ordered queues of device work, such as CUDA streams or OpenCL command
+// queues. Without them every dispatch waits. The scheduler gives each
+// engine stream on the device a queue of its own and puts runs of
+// consecutive dispatches on it without waiting for each, then waits once
+// with finish before anything that depends on them runs (the stream's
+// next other command, an event record, the end of the run), so a stream's
+// commands still finish in order.
+typedef struct dc_device_queue_ops_t {
   // Creates a queue for work of |priority|.
-  dc_status_t (*queue_create)(dc_device_t* device, dc_priority_t priority,
-                              void** out_queue);
+  dc_status_t (*create)(dc_device_t* device, dc_priority_t priority,
+                        dc_device_queue_t** out_queue);
   // Destroys a queue with nothing left on it.
-  void (*queue_destroy)(dc_device_t* device, void* queue);
-  // As dispatch, but returns once the launch is on |queue|. A launch the
-  // device refuses fails here; a failure while the kernel runs shows in
-  // queue_finish.
-  dc_status_t (*dispatch_queued)(dc_device_t* device, void* queue,
-                                 dc_kernel_t* kernel,
-                                 const dc_launch_t* launch, void* const* args,
-                                 const size_t* lengths);
+  void (*destroy)(dc_device_t* device, dc_device_queue_t* queue);
+  // As the kernel table's dispatch, but returns once the launch is on
+  // |queue|. A launch the device refuses fails here; a failure while the
+  // kernel runs shows in finish.
+  dc_status_t (*dispatch)(dc_device_t* device, dc_device_queue_t* queue,
+                          dc_kernel_t* kernel, const dc_launch_t* launch,
+                          void* const* args, const size_t* lengths);
   // Returns when everything on |queue| has finished, with the first
   // failure of that work.
-  dc_status_t (*queue_finish)(dc_device_t* device, void* queue);
+  dc_status_t (*finish)(dc_device_t* device, dc_device_queue_t* queue);
+} dc_device_queue_ops_t;
 
-  // Optional, all four or none, and only with the queue functions (NULL:
-  // events stay on the host). Device events: markers on a device queue
-  // that another queue of the same device can wait for without the host
-  // (CUDA events). When a stream records an engine event right after its
-  // dispatches, the scheduler also records the event's marker on the
-  // stream's queue; a stream of the same device that waits for that
-  // record then waits on the device and goes on queuing its dispatches.
-  // The engine event still completes on the host (docs/execution.md).
-  dc_status_t (*event_create)(dc_device_t* device, void** out_event);
-  void (*event_destroy)(dc_device_t* device, void* event);
+// Events (optional, with queues; every function required in the table):
+// markers on a device queue that another queue of the same device can
+// wait for without the host (CUDA events, cl_event). When a stream records
+// an engine event right after its dispatches, the scheduler also records
+// the event's marker on the stream's queue; a stream of the same device
+// that waits for that record then waits on the device and goes on queuing
+// its dispatches. The engine event still completes on the host
+// (docs/execution.md).
+typedef struct dc_device_event_ops_t {
+  dc_status_t (*create)(dc_device_t* device, dc_device_event_t** out_event);
+  void (*destroy)(dc_device_t* device, dc_device_event_t* event);
   // Records |event| on |queue|, after the work queued on it so far; a
   // later record replaces this one for waits queued after it.
-  dc_status_t (*queue_record)(dc_device_t* device, void* queue, void* event);
+  dc_status_t (*record)(dc_device_t* device, dc_device_queue_t* queue,
+                        dc_device_event_t* event);
   // Makes the work queued on |queue| from now on wait until the device
   // has passed the latest record of |event| (as of this call).
-  dc_status_t (*queue_wait)(dc_device_t* device, void* queue, void* event);
+  dc_status_t (*wait)(dc_device_t* device, dc_device_queue_t* queue,
+                      dc_device_event_t* event);
+} dc_device_event_ops_t;
 
-  // Optional, all three or none (NULL: graphs run op by op). Device
-  // graphs: a fixed set of dispatches with their dependencies, recorded
-  // once and run whole by the device (CUDA graphs). dc_graph_exec_run()
-  // replays a graph through one when every op is a dispatch on this device
-  // (docs/graphs.md says when exactly).
-  //
+// Graphs (optional, with kernels; every function required in the table):
+// a fixed set of dispatches with their dependencies, recorded once and run
+// whole by the device (CUDA graphs). Without them graphs run op by op.
+// dc_graph_exec_run() replays a graph through one when every op is a
+// dispatch on this device (docs/graphs.md says when exactly).
+typedef struct dc_device_graph_ops_t {
   // Records |count| dispatches: dispatch i is |kernels|[i] over
   // |launches|[i] with |args|[i] and |lengths|[i] (as for dispatch), and
   // runs after dispatches deps[dep_first[i] .. dep_first[i + 1]), all
   // below i. The argument values are copied. Returns DC_ERR_UNSUPPORTED
   // when the device cannot record one of the dispatches (the engine then
   // runs the graph op by op, and does not ask again).
-  dc_status_t (*graph_create)(dc_device_t* device, size_t count,
-                              dc_kernel_t* const* kernels,
-                              const dc_launch_t* launches,
-                              void* const* const* args,
-                              const size_t* const* lengths,
-                              const uint32_t* dep_first, const uint32_t* deps,
-                              void** out_graph);
+  dc_status_t (*create)(dc_device_t* device, size_t count,
+                        dc_kernel_t* const* kernels,
+                        const dc_launch_t* launches, void* const* const* args,
+                        const size_t* const* lengths,
+                        const uint32_t* dep_first, const uint32_t* deps,
+                        dc_device_graph_t** out_graph);
   // Runs the graph once and returns when it has finished. On a failure,
   // |*out_started| says whether any of it may have run (false: the device
   // refused it before anything ran).
-  dc_status_t (*graph_run)(dc_device_t* device, void* graph,
-                           bool* out_started);
-  void (*graph_destroy)(dc_device_t* device, void* graph);
+  dc_status_t (*run)(dc_device_t* device, dc_device_graph_t* graph,
+                     bool* out_started);
+  void (*destroy)(dc_device_t* device, dc_device_graph_t* graph);
+} dc_device_graph_ops_t;
+
+// Peer copies (optional; copy required in the table, direct optional).
+typedef struct dc_device_peer_ops_t {
+  // Copies |size| bytes from memory of |src_device| to memory of
+  // |dst_device|, two different devices with this vtable (handles and
+  // offsets as for the memory table's copy), and returns when it has
+  // finished. dc_buffer_copy() uses it between such devices instead of
+  // staging the bytes through host memory with read and write. With
+  // |out_seconds| (else NULL) it stores how long the copy took on the
+  // device, for dc_device_peer()'s measurement.
+  dc_status_t (*copy)(dc_device_t* dst_device, void* dst, size_t dst_offset,
+                      dc_device_t* src_device, const void* src,
+                      size_t src_offset, size_t size, double* out_seconds);
+  // Optional (NULL: never direct). Whether copy moves bytes from |from| to
+  // |to| device to device (peer access) rather than through host memory
+  // that its driver stages.
+  bool (*direct)(dc_device_t* from, dc_device_t* to);
+} dc_device_peer_ops_t;
+
+// A device's operations: lifetime, the memory table every device has, and
+// one table per optional capability, NULL where the device lacks it.
+// dc_device_initialize() checks that each table present is complete.
+typedef struct dc_device_vtable_t {
+  // Frees the backend's device. Called once, when the context is
+  // destroyed, after every buffer is gone.
+  void (*destroy)(dc_device_t* device);
+  // Optional (NULL: never). Whether a failure broke the device's driver
+  // state for the rest of the process, as a CUDA sticky error does (the
+  // driver recovers only in a new process). dc_device_reset_health()
+  // refuses such a device. Thread-safe.
+  bool (*broken)(dc_device_t* device);
+  const dc_device_memory_ops_t* memory;  // required
+  const dc_device_kernel_ops_t* kernels;
+  const dc_device_queue_ops_t* queues;   // needs kernels
+  const dc_device_event_ops_t* events;   // needs queues
+  const dc_device_graph_ops_t* graphs;   // needs kernels
+  const dc_device_peer_ops_t* peer;
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in
-// their own struct and treat every field as read-only.
+// their own struct and treat every field as read-only; |core| is the
+// engine's own state of the device (its memory pool, its built-in
+// kernels), opaque to backends.
 struct dc_device_t {
   const dc_device_vtable_t* vtable;
   dc_context_t* context;  // borrowed: the context owns the device
   dc_device_info_t info;
-  struct dc__memory_pool_t* pool;  // created by dc_context_add_device()
-  dc_program_t* builtins;          // the built-in kernels, once built
+  struct dc__device_core_t* core;  // made by dc_context_add_device()
 };
 
 // Fills the core part of |device|: its vtable, context and capabilities
 // (copied). Call before dc_context_add_device().
-// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a vtable missing a
-// function, or an empty device name.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a vtable without
+// destroy or memory, a table missing a required function, a table whose
+// prerequisite is absent (events without queues), or an empty device name.
 DC_API dc_status_t dc_device_initialize(dc_device_t* device,
                                         const dc_device_vtable_t* vtable,
                                         dc_context_t* context,

@@ -48,7 +48,7 @@ static void destroy_context(dc_context_t* ctx) {
   }
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc_device_t* device = ctx->devices[i];
-    dc__memory_pool_destroy(device->pool);
+    dc__memory_pool_destroy(device->core->pool);
     device->vtable->destroy(device);
   }
   dc__worker_pool_destroy(ctx->workers);

@@ -13,6 +13,13 @@
 
 #define DC_MAX_DEVICES 16
 
+// The engine's own state of a device (dc_device_t.core), kept in the
+// context beside the device.
+struct dc__device_core_t {
+  struct dc__memory_pool_t* pool;  // created by dc_context_add_device()
+  dc_program_t* builtins;          // the built-in kernels, once built
+};
+
 // What the context knows of a device's failures (device_health.c).
 typedef struct dc__device_health_t {
   bool lost;
@@ -74,6 +81,7 @@ struct dc_context_t {
   struct dc__telemetry_t* telemetry;    // telemetry.c
   struct dc__scheduler_t* scheduler;    // stream threads, on first stream
   dc_device_t* devices[DC_MAX_DEVICES];
+  struct dc__device_core_t device_cores[DC_MAX_DEVICES];
   size_t device_count;
   // Recycle the structs of buffers, streams, graphs and programs, so that
   // checking a stale handle never reads freed memory (object_cache.h).

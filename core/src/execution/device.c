@@ -19,6 +19,44 @@ dc_context_t* dc_device_context(const dc_device_t* device) {
   return device ? device->context : NULL;
 }
 
+// What is wrong with |vt| (a phrase that follows "the vtable of device
+// 'x'"), or NULL: every table present complete, and present with what it
+// needs.
+static const char* vtable_gap(const dc_device_vtable_t* vt) {
+  const dc_device_memory_ops_t* m = vt->memory;
+  if (vt->destroy == NULL) return "has no destroy function";
+  if (m == NULL) return "has no memory table";
+  if (!m->allocate || !m->deallocate || !m->host_pointer || !m->write ||
+      !m->read || !m->fill || !m->copy) {
+    return "has a memory table that lacks a function";
+  }
+  const dc_device_kernel_ops_t* k = vt->kernels;
+  if (k != NULL && (!k->program_build || !k->program_destroy || !k->dispatch ||
+                    (k->matmul == NULL) != (k->matmul_library == NULL))) {
+    return "has a kernel table that lacks a function (matmul and "
+           "matmul_library go together)";
+  }
+  const dc_device_queue_ops_t* q = vt->queues;
+  if (q != NULL && (!q->create || !q->destroy || !q->dispatch || !q->finish)) {
+    return "has a queue table that lacks a function";
+  }
+  if (q != NULL && k == NULL) return "has queues but no kernels";
+  const dc_device_event_ops_t* e = vt->events;
+  if (e != NULL && (!e->create || !e->destroy || !e->record || !e->wait)) {
+    return "has an event table that lacks a function";
+  }
+  if (e != NULL && q == NULL) return "has events but no queues";
+  const dc_device_graph_ops_t* g = vt->graphs;
+  if (g != NULL && (!g->create || !g->run || !g->destroy)) {
+    return "has a graph table that lacks a function";
+  }
+  if (g != NULL && k == NULL) return "has graphs but no kernels";
+  if (vt->peer != NULL && vt->peer->copy == NULL) {
+    return "has a peer table without copy";
+  }
+  return NULL;
+}
+
 dc_status_t dc_device_initialize(dc_device_t* device,
                                  const dc_device_vtable_t* vtable,
                                  dc_context_t* context,
@@ -28,38 +66,11 @@ dc_status_t dc_device_initialize(dc_device_t* device,
   DC_REQUIRE_ARG(vtable, fn);
   DC_REQUIRE_ARG(context, fn);
   DC_REQUIRE_ARG(info, fn);
-  if (!vtable->destroy || !vtable->allocate || !vtable->deallocate ||
-      !vtable->host_pointer || !vtable->write || !vtable->read ||
-      !vtable->fill || !vtable->copy) {
+  const char* missing = vtable_gap(vtable);
+  if (missing != NULL) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the vtable of device '%s' lacks a function", fn,
-                   info->name);
-  }
-  bool queues = vtable->queue_create != NULL;
-  if (queues != (vtable->queue_destroy != NULL) ||
-      queues != (vtable->dispatch_queued != NULL) ||
-      queues != (vtable->queue_finish != NULL)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the vtable of device '%s' has some of the queue "
-                   "functions but not all four",
-                   fn, info->name);
-  }
-  bool events = vtable->event_create != NULL;
-  if (events != (vtable->event_destroy != NULL) ||
-      events != (vtable->queue_record != NULL) ||
-      events != (vtable->queue_wait != NULL) || (events && !queues)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the vtable of device '%s' has some of the event "
-                   "functions but not all four, or events without queues",
-                   fn, info->name);
-  }
-  bool graphs = vtable->graph_create != NULL;
-  if (graphs != (vtable->graph_run != NULL) ||
-      graphs != (vtable->graph_destroy != NULL)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the vtable of device '%s' has some of the graph "
-                   "functions but not all three",
-                   fn, info->name);
+                   "%s: the vtable of device '%s' %s", fn, info->name,
+                   missing);
   }
   if (info->name[0] == '\0') {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the device has no name", fn);
@@ -67,8 +78,7 @@ dc_status_t dc_device_initialize(dc_device_t* device,
   device->vtable = vtable;
   device->context = context;
   device->info = *info;
-  device->pool = NULL;
-  device->builtins = NULL;
+  device->core = NULL;
   if (device->info.stream_count == 0) device->info.stream_count = 2;
   return DC_OK;
 }
@@ -102,8 +112,11 @@ dc_status_t dc_context_add_device(dc_context_t* ctx, dc_device_t* device) {
   }
   size_t cache_limit = ctx->params.pool_cache_limit;
   if (cache_limit == 0) cache_limit = default_cache_limit(&device->info);
+  struct dc__device_core_t* core = &ctx->device_cores[ctx->device_count];
+  *core = (struct dc__device_core_t){0};
   DC_RETURN_IF_ERROR(dc__memory_pool_create(
-      device, cache_limit, ctx->params.device_memory_budget, &device->pool));
+      device, cache_limit, ctx->params.device_memory_budget, &core->pool));
+  device->core = core;
   dc__scheduler_add_device(ctx->scheduler, ctx->device_count, device);
   ctx->devices[ctx->device_count++] = device;
   DC_LOG(ctx, DC_LOG_DEBUG, "device", "added %s (%s)", device->info.name,

@@ -34,13 +34,13 @@ const char* dc_peer_path_name(dc_peer_path_t path) {
 
 bool dc__device_copies_peer(const dc_device_t* dst, const dc_device_t* src) {
   return dst != src && dst->vtable == src->vtable &&
-         dst->vtable->copy_peer != NULL;
+         dst->vtable->peer != NULL;
 }
 
 static dc_peer_path_t path_of(dc_device_t* from, dc_device_t* to) {
   if (!dc__device_copies_peer(to, from)) return DC_PEER_PATH_HOST;
-  bool direct = from->vtable->peer_direct != NULL &&
-                from->vtable->peer_direct(from, to);
+  bool direct = from->vtable->peer->direct != NULL &&
+                from->vtable->peer->direct(from, to);
   return direct ? DC_PEER_PATH_DIRECT : DC_PEER_PATH_DRIVER;
 }
 
@@ -137,7 +137,7 @@ static dc_status_t copy_once(const probe_t* probe, dc_peer_path_t path,
     return DC_OK;
   }
   dc_device_t* d = probe->dst->device;
-  return d->vtable->copy_peer(d, probe->dst->memory, 0, probe->src->device,
+  return d->vtable->peer->copy(d, probe->dst->memory, 0, probe->src->device,
                               probe->src->memory, 0, probe->bytes,
                               out_seconds);
 }

@@ -189,7 +189,7 @@ static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
                         ev->pending_capacity * sizeof(uint64_t));
     }
     if (ev->device_event) {
-      p->device->vtable->event_destroy(p->device, ev->device_event);
+      p->device->vtable->events->destroy(p->device, ev->device_event);
     }
     dc_allocator_free(a, ev, sizeof(*ev));
     --p->stats.cached;

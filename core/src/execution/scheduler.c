@@ -506,7 +506,7 @@ static bool cancelled(const dc__cmd_t* cmd) {
 
 static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
   return cmd != NULL && cmd->kind == DC_CMD_DISPATCH &&
-         st->device->vtable->dispatch_queued != NULL &&
+         st->device->vtable->queues != NULL &&
          cmd->u.dispatch.prepared.tuning < 0 && !cancelled(cmd);
 }
 
@@ -524,7 +524,7 @@ void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
   }
   st->running = true;  // no stream thread takes it meanwhile
   st->in_flight = 1;   // and cancelling leaves it be
-  void* queue = st->queue;
+  dc_device_queue_t* queue = st->queue;
   pthread_mutex_unlock(&s->lock);
   cmd->u.dispatch.queued_ns = dc__now_ns();
   dc_status_t status =
@@ -542,7 +542,7 @@ void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
 static part_t part_of(const dc_stream_t* st, const dc__cmd_t* cmd) {
   if (queueable(st, cmd)) return PART_DISPATCH;
   if (cmd == NULL || cancelled(cmd) || st->error != DC_OK ||
-      st->device->vtable->queue_record == NULL ||
+      st->device->vtable->events == NULL ||
       (cmd->kind != DC_CMD_WAIT && cmd->kind != DC_CMD_RECORD) ||
       cmd->u.event.event->device != st->device) {
     return PART_NONE;
@@ -566,15 +566,15 @@ static bool mark_on_device(dc_stream_t* st, dc__cmd_t* cmd) {
   dc_event_t* ev = cmd->u.event.event;
   if (cmd->kind == DC_CMD_WAIT) {
     if (dc__event_done_locked(ev, cmd->u.event.generation)) return true;
-    return device->vtable->queue_wait(device, st->queue, ev->device_event) ==
+    return device->vtable->events->wait(device, st->queue, ev->device_event) ==
            DC_OK;
   }
   if (ev->device_event == NULL &&
-      device->vtable->event_create(device, &ev->device_event) != DC_OK) {
+      device->vtable->events->create(device, &ev->device_event) != DC_OK) {
     ev->device_event = NULL;
     return false;
   }
-  if (device->vtable->queue_record(device, st->queue, ev->device_event) !=
+  if (device->vtable->events->record(device, st->queue, ev->device_event) !=
       DC_OK) {
     return false;
   }
@@ -725,8 +725,8 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool head_only) {
   }
   pthread_mutex_unlock(&s->lock);
   if (st->queue == NULL) {  // only a thread running the stream sets it
-    void* queue = NULL;
-    status = device->vtable->queue_create(device, st->priority, &queue);
+    dc_device_queue_t* queue = NULL;
+    status = device->vtable->queues->create(device, st->priority, &queue);
     if (status != DC_OK) refused = head;
     pthread_mutex_lock(&s->lock);  // dc__stream_push_dispatch reads it
     st->queue = queue;
@@ -743,7 +743,7 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool head_only) {
     dc__strlcpy(refusal, dc_last_error(), sizeof(refusal));
   }
   dc_status_t finish =
-      queued > 0 ? device->vtable->queue_finish(device, st->queue) : DC_OK;
+      queued > 0 ? device->vtable->queues->finish(device, st->queue) : DC_OK;
   uint64_t end = dc__now_ns();
   // The last dispatch of the run answers for a failure found by the wait.
   dc__cmd_t* blamed = last;

@@ -104,7 +104,7 @@ void dc__stream_free(dc_stream_t* st) {
   dc_cancel_token_t* token = st->token;
   pthread_mutex_unlock(&s->lock);
   dc_cancel_token_release(token);
-  if (st->queue != NULL) st->device->vtable->queue_destroy(st->device, st->queue);
+  if (st->queue != NULL) st->device->vtable->queues->destroy(st->device, st->queue);
   dc__object_cache_free(&ctx->stream_cache, st);
   dc__context_unref(ctx);  // may destroy the context: the very last step
 }

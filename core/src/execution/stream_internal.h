@@ -125,7 +125,7 @@ struct dc_stream_t {
   uint64_t next_sequence;
   bool running;               // a thread is running the head command
   size_t in_flight;           // commands from the head on the device queue
-  void* queue;                // the device queue (dc/backend.h), or NULL
+  dc_device_queue_t* queue;   // the device queue (dc/backend.h), or NULL
   bool blocked;               // the head waits for an event
   bool ready;                 // on a ready list
   bool released;              // the user let go; freed once drained
@@ -164,7 +164,8 @@ struct dc_event_t {
   uint32_t failed_count;
   char message[512];          // the latest poisoning error's message
   uint64_t time_ns;           // when the latest generation completed
-  void* device_event;         // the device's marker (dc/backend.h), or NULL
+  // The device's marker (dc/backend.h), or NULL.
+  dc_device_event_t* device_event;
   uint64_t device_generation; // the generation last recorded on the device
   dc_stream_t* waiters;       // streams parked on this event
   uint32_t host_waiters;      // host threads in dc_event_wait

@@ -203,10 +203,10 @@ typedef struct dc__replay_op_t {
 } dc__replay_op_t;
 
 typedef struct dc__replay_t {
-  dc_device_t* device;  // the one device of every op; NULL: no replay
-  void* graph;          // the device's recording, once made
-  bool stale;           // an argument changed since it was made
-  bool unsupported;     // the device cannot record these dispatches
+  dc_device_t* device;       // the one device of every op; NULL: no replay
+  dc_device_graph_t* graph;  // the device's recording, once made
+  bool stale;                // an argument changed since it was made
+  bool unsupported;          // the device cannot record these dispatches
 } dc__replay_t;
 
 // Whether |count| |ops| can replay: every op a dispatch (with its group

@@ -22,7 +22,7 @@ void dc__replay_init(dc__replay_t* r, const dc__replay_op_t* ops,
     }
     device = d;
   }
-  if (device != NULL && device->vtable->graph_create != NULL) {
+  if (device != NULL && device->vtable->graphs != NULL) {
     r->device = device;
   }
 }
@@ -32,7 +32,7 @@ bool dc__replay_possible(const dc__replay_t* r) {
 }
 
 void dc__replay_free(dc__replay_t* r) {
-  if (r->graph != NULL) r->device->vtable->graph_destroy(r->device, r->graph);
+  if (r->graph != NULL) r->device->vtable->graphs->destroy(r->device, r->graph);
   r->graph = NULL;
 }
 
@@ -94,7 +94,7 @@ static dc_status_t record(dc__replay_t* r, const dc__replay_op_t* ops,
     }
   }
   rec.dep_first[count] = (uint32_t)next_dep;
-  dc_status_t st = device->vtable->graph_create(
+  dc_status_t st = device->vtable->graphs->create(
       device, count, rec.kernels, rec.launches,
       (void* const* const*)rec.values, (const size_t* const*)rec.lengths,
       rec.dep_first, rec.deps, &r->graph);
@@ -111,5 +111,5 @@ dc_status_t dc__replay_run(dc__replay_t* r, const dc__replay_op_t* ops,
     DC_RETURN_IF_ERROR(record(r, ops, count));
     r->stale = false;
   }
-  return r->device->vtable->graph_run(r->device, r->graph, out_started);
+  return r->device->vtable->graphs->run(r->device, r->graph, out_started);
 }

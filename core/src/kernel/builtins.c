@@ -22,7 +22,7 @@ static dc_status_t builtin_program(dc_device_t* device,
                                    dc_program_t** out_program) {
   pthread_mutex_lock(&builtins_lock);
   dc_status_t st = DC_OK;
-  if (device->builtins == NULL) {
+  if (device->core->builtins == NULL) {
     // Built once per device and cached on disk, so the longer -O3
     // compile is paid rarely.
     dc_program_params_t params = {.source = dc__builtin_kernels_text,
@@ -32,17 +32,17 @@ static dc_status_t builtin_program(dc_device_t* device,
     st = dc_program_create(device, &params, &p);
     if (st == DC_OK) {
       dc__program_make_internal(p);
-      device->builtins = p;
+      device->core->builtins = p;
     }
   }
-  *out_program = device->builtins;
+  *out_program = device->core->builtins;
   pthread_mutex_unlock(&builtins_lock);
   return st;
 }
 
 void dc__builtins_release(dc_device_t* device) {
-  dc_program_release(device->builtins);
-  device->builtins = NULL;
+  dc_program_release(device->core->builtins);
+  device->core->builtins = NULL;
 }
 
 dc_status_t dc_builtin_kernel(dc_device_t* device, const char* name,
@@ -88,8 +88,9 @@ static sgemm_fn_t cpu_sgemm(dc_device_t* device) {
 
 const char* dc_builtin_matmul_backend(dc_device_t* device) {
   if (device == NULL) return "";
-  const char* library = device->vtable->matmul_library != NULL
-                            ? device->vtable->matmul_library(device)
+  const dc_device_kernel_ops_t* ops = device->vtable->kernels;
+  const char* library = ops != NULL && ops->matmul_library != NULL
+                            ? ops->matmul_library(device)
                             : NULL;
   if (library != NULL) return library;
   return cpu_sgemm(device) != NULL ? "openblas" : "kernel";
@@ -143,8 +144,9 @@ dc_status_t dc_builtin_matmul(dc_buffer_t* a, dc_buffer_t* b, dc_buffer_t* c,
   DC_RETURN_IF_ERROR(check_matrix(fn, "a", a, device, m, k));
   DC_RETURN_IF_ERROR(check_matrix(fn, "b", b, device, k, n));
   DC_RETURN_IF_ERROR(check_matrix(fn, "c", c, device, m, n));
-  if (device->vtable->matmul != NULL) {  // the device's own library
-    dc_status_t st = device->vtable->matmul(
+  const dc_device_kernel_ops_t* ops = device->vtable->kernels;
+  if (ops != NULL && ops->matmul != NULL) {  // the device's own library
+    dc_status_t st = ops->matmul(
         device, memory_f32(a), memory_f32(b), memory_f32(c), m, n, k);
     if (st != DC_ERR_UNSUPPORTED) return st;
   }

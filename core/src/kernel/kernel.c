@@ -237,11 +237,10 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
   size_t slots = DC_MAX(d->max_cooperative_groups, 1u);
   // A device that knows better (a GPU's occupancy calculator) says how
   // large a group to aim at; l->local_memory is already known.
+  const dc_device_kernel_ops_t* ops = device->vtable->kernels;
   size_t preferred =
-      want == 0 && !k->info.uses_grid_sync &&
-              device->vtable->preferred_group_size != NULL
-          ? device->vtable->preferred_group_size(device, k, total,
-                                                 l->local_memory)
+      want == 0 && !k->info.uses_grid_sync && ops->preferred_group_size != NULL
+          ? ops->preferred_group_size(device, k, total, l->local_memory)
           : 0;
   if (preferred > 0) {
     want = preferred;
@@ -445,7 +444,7 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
 // Hands a prepared dispatch to the device: on |queue| when given, else
 // waiting for it. A fault injected at launch fails it first.
 static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
-                          const dc_arg_t* args, void* queue) {
+                          const dc_arg_t* args, dc_device_queue_t* queue) {
   void* values[DC_MAX_KERNEL_ARGS];
   size_t lengths[DC_MAX_KERNEL_ARGS];
   dc__kernel_pack_args(k, args, values, lengths);
@@ -458,10 +457,10 @@ static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
   l.interrupts = (const unsigned*)&ctx->interrupts;
   l.interrupts_at_start = atomic_load(&ctx->interrupts);
   if (queue != NULL) {
-    return device->vtable->dispatch_queued(device, queue, k, &l, values,
+    return device->vtable->queues->dispatch(device, queue, k, &l, values,
                                            lengths);
   }
-  return device->vtable->dispatch(device, k, &l, values, lengths);
+  return device->vtable->kernels->dispatch(device, k, &l, values, lengths);
 }
 
 dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
@@ -477,7 +476,7 @@ dc_status_t dc__kernel_run(dc_kernel_t* k, const dc__prepared_t* prepared,
 }
 
 dc_status_t dc__kernel_queue(dc_kernel_t* k, const dc__prepared_t* prepared,
-                             const dc_arg_t* args, void* queue) {
+                             const dc_arg_t* args, dc_device_queue_t* queue) {
   return launch(k, prepared, args, queue);
 }
 

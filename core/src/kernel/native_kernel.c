@@ -125,7 +125,7 @@ static dc_status_t check_params(dc_device_t* device,
                    kFn, params->name, params->arg_count, DC_MAX_KERNEL_ARGS);
   }
   if (device->info.kind != DC_DEVICE_KIND_CPU ||
-      device->vtable->dispatch == NULL) {
+      device->vtable->kernels == NULL) {
     return DC_FAIL(DC_ERR_UNSUPPORTED,
                    "%s: device %s cannot run host functions as kernels", kFn,
                    device->info.name);

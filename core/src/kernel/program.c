@@ -184,7 +184,7 @@ static dc_status_t build(dc_program_t* p, const dc_program_params_t* params,
       .options_text = params->options ? params->options : "",
       .checked = options.checked || config.checked_kernels,
   };
-  return p->device->vtable->program_build(p->device, &b);
+  return p->device->vtable->kernels->program_build(p->device, &b);
 }
 
 static dc_status_t check_params(dc_device_t* device,
@@ -200,7 +200,7 @@ static dc_status_t check_params(dc_device_t* device,
   if (*out_length == 0) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the source is empty", kFn);
   }
-  if (device->vtable->program_build == NULL) {
+  if (device->vtable->kernels == NULL) {
     return DC_FAIL(DC_ERR_UNSUPPORTED, "%s: device %s does not run kernels",
                    kFn, device->info.name);
   }
@@ -277,8 +277,9 @@ dc_status_t dc_program_cache_stats(dc_device_t* device,
   DC_REQUIRE_ARG(device, "dc_program_cache_stats");
   DC_REQUIRE_ARG(out_stats, "dc_program_cache_stats");
   memset(out_stats, 0, sizeof(*out_stats));
-  if (device->vtable->program_cache_stats != NULL) {
-    device->vtable->program_cache_stats(device, out_stats);
+  const dc_device_kernel_ops_t* ops = device->vtable->kernels;
+  if (ops != NULL && ops->program_cache_stats != NULL) {
+    ops->program_cache_stats(device, out_stats);
   }
   return DC_OK;
 }
@@ -314,9 +315,7 @@ void dc_program_release(dc_program_t* p) {
     return;
   }
   if (!internal) dc__context_untrack(ctx, &p->live);
-  if (p->device->vtable->program_destroy) {
-    p->device->vtable->program_destroy(p->device, p);
-  }
+  p->device->vtable->kernels->program_destroy(p->device, p);
   p->header.magic = DC_MAGIC_RELEASED;
   dc__program_free(p);
   if (!internal) dc__context_unref(ctx);  // last: it may destroy the context

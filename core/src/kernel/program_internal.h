@@ -177,7 +177,7 @@ DC_INTERNAL void dc__kernel_pack_args(const dc_kernel_t* kernel,
 // the queue has. Not for a dispatch being autotuned (its time counts).
 DC_INTERNAL dc_status_t dc__kernel_queue(dc_kernel_t* kernel,
                                          const dc__prepared_t* prepared,
-                                         const dc_arg_t* args, void* queue);
+                                         const dc_arg_t* args, dc_device_queue_t* queue);
 
 // Autotuning (autotune.c): sets |launch|'s group size from the kernel's
 // table for its grid and returns the candidate slot being timed, or -1 when

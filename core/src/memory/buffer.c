@@ -126,7 +126,7 @@ static void publish(dc_buffer_t* b) {
 static dc_status_t acquire_memory(dc_device_t* device, const char* fn,
                                   size_t bytes, dc_storage_mode_t mode,
                                   void** memory, size_t* block_size) {
-  dc__memory_pool_t* pool = device->pool;
+  dc__memory_pool_t* pool = device->core->pool;
   dc_status_t st =
       dc__memory_pool_acquire(pool, fn, bytes, mode, memory, block_size);
   if (st != DC_ERR_OUT_OF_MEMORY || !dc__memory_pool_could_fit(pool, bytes)) {
@@ -160,7 +160,7 @@ dc_status_t dc_buffer_create(dc_device_t* device,
                                     &memory, &block_size));
   dc_buffer_t* b = new_buffer(device);
   if (b == NULL) {
-    dc__memory_pool_release(device->pool, memory, block_size, params->storage);
+    dc__memory_pool_release(device->core->pool, memory, block_size, params->storage);
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate the buffer", fn);
   }
   b->memory = memory;
@@ -213,7 +213,7 @@ void dc_buffer_release(dc_buffer_t* buffer) {
   dc_buffer_t* root = buffer->root;
   dc__context_untrack(ctx, &buffer->live);
   if (root == NULL) {
-    dc__memory_pool_release(device->pool, buffer->memory, buffer->block_size,
+    dc__memory_pool_release(device->core->pool, buffer->memory, buffer->block_size,
                             buffer->storage);
   }
   dc__object_cache_free(&ctx->buffer_cache, buffer);
@@ -272,7 +272,7 @@ dc_status_t dc__buffer_write(dc_buffer_t* buffer, size_t offset,
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
-  return d->vtable->write(d, buffer->memory,
+  return d->vtable->memory->write(d, buffer->memory,
                           buffer->byte_offset + offset * esize, src,
                           count * esize);
 }
@@ -288,7 +288,7 @@ dc_status_t dc__buffer_read(const dc_buffer_t* buffer, size_t offset,
                                      buffer->device, buffer->label));
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
-  return d->vtable->read(d, buffer->memory,
+  return d->vtable->memory->read(d, buffer->memory,
                          buffer->byte_offset + offset * esize, dst,
                          count * esize);
 }
@@ -305,7 +305,7 @@ dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
-  return d->vtable->fill(d, buffer->memory,
+  return d->vtable->memory->fill(d, buffer->memory,
                          buffer->byte_offset + offset * esize, count * esize,
                          value, esize);
 }
@@ -318,7 +318,7 @@ static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
                                        size_t src_byte, size_t bytes) {
   if (dc__device_copies_peer(dst->device, src->device)) {
     dc_device_t* d = dst->device;
-    return d->vtable->copy_peer(d, dst->memory, dst_byte, src->device,
+    return d->vtable->peer->copy(d, dst->memory, dst_byte, src->device,
                                 src->memory, src_byte, bytes, NULL);
   }
   dc_allocator_t allocator = dc_context_allocator(dst->device->context);
@@ -334,9 +334,9 @@ static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
     size_t n = DC_MIN(stage_size, bytes - done);
     dc_device_t* s = src->device;
     dc_device_t* d = dst->device;
-    status = s->vtable->read(s, src->memory, src_byte + done, stage, n);
+    status = s->vtable->memory->read(s, src->memory, src_byte + done, stage, n);
     if (status == DC_OK) {
-      status = d->vtable->write(d, dst->memory, dst_byte + done, stage, n);
+      status = d->vtable->memory->write(d, dst->memory, dst_byte + done, stage, n);
     }
     done += n;
   }
@@ -367,7 +367,7 @@ dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
     return copy_across_devices(dst, dst_byte, src, src_byte, count * esize);
   }
   dc_device_t* d = dst->device;
-  return d->vtable->copy(d, dst->memory, dst_byte, src->memory, src_byte,
+  return d->vtable->memory->copy(d, dst->memory, dst_byte, src->memory, src_byte,
                          count * esize);
 }
 
@@ -377,7 +377,7 @@ dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
   *out_pointer = NULL;
   DC_RETURN_IF_ERROR(dc__buffer_check(buffer, fn, "buffer"));
   dc_device_t* d = buffer->device;
-  char* base = d->vtable->host_pointer(d, buffer->memory, buffer->storage);
+  char* base = d->vtable->memory->host_pointer(d, buffer->memory, buffer->storage);
   if (base == NULL) {
     return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "%s: %s memory of '%s' on %s is not visible to the host; "

@@ -111,7 +111,7 @@ static void free_unlinked(dc__memory_pool_t* pool, block_t* victims) {
   size_t freed = 0;
   block_t* last = victims;
   for (block_t* b = victims; b != NULL; b = b->next) {
-    pool->device->vtable->deallocate(pool->device, b->memory, b->size,
+    pool->device->vtable->memory->deallocate(pool->device, b->memory, b->size,
                                      b->mode);
     freed += b->size;
     last = b;
@@ -199,13 +199,13 @@ static dc_status_t allocate_from_device(dc__memory_pool_t* pool,
                                         dc_storage_mode_t mode,
                                         void** out_memory) {
   dc_device_t* device = pool->device;
-  dc_status_t status = device->vtable->allocate(device, size, mode, out_memory);
+  dc_status_t status = device->vtable->memory->allocate(device, size, mode, out_memory);
   if (status == DC_ERR_OUT_OF_MEMORY) {
     pthread_mutex_lock(&pool->lock);
     block_t* victims = unlink_cached(pool, 0);
     pthread_mutex_unlock(&pool->lock);
     free_unlinked(pool, victims);
-    status = device->vtable->allocate(device, size, mode, out_memory);
+    status = device->vtable->memory->allocate(device, size, mode, out_memory);
   }
   return status == DC_OK ? DC_OK : unreserve(pool, fn, size, status);
 }
@@ -272,7 +272,7 @@ void dc__memory_pool_release(dc__memory_pool_t* pool, void* memory,
   }
   pthread_mutex_unlock(&pool->lock);
   if (node == NULL) {
-    pool->device->vtable->deallocate(pool->device, memory, block_size, mode);
+    pool->device->vtable->memory->deallocate(pool->device, memory, block_size, mode);
   }
 }
 
@@ -282,7 +282,7 @@ dc_status_t dc_memory_pool_stats(dc_device_t* device,
                                  dc_memory_pool_stats_t* out_stats) {
   DC_REQUIRE_ARG(device, "dc_memory_pool_stats");
   DC_REQUIRE_ARG(out_stats, "dc_memory_pool_stats");
-  dc__memory_pool_t* pool = device->pool;
+  dc__memory_pool_t* pool = device->core->pool;
   pthread_mutex_lock(&pool->lock);
   *out_stats = pool->stats;
   out_stats->cache_limit = pool->cache_limit;
@@ -293,7 +293,7 @@ dc_status_t dc_memory_pool_stats(dc_device_t* device,
 
 dc_status_t dc_memory_pool_trim(dc_device_t* device, size_t keep_bytes) {
   DC_REQUIRE_ARG(device, "dc_memory_pool_trim");
-  dc__memory_pool_t* pool = device->pool;
+  dc__memory_pool_t* pool = device->core->pool;
   pthread_mutex_lock(&pool->lock);
   block_t* victims = unlink_cached(pool, keep_bytes);
   pthread_mutex_unlock(&pool->lock);
@@ -318,14 +318,14 @@ static void set_limits(dc__memory_pool_t* pool, const size_t* cache_limit,
 
 dc_status_t dc_memory_pool_set_budget(dc_device_t* device, size_t budget) {
   DC_REQUIRE_ARG(device, "dc_memory_pool_set_budget");
-  set_limits(device->pool, NULL, &budget);
+  set_limits(device->core->pool, NULL, &budget);
   return DC_OK;
 }
 
 dc_status_t dc_memory_pool_set_cache_limit(dc_device_t* device,
                                            size_t cache_limit) {
   DC_REQUIRE_ARG(device, "dc_memory_pool_set_cache_limit");
-  set_limits(device->pool, &cache_limit, NULL);
+  set_limits(device->core->pool, &cache_limit, NULL);
   return DC_OK;
 }
 

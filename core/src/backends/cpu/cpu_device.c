@@ -16,8 +16,7 @@ static void cpu_destroy(dc_device_t* device) {
   dc_allocator_free(cpu->allocator, cpu, sizeof(*cpu));
 }
 
-static const dc_device_vtable_t kCpuVtable = {
-    .destroy = cpu_destroy,
+static const dc_device_memory_ops_t kCpuMemory = {
     .allocate = dc__cpu_allocate,
     .deallocate = dc__cpu_deallocate,
     .host_pointer = dc__cpu_host_pointer,
@@ -25,10 +24,21 @@ static const dc_device_vtable_t kCpuVtable = {
     .read = dc__cpu_read,
     .fill = dc__cpu_fill,
     .copy = dc__cpu_copy,
+};
+
+static const dc_device_kernel_ops_t kCpuKernels = {
     .program_build = dc__cpu_program_build,
     .program_destroy = dc__cpu_program_destroy,
     .dispatch = dc__cpu_dispatch,
     .program_cache_stats = dc__cpu_program_cache_stats,
+};
+
+// No queues, events or graphs: a CPU dispatch runs on the worker pool and
+// returns when it has finished, so there is nothing to queue.
+static const dc_device_vtable_t kCpuVtable = {
+    .destroy = cpu_destroy,
+    .memory = &kCpuMemory,
+    .kernels = &kCpuKernels,
 };
 
 // Adds the CPU device |index|: "cpu", then "cpu:1", "cpu:2"...

@@ -130,9 +130,7 @@ static bool cuda_broken(dc_device_t* device) {
   return atomic_load(&((dc__cuda_device_t*)device)->broken);
 }
 
-static const dc_device_vtable_t kCudaVtable = {
-    .destroy = cuda_destroy,
-    .broken = cuda_broken,
+static const dc_device_memory_ops_t kCudaMemory = {
     .allocate = dc__cuda_allocate,
     .deallocate = dc__cuda_deallocate,
     .host_pointer = dc__cuda_host_pointer,
@@ -140,6 +138,9 @@ static const dc_device_vtable_t kCudaVtable = {
     .read = dc__cuda_read,
     .fill = dc__cuda_fill,
     .copy = dc__cuda_copy,
+};
+
+static const dc_device_kernel_ops_t kCudaKernels = {
     .program_build = dc__cuda_program_build,
     .program_destroy = dc__cuda_program_destroy,
     .dispatch = dc__cuda_dispatch,
@@ -147,19 +148,42 @@ static const dc_device_vtable_t kCudaVtable = {
     .preferred_group_size = dc__cuda_preferred_group_size,
     .matmul = dc__cuda_matmul,
     .matmul_library = dc__cuda_matmul_library,
-    .copy_peer = dc__cuda_copy_peer,
-    .peer_direct = dc__cuda_peer_direct,
-    .queue_create = dc__cuda_queue_create,
-    .queue_destroy = dc__cuda_queue_destroy,
-    .dispatch_queued = dc__cuda_dispatch_queued,
-    .queue_finish = dc__cuda_queue_finish,
-    .event_create = dc__cuda_event_create,
-    .event_destroy = dc__cuda_event_destroy,
-    .queue_record = dc__cuda_queue_record,
-    .queue_wait = dc__cuda_queue_wait,
-    .graph_create = dc__cuda_graph_create,
-    .graph_run = dc__cuda_graph_run,
-    .graph_destroy = dc__cuda_graph_destroy,
+};
+
+static const dc_device_queue_ops_t kCudaQueues = {
+    .create = dc__cuda_queue_create,
+    .destroy = dc__cuda_queue_destroy,
+    .dispatch = dc__cuda_dispatch_queued,
+    .finish = dc__cuda_queue_finish,
+};
+
+static const dc_device_event_ops_t kCudaEvents = {
+    .create = dc__cuda_event_create,
+    .destroy = dc__cuda_event_destroy,
+    .record = dc__cuda_queue_record,
+    .wait = dc__cuda_queue_wait,
+};
+
+static const dc_device_graph_ops_t kCudaGraphs = {
+    .create = dc__cuda_graph_create,
+    .run = dc__cuda_graph_run,
+    .destroy = dc__cuda_graph_destroy,
+};
+
+static const dc_device_peer_ops_t kCudaPeer = {
+    .copy = dc__cuda_copy_peer,
+    .direct = dc__cuda_peer_direct,
+};
+
+static const dc_device_vtable_t kCudaVtable = {
+    .destroy = cuda_destroy,
+    .broken = cuda_broken,
+    .memory = &kCudaMemory,
+    .kernels = &kCudaKernels,
+    .queues = &kCudaQueues,
+    .events = &kCudaEvents,
+    .graphs = &kCudaGraphs,
+    .peer = &kCudaPeer,
 };
 
 //===-- Capabilities ----------------------------------------------------===//

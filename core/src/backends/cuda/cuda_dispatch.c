@@ -234,7 +234,8 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
                                  CUstream stream) {
   if (ck->checked) {
     dc__cuda_fault_state_t f;
-    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
+    DC_RETURN_IF_ERROR(
+        read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
       dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f.kind, .arg = f.arg,
                             .line = f.line, .index = f.index,
@@ -244,7 +245,8 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   }
   if (k->info.uses_grid_sync) {
     dc__cuda_grid_state_t g;
-    DC_RETURN_IF_ERROR(read_state(cuda, k, ck->module->grid, &g, sizeof(g), stream));
+    DC_RETURN_IF_ERROR(
+        read_state(cuda, k, ck->module->grid, &g, sizeof(g), stream));
     if (g.broken) {
       return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                      "%s: kernel '%s' reached dc_grid_sync() in some "
@@ -312,10 +314,10 @@ dc_status_t dc__cuda_dispatch(dc_device_t* device, dc_kernel_t* kernel,
   return dispatch_on(device, NULL, true, kernel, l, args, lengths);
 }
 
-dc_status_t dc__cuda_dispatch_queued(dc_device_t* device, void* queue,
+dc_status_t dc__cuda_dispatch_queued(dc_device_t* device,
+                                     dc_device_queue_t* queue,
                                      dc_kernel_t* kernel, const dc_launch_t* l,
-                                     void* const* args,
-                                     const size_t* lengths) {
+                                     void* const* args, const size_t* lengths) {
   return dispatch_on(device, (CUstream)queue, false, kernel, l, args,
                      lengths);
 }

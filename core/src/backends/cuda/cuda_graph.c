@@ -107,13 +107,11 @@ static dc_status_t build(dc__cuda_device_t* cuda, cuda_graph_t* g,
   return st;
 }
 
-dc_status_t dc__cuda_graph_create(dc_device_t* device, size_t count,
-                                  dc_kernel_t* const* kernels,
-                                  const dc_launch_t* launches,
-                                  void* const* const* args,
-                                  const size_t* const* lengths,
-                                  const uint32_t* dep_first,
-                                  const uint32_t* deps, void** out_graph) {
+dc_status_t dc__cuda_graph_create(
+    dc_device_t* device, size_t count, dc_kernel_t* const* kernels,
+    const dc_launch_t* launches, void* const* const* args,
+    const size_t* const* lengths, const uint32_t* dep_first,
+    const uint32_t* deps, dc_device_graph_t** out_graph) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   *out_graph = NULL;
   DC_RETURN_IF_ERROR(check_recordable(cuda, kernels, count));
@@ -135,15 +133,15 @@ dc_status_t dc__cuda_graph_create(dc_device_t* device, size_t count,
     destroy(cuda, g);
     dc__error_restore(&saved);
   } else {
-    *out_graph = g;
+    *out_graph = (dc_device_graph_t*)g;
   }
   return dc__cuda_leave(cuda, st);
 }
 
-dc_status_t dc__cuda_graph_run(dc_device_t* device, void* graph,
+dc_status_t dc__cuda_graph_run(dc_device_t* device, dc_device_graph_t* graph,
                                bool* out_started) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
-  cuda_graph_t* g = graph;
+  cuda_graph_t* g = (cuda_graph_t*)graph;
   *out_started = false;
   dc_status_t st = dc__cuda_enter(cuda);
   if (st == DC_OK) {
@@ -158,12 +156,12 @@ dc_status_t dc__cuda_graph_run(dc_device_t* device, void* graph,
   return dc__cuda_settle(cuda, st);
 }
 
-void dc__cuda_graph_destroy(dc_device_t* device, void* graph) {
+void dc__cuda_graph_destroy(dc_device_t* device, dc_device_graph_t* graph) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   // A lost context cannot be made current; its graphs went with it, and
   // only the host memory is left to free.
   if (dc__cuda_enter(cuda) == DC_OK) {
-    destroy(cuda, graph);
+    destroy(cuda, (cuda_graph_t*)graph);
   } else {
     dc_allocator_free(cuda->allocator, graph, sizeof(cuda_graph_t));
   }

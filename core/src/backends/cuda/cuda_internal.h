@@ -145,30 +145,36 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch(dc_device_t* device,
 // event a CUDA event.
 DC_INTERNAL dc_status_t dc__cuda_queue_create(dc_device_t* device,
                                               dc_priority_t priority,
-                                              void** out_queue);
-DC_INTERNAL void dc__cuda_queue_destroy(dc_device_t* device, void* queue);
+                                              dc_device_queue_t** out_queue);
+DC_INTERNAL void dc__cuda_queue_destroy(dc_device_t* device,
+                                        dc_device_queue_t* queue);
 DC_INTERNAL dc_status_t dc__cuda_dispatch_queued(
-    dc_device_t* device, void* queue, dc_kernel_t* kernel,
+    dc_device_t* device, dc_device_queue_t* queue, dc_kernel_t* kernel,
     const dc_launch_t* launch, void* const* args, const size_t* lengths);
 DC_INTERNAL dc_status_t dc__cuda_queue_finish(dc_device_t* device,
-                                              void* queue);
+                                              dc_device_queue_t* queue);
 DC_INTERNAL dc_status_t dc__cuda_event_create(dc_device_t* device,
-                                              void** out_event);
-DC_INTERNAL void dc__cuda_event_destroy(dc_device_t* device, void* event);
+                                              dc_device_event_t** out_event);
+DC_INTERNAL void dc__cuda_event_destroy(dc_device_t* device,
+                                        dc_device_event_t* event);
 DC_INTERNAL dc_status_t dc__cuda_queue_record(dc_device_t* device,
-                                              void* queue, void* event);
-DC_INTERNAL dc_status_t dc__cuda_queue_wait(dc_device_t* device, void* queue,
-                                            void* event);
+                                              dc_device_queue_t* queue,
+                                              dc_device_event_t* event);
+DC_INTERNAL dc_status_t dc__cuda_queue_wait(dc_device_t* device,
+                                            dc_device_queue_t* queue,
+                                            dc_device_event_t* event);
 // Device graphs (cuda_graph.c): the vtable's graph functions, as
 // described in dc/backend.h; a recording is an instantiated CUDA graph.
 DC_INTERNAL dc_status_t dc__cuda_graph_create(
     dc_device_t* device, size_t count, dc_kernel_t* const* kernels,
     const dc_launch_t* launches, void* const* const* args,
     const size_t* const* lengths, const uint32_t* dep_first,
-    const uint32_t* deps, void** out_graph);
-DC_INTERNAL dc_status_t dc__cuda_graph_run(dc_device_t* device, void* graph,
+    const uint32_t* deps, dc_device_graph_t** out_graph);
+DC_INTERNAL dc_status_t dc__cuda_graph_run(dc_device_t* device,
+                                           dc_device_graph_t* graph,
                                            bool* out_started);
-DC_INTERNAL void dc__cuda_graph_destroy(dc_device_t* device, void* graph);
+DC_INTERNAL void dc__cuda_graph_destroy(dc_device_t* device,
+                                        dc_device_graph_t* graph);
 DC_INTERNAL void dc__cuda_program_cache_stats(dc_device_t* device,
                                               dc_program_cache_stats_t* out);
 // Frees the kernel state of |cuda|: unloads its modules (with the

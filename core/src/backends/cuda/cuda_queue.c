@@ -15,7 +15,7 @@ static int cuda_priority(const dc__cuda_device_t* cuda, dc_priority_t p) {
 }
 
 dc_status_t dc__cuda_queue_create(dc_device_t* device, dc_priority_t priority,
-                                  void** out_queue) {
+                                  dc_device_queue_t** out_queue) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   *out_queue = NULL;
   DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
@@ -26,11 +26,11 @@ dc_status_t dc__cuda_queue_create(dc_device_t* device, dc_priority_t priority,
     return dc__cuda_settle(
         cuda, dc__cuda_failed(cuda, r, "cuStreamCreateWithPriority"));
   }
-  *out_queue = stream;
+  *out_queue = (dc_device_queue_t*)stream;
   return DC_OK;
 }
 
-void dc__cuda_queue_destroy(dc_device_t* device, void* queue) {
+void dc__cuda_queue_destroy(dc_device_t* device, dc_device_queue_t* queue) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   // A lost context cannot be made current; its streams went with it.
   if (dc__cuda_enter(cuda) == DC_OK) {
@@ -38,7 +38,8 @@ void dc__cuda_queue_destroy(dc_device_t* device, void* queue) {
   }
 }
 
-dc_status_t dc__cuda_queue_finish(dc_device_t* device, void* queue) {
+dc_status_t dc__cuda_queue_finish(dc_device_t* device,
+                                  dc_device_queue_t* queue) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   dc_status_t status = dc__cuda_enter(cuda);
   if (status == DC_OK) {
@@ -49,7 +50,8 @@ dc_status_t dc__cuda_queue_finish(dc_device_t* device, void* queue) {
 
 //===-- Device events ---------------------------------------------------===//
 
-dc_status_t dc__cuda_event_create(dc_device_t* device, void** out_event) {
+dc_status_t dc__cuda_event_create(dc_device_t* device,
+                                  dc_device_event_t** out_event) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   *out_event = NULL;
   DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
@@ -58,19 +60,19 @@ dc_status_t dc__cuda_event_create(dc_device_t* device, void** out_event) {
   if (r != CUDA_SUCCESS) {
     return dc__cuda_settle(cuda, dc__cuda_failed(cuda, r, "cuEventCreate"));
   }
-  *out_event = event;
+  *out_event = (dc_device_event_t*)event;
   return DC_OK;
 }
 
-void dc__cuda_event_destroy(dc_device_t* device, void* event) {
+void dc__cuda_event_destroy(dc_device_t* device, dc_device_event_t* event) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   if (dc__cuda_enter(cuda) == DC_OK) {
     cuda->api->cu->event_destroy((CUevent)event);
   }
 }
 
-dc_status_t dc__cuda_queue_record(dc_device_t* device, void* queue,
-                                  void* event) {
+dc_status_t dc__cuda_queue_record(dc_device_t* device, dc_device_queue_t* queue,
+                                  dc_device_event_t* event) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
   CUresult r = cuda->api->cu->event_record((CUevent)event, (CUstream)queue);
@@ -80,8 +82,8 @@ dc_status_t dc__cuda_queue_record(dc_device_t* device, void* queue,
   return DC_OK;
 }
 
-dc_status_t dc__cuda_queue_wait(dc_device_t* device, void* queue,
-                                void* event) {
+dc_status_t dc__cuda_queue_wait(dc_device_t* device, dc_device_queue_t* queue,
+                                dc_device_event_t* event) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
   CUresult r = cuda->api->cu->stream_wait_event((CUstream)queue,
