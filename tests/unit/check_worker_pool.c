@@ -466,6 +466,92 @@ START_TEST(test_worker_pool_nested_parallel_for_runs_inline) {
 }
 END_TEST
 
+//===-- gangs -----------------------------------------------------------===//
+
+// Each member counts itself in, then waits until every member has: only
+// members that run at the same time get past the wait.
+typedef struct gang_t {
+  uint32_t count;
+  atomic_uint arrived;
+  atomic_uint threads_seen;  // a bit per thread index
+  atomic_bool timed_out;
+  atomic_int fail_index;     // the member that fails, or -1
+} gang_t;
+
+static dc_status_t gang_member(void* user_data, size_t begin, size_t end,
+                               uint32_t thread_index) {
+  gang_t* g = user_data;
+  ck_assert_uint_eq(end, begin + 1);
+  atomic_fetch_or(&g->threads_seen, 1u << thread_index);
+  atomic_fetch_add(&g->arrived, 1u);
+  uint64_t deadline = now_ns() + 10000000000ull;
+  while (atomic_load(&g->arrived) < g->count) {
+    if (now_ns() > deadline) {
+      atomic_store(&g->timed_out, true);
+      break;
+    }
+    sched_yield();
+  }
+  if ((int)begin == atomic_load(&g->fail_index)) {
+    return dc_set_error(DC_ERR_INTERNAL, "member %zu failed", begin);
+  }
+  return DC_OK;
+}
+
+static dc_status_t gang_inside_parallel_for(void* user_data, size_t begin,
+                                            size_t end, uint32_t thread) {
+  (void)begin, (void)end, (void)thread;
+  gang_t inner = {.count = 2, .fail_index = -1};
+  dc_status_t st =
+      dc_worker_pool_gang((dc_worker_pool_t*)user_data, 2, gang_member, &inner);
+  return st == DC_ERR_UNSUPPORTED ? DC_OK : DC_ERR_INTERNAL;
+}
+
+START_TEST(test_worker_pool_gang_members_run_at_once) {
+  dc_context_t* ctx = pool_context(4, DC_IDLE_BALANCED);
+  dc_worker_pool_t* pool = dc_context_worker_pool(ctx);
+  uint32_t threads = dc_worker_pool_thread_count(pool);
+  gang_t g = {.count = threads, .fail_index = -1};
+  DC_CK_OK(dc_worker_pool_gang(pool, threads, gang_member, &g));
+  ck_assert(!atomic_load(&g.timed_out));
+  ck_assert_uint_eq(atomic_load(&g.arrived), threads);
+  // Every member on a thread of its own.
+  ck_assert_uint_eq(atomic_load(&g.threads_seen), (1u << threads) - 1u);
+  // A failing member fails the gang, after every member ran.
+  gang_t failing = {.count = threads, .fail_index = 1};
+  DC_CK_FAIL(dc_worker_pool_gang(pool, threads, gang_member, &failing),
+             DC_ERR_INTERNAL, "member 1 failed");
+  ck_assert_uint_eq(atomic_load(&failing.arrived), threads);
+  // None and one.
+  gang_t none = {.count = 0, .fail_index = -1};
+  DC_CK_OK(dc_worker_pool_gang(pool, 0, gang_member, &none));
+  ck_assert_uint_eq(atomic_load(&none.arrived), 0);
+  gang_t one = {.count = 1, .fail_index = -1};
+  DC_CK_OK(dc_worker_pool_gang(pool, 1, gang_member, &one));
+  ck_assert_uint_eq(atomic_load(&one.arrived), 1);
+  // Inside a parallel-for body the workers are taken.
+  DC_CK_OK(dc_worker_pool_parallel_for(pool, 0, 8, 1,
+                                       gang_inside_parallel_for, pool));
+  dc_context_release(ctx);
+}
+END_TEST
+
+START_TEST(test_worker_pool_gang_bad_arguments) {
+  dc_context_t* ctx = pool_context(2, DC_IDLE_BALANCED);
+  dc_worker_pool_t* pool = dc_context_worker_pool(ctx);
+  gang_t g = {.count = 3, .fail_index = -1};
+  const char* fn = "dc_worker_pool_gang";
+  DC_CK_FAIL(dc_worker_pool_gang(NULL, 1, gang_member, &g),
+             DC_ERR_INVALID_ARGUMENT, fn);
+  DC_CK_FAIL(dc_worker_pool_gang(pool, 1, NULL, &g), DC_ERR_INVALID_ARGUMENT,
+             fn);
+  DC_CK_FAIL(dc_worker_pool_gang(pool, 3, gang_member, &g),
+             DC_ERR_INVALID_ARGUMENT, "cannot run at once on 2 thread(s)");
+  ck_assert_uint_eq(atomic_load(&g.arrived), 0);
+  dc_context_release(ctx);
+}
+END_TEST
+
 //===-- errors ----------------------------------------------------------===//
 
 START_TEST(test_worker_pool_bad_arguments) {
@@ -595,6 +681,8 @@ static Suite* worker_pool_suite(void) {
   tcase_add_test(core, test_worker_pool_inline_failure_is_returned);
   tcase_add_test(core, test_worker_pool_works_again_after_a_failure);
   tcase_add_test(core, test_worker_pool_nested_parallel_for_runs_inline);
+  tcase_add_test(core, test_worker_pool_gang_members_run_at_once);
+  tcase_add_test(core, test_worker_pool_gang_bad_arguments);
   suite_add_tcase(s, core);
 
   TCase* errors = tcase_create("errors");

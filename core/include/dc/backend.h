@@ -280,6 +280,15 @@ DC_API dc_status_t dc_device_initialize(dc_device_t* device,
 DC_API dc_status_t dc_context_add_device(dc_context_t* context,
                                          dc_device_t* device);
 
+// Tells the engine about a failure of |device| that the backend found
+// outside a call the engine made and checks (a sticky error seen on a
+// path of its own, say): the device's health counts it as a failure with
+// |message|, and a failure of the device class (dc_status_class) marks
+// the device lost and trips its breaker, as a failed call would. Ignores
+// DC_OK, deterministic failures and NULL arguments. Thread-safe.
+DC_API void dc_device_report_failure(dc_device_t* device, dc_status_t status,
+                                     const char* message);
+
 // Returns the host allocator of |context|, for backend bookkeeping.
 DC_API dc_allocator_t dc_context_allocator(const dc_context_t* context);
 

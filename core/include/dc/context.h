@@ -148,6 +148,9 @@ DC_API void dc_context_log(dc_context_t* context, dc_log_level_t level,
 // Devices are discovered when the context is created and live as long as
 // the context; the pointers below are borrowed. Index 0 is always the CPU.
 
+// The most devices a context holds, the CPU included.
+#define DC_MAX_DEVICES 16
+
 // Returns how many devices the context has (at least 1).
 DC_API size_t dc_context_device_count(const dc_context_t* context);
 

@@ -90,6 +90,22 @@ DC_API dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool,
                                                size_t chunk, dc_range_fn_t fn,
                                                void* user_data);
 
+// Runs |fn| once for each index i in [0, |count|) as the range (i, i + 1),
+// all at the same time, each on a thread of its own (index 0 on the
+// caller, the others on distinct workers, parked ones woken), and returns
+// when all have finished. Unlike a parallel-for, no thread runs two
+// indices and the call waits for every member, so members may wait for
+// each other (a barrier across the gang: what a CPU device's kernels that
+// synchronise their whole grid need). Every member runs even when another
+// fails; the first failure is returned. A |count| of 0 returns DC_OK and
+// 1 runs inline.
+// Returns DC_ERR_INVALID_ARGUMENT if |pool| or |fn| is NULL or |count|
+// exceeds dc_worker_pool_thread_count(), DC_ERR_UNSUPPORTED for a |count|
+// above 1 from inside a parallel-for or gang body (the workers are taken),
+// else the first status a member returned.
+DC_API dc_status_t dc_worker_pool_gang(dc_worker_pool_t* pool, uint32_t count,
+                                       dc_range_fn_t fn, void* user_data);
+
 // Returns the number of threads a parallel-for runs on: the workers plus
 // the calling thread. 0 if |pool| is NULL.
 DC_API uint32_t dc_worker_pool_thread_count(const dc_worker_pool_t* pool);

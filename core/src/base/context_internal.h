@@ -7,11 +7,10 @@
 
 #include "dc/backend.h"
 #include "dc/context.h"
-#include "internal.h"
 #include "fault_set.h"
+#include "internal.h"
+#include "log_internal.h"
 #include "object_cache.h"
-
-#define DC_MAX_DEVICES 16
 
 // The engine's own state of a device (dc_device_t.core), kept in the
 // context beside the device.
@@ -28,26 +27,6 @@ typedef struct dc__device_health_t {
   char reason[256];
   int announced;  // the worst state the callback was told about
 } dc__device_health_t;
-
-// Kinds of objects the context tracks, counted apart.
-typedef enum dc__live_kind_e {
-  DC_LIVE_BUFFER = 0,
-  DC_LIVE_PROGRAM,
-  DC_LIVE_STREAM,
-  DC_LIVE_EVENT,
-  DC_LIVE_GRAPH,
-  DC_LIVE_KIND_COUNT,
-} dc__live_kind_t;
-
-// A link in the context's list of live objects, embedded in each tracked
-// object. |describe| writes one line about the object for leak reports.
-typedef struct dc__live_node_t {
-  struct dc__live_node_t* prev;
-  struct dc__live_node_t* next;
-  void (*describe)(const struct dc__live_node_t* node, char* buf,
-                   size_t size);
-  dc__live_kind_t kind;
-} dc__live_node_t;
 
 // Storage for the string settings of a context.
 typedef struct dc__config_strings_t {
@@ -100,15 +79,6 @@ struct dc_context_t {
   uint64_t peer_bandwidth[DC_MAX_DEVICES][DC_MAX_DEVICES];
 };
 
-// Logs through the context's sink if |level| is enabled.
-#define DC_LOG(ctx, level, component, ...)                        \
-  do {                                                            \
-    if (dc__log_enabled((ctx), (level)))                          \
-      dc_context_log((ctx), (level), (component), __VA_ARGS__);   \
-  } while (0)
-
-DC_INTERNAL bool dc__log_enabled(const dc_context_t* ctx,
-                                 dc_log_level_t level);
 DC_INTERNAL void dc__log_default_sink(void* user_data,
                                       const dc_log_record_t* record);
 

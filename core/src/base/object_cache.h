@@ -7,15 +7,7 @@
 #include <pthread.h>
 
 #include "internal.h"
-
-// Every cached object starts with this header. |magic| tells a live
-// object of the cache's type from a released one; the cache never frees a
-// released object until the context goes, so reading the magic of a stale
-// handle is always defined.
-typedef struct dc__object_header_t {
-  uint32_t magic;
-  struct dc__object_header_t* next_released;
-} dc__object_header_t;
+#include "resource.h"
 
 #define DC_MAGIC_RELEASED 0xDEADDC00u
 

@@ -18,7 +18,7 @@
 // same pairing with |sleepers|, so the caller makes no system call while
 // every worker is still spinning.
 //
-// A gang (dc__worker_pool_gang) is a job whose "chunks" are |count| member
+// A gang (dc_worker_pool_gang) is a job whose "chunks" are |count| member
 // indices, one per thread: the caller takes index 0 and each worker that
 // joins claims at most one more from |gang_next|. Members may wait for
 // each other (a grid barrier), so the caller keeps the job open until
@@ -285,9 +285,11 @@ dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
   return status;
 }
 
-dc_status_t dc__worker_pool_gang(dc_worker_pool_t* pool, uint32_t count,
-                                 dc_range_fn_t fn, void* user_data) {
-  static const char* fname = "dc__worker_pool_gang";
+dc_status_t dc_worker_pool_gang(dc_worker_pool_t* pool, uint32_t count,
+                                dc_range_fn_t fn, void* user_data) {
+  static const char* fname = "dc_worker_pool_gang";
+  DC_REQUIRE_ARG(pool, fname);
+  DC_REQUIRE_ARG(fn, fname);
   if (count > pool->thread_count) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: %u bodies cannot run at once on %u thread(s)", fname,

@@ -16,18 +16,4 @@ DC_INTERNAL dc_status_t dc__worker_pool_create(dc_allocator_t allocator,
 // Stops and joins the workers. No parallel-for may be running.
 DC_INTERNAL void dc__worker_pool_destroy(dc_worker_pool_t* pool);
 
-// Runs |fn| for each index in [0, |count|) as (index, index + 1), all at
-// the same time, each on a thread of its own (index 0 on the caller, the
-// others on distinct workers, parked ones woken), and returns when all have
-// finished. Unlike a parallel-for, no thread runs two indices and the call
-// waits for every member, so members may wait for each other (a grid
-// barrier). Every member runs even when another fails; the first failure
-// is returned. |count| of 1 runs inline; called with |count| > 1 from
-// inside a parallel-for or gang body it returns DC_ERR_UNSUPPORTED, as the
-// workers are taken. Returns DC_ERR_INVALID_ARGUMENT if |count| exceeds
-// dc_worker_pool_thread_count().
-DC_INTERNAL dc_status_t dc__worker_pool_gang(dc_worker_pool_t* pool,
-                                             uint32_t count, dc_range_fn_t fn,
-                                             void* user_data);
-
 #endif  // DC_WORKER_POOL_INTERNAL_H_

@@ -6,9 +6,9 @@
 
 #include "arena.h"
 #include "ast.h"
-#include "context_internal.h"
 #include "dc/backend.h"
 #include "dc/kernel.h"
+#include "object_cache.h"
 #include "pp.h"
 
 #define DC_MAGIC_PROGRAM 0xDC960001u

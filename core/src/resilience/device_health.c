@@ -120,6 +120,12 @@ bool dc__status_about_device(dc_status_t status) {
          (cls == DC_STATUS_CLASS_TRANSIENT || cls == DC_STATUS_CLASS_DEVICE);
 }
 
+void dc_device_report_failure(dc_device_t* device, dc_status_t status,
+                              const char* message) {
+  if (device == NULL || message == NULL) return;
+  dc__device_failed(device, status, message);
+}
+
 void dc__device_failed(dc_device_t* device, dc_status_t status,
                        const char* message) {
   if (!dc__status_about_device(status)) return;

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context_internal.h"
 #include "cpu_internal.h"
+#include "log_internal.h"
 
 static void cpu_destroy(dc_device_t* device) {
   dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;

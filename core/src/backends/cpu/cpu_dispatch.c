@@ -9,16 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context_internal.h"
 #include "cpu_internal.h"
 #include "futex.h"
+#include "log_internal.h"
 #include "program_internal.h"
-#include "worker_pool_internal.h"
 
 //===-- The grid barrier -------------------------------------------------===//
 
 // dc_grid_sync() across the groups of a cooperative dispatch, one thread
-// per group (dc__worker_pool_gang): a sense-reversing barrier. Each thread
+// per group (dc_worker_pool_gang): a sense-reversing barrier. Each thread
 // reads the generation, then arrives; the last to arrive resets the count
 // and moves the generation on, which releases the others (they spin a
 // little, then sleep on it). The arrivals' read-modify-writes and the
@@ -130,8 +129,8 @@ static dc_status_t run_cooperative(const dc_kernel_t* k,
   launch->grid_sync = grid_sync;
   launch->grid_sync_ctx = &grid;
   job->grid = &grid;
-  dc_status_t st = dc__worker_pool_gang(pool, (uint32_t)groups, run_groups,
-                                        job);
+  dc_status_t st =
+      dc_worker_pool_gang(pool, (uint32_t)groups, run_groups, job);
   if (st != DC_OK) {
     char why[512];
     dc__strlcpy(why, dc_last_error(), sizeof(why));

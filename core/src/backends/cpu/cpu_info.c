@@ -145,6 +145,6 @@ void dc__cpu_read_info(uint32_t worker_threads, dc_device_info_t* info) {
   // callbacks and waits overlap with them.
   info->stream_count = DC_MIN(DC_MAX(worker_threads, 2u), 8u);
   // A cooperative dispatch runs each group on a thread of its own, all at
-  // once (dc__worker_pool_gang).
+  // once (dc_worker_pool_gang).
   info->max_cooperative_groups = worker_threads;
 }

@@ -49,6 +49,9 @@ DC_INTERNAL dc_status_t dc__cpu_copy(dc_device_t* device, void* dst,
                                      size_t dst_offset, const void* src,
                                      size_t src_offset, size_t size);
 
+// Adds the CPU devices of |ctx| (the registry's enumerate for "cpu").
+DC_INTERNAL dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data);
+
 // Fills |info| from the machine: /proc/cpuinfo, sysfs cache descriptions,
 // the CPU's vector extensions, sysconf. |worker_threads| is the pool size.
 DC_INTERNAL void dc__cpu_read_info(uint32_t worker_threads,

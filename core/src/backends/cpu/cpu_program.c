@@ -26,13 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "context_internal.h"
-#include "cpu_abi.h"
 #include "builtin_table.h"
+#include "cpu_abi.h"
 #include "cpu_codegen.h"
 #include "cpu_compile.h"
 #include "cpu_internal.h"
 #include "kcache.h"
+#include "log_internal.h"
 #include "program_internal.h"
 #include "sha256.h"
 #include "tree_walk.h"

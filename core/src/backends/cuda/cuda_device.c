@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context_internal.h"
 #include "cuda_internal.h"
+#include "log_internal.h"
 
 // Streams a stream group gets by default. The device runs one operation
 // at a time on its CUDA stream, so more engine streams only help to keep
@@ -83,7 +83,7 @@ static void report_lost(dc__cuda_device_t* cuda, dc_status_t status) {
   dc_device_health_t health;
   bool marked = dc_device_health(&cuda->base, &health) == DC_OK &&
                 health.state == DC_DEVICE_LOST;
-  if (!marked) dc__device_failed(&cuda->base, status, message);
+  if (!marked) dc_device_report_failure(&cuda->base, status, message);
   dc__error_set_raw(message);
 }
 

@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context_internal.h"
 #include "cuda_internal.h"
+#include "log_internal.h"
 
 // Peer access is tracked in a 64-bit mask per GPU (peer_access).
 #define PEER_ORDINAL_LIMIT 64
@@ -153,10 +153,12 @@ static bool peers_disabled(dc_context_t* ctx) {
 void dc__cuda_enable_peers(dc_context_t* ctx) {
   dc__cuda_device_t* gpus[DC_MAX_DEVICES];
   size_t count = 0;
-  for (size_t i = 0; i < ctx->device_count; ++i) {
+  for (size_t i = 0; i < dc_context_device_count(ctx); ++i) {
+    dc_device_t* device = NULL;
     // "cuda" is a reserved backend name: these are this backend's.
-    if (strcmp(ctx->devices[i]->info.backend, "cuda") == 0) {
-      gpus[count++] = cuda_of(ctx->devices[i]);
+    if (dc_context_device(ctx, i, &device) == DC_OK &&
+        strcmp(device->info.backend, "cuda") == 0) {
+      gpus[count++] = cuda_of(device);
     }
   }
   if (count < 2 || peers_disabled(ctx)) return;

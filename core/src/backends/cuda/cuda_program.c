@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "context_internal.h"
 #include "cuda_compile.h"
 #include "cuda_kernel.h"
 #include "kcache.h"
+#include "log_internal.h"
 #include "program_internal.h"
 #include "sha256.h"
 
