@@ -6,7 +6,8 @@
 #   1. The core never includes Lua or the binding.
 #   2. Above the backends, the core includes no backend's header: it
 #      reaches backends through dc/backend.h and the registry
-#      (backends/registry.c) alone.
+#      (backends/registry.c) alone. Outside execution/, nothing includes
+#      stream_internal.h: the scheduler's API is scheduler.h.
 #   3. A backend includes the interface (dc/*.h), the kernel compiler's
 #      headers (kernel/), the base utilities (internal.h, strbuf.h,
 #      futex.h, log_internal.h) and its own headers; nothing of another
@@ -63,6 +64,15 @@ for f in $(find "$root/core" -name '*.[ch]' ! -path '*/backends/*'); do
     esac
     names_backend "$inc" &&
       fail "$f" "$inc" "backends are reached through the registry"
+  done
+done
+
+# 2b: streams' and commands' internals stay in execution/; the rest of the
+# core reaches the scheduler through scheduler.h.
+for f in $(find "$root/core" -name '*.[ch]' ! -path '*/execution/*'); do
+  for inc in $(includes "$f"); do
+    [ "$inc" = stream_internal.h ] &&
+      fail "$f" "$inc" "only execution/ sees streams' internals (scheduler.h)"
   done
 done
 

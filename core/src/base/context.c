@@ -14,7 +14,7 @@
 #include "graph_internal.h"
 #include "program_internal.h"
 #include "memory_pool_internal.h"
-#include "stream_internal.h"
+#include "scheduler.h"
 #include "telemetry_internal.h"
 #include "worker_pool_internal.h"
 

@@ -5,7 +5,7 @@
 
 #include "context_internal.h"
 #include "memory_pool_internal.h"
-#include "stream_internal.h"
+#include "scheduler.h"
 
 const dc_device_info_t* dc_device_info(const dc_device_t* device) {
   return device ? &device->info : NULL;

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "buffer_internal.h"
-#include "graph_internal.h"
 #include "stream_internal.h"
 #include "telemetry_internal.h"
 
@@ -133,8 +132,8 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
   dc_allocator_t a = s->ctx->allocator;
   dc_cancel_token_release(cmd->token);
   cmd->token = NULL;
-  if (cmd->plan_run != NULL) {  // the plan keeps it for the next run
-    dc__plan_command_done(cmd->plan_run);
+  if (cmd->batch != NULL) {  // the batch keeps it for the next submission
+    dc__batch_command_done_locked(cmd->batch);
     return;
   }
   switch (cmd->kind) {
@@ -158,7 +157,7 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
       dc_event_release(cmd->u.event.event);
       break;
     case DC_CMD_HOST:
-    case DC_CMD_OP:
+    case DC_CMD_TASK:
       break;
   }
   size_t c = class_of(cmd->inline_capacity);
@@ -205,7 +204,7 @@ static const char* cmd_name(const dc__cmd_t* cmd) {
     case DC_CMD_HOST: return "host callback";
     case DC_CMD_RECORD: return "record event";
     case DC_CMD_WAIT: return "wait for event";
-    case DC_CMD_OP: return dc__plan_op_name(cmd->u.op.plan_op);
+    case DC_CMD_TASK: return cmd->u.task.ops->name(cmd->u.task.task);
   }
   return "command";
 }
@@ -217,7 +216,7 @@ static dc__span_kind_t span_kind(dc__cmd_kind_t kind) {
     case DC_CMD_HOST: return DC_SPAN_HOST;
     case DC_CMD_RECORD: return DC_SPAN_RECORD;
     case DC_CMD_WAIT: return DC_SPAN_WAIT;
-    case DC_CMD_OP: return DC_SPAN_HOST;  // only when not run (settled)
+    case DC_CMD_TASK: return DC_SPAN_HOST;  // only when not run (settled)
     default: return DC_SPAN_COPY;
   }
 }
@@ -282,7 +281,7 @@ static dc_status_t execute(dc__cmd_t* cmd) {
                             cmd->u.transfer.count, cmd->u.transfer.value);
     case DC_CMD_HOST:
       return dc__call_host_fn(cmd->u.host.fn, cmd->u.host.user_data);
-    default:  // DC_CMD_OP runs in run_head, timing itself
+    default:  // DC_CMD_TASK runs in run_head, timing itself
       break;
   }
   return DC_OK;
@@ -356,7 +355,7 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
   dc__cmd_t* cmd = st->head;
   if (launched(cmd)) return RUN;  // it is on the device: finish it
   // The common case first, without reading the clock.
-  if ((cmd->kind == DC_CMD_OP || cmd->kind == DC_CMD_DISPATCH) &&
+  if ((cmd->kind == DC_CMD_TASK || cmd->kind == DC_CMD_DISPATCH) &&
       (cmd->token == NULL || !atomic_load(&cmd->token->cancelled)) &&
       st->error == DC_OK) {
     return RUN;
@@ -450,19 +449,18 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   pthread_mutex_unlock(&s->lock);
   tls_current_stream = st;
   uint64_t start, end;
-  dc_status_t status;
-  if (cmd->kind == DC_CMD_OP) {  // the op times itself
-    status = dc__plan_op_run(cmd->u.op.plan_op, &start, &end);
+  dc_status_t status = DC_OK;
+  if (cmd->kind == DC_CMD_TASK) {
+    // A task times, reports and contains its own failure.
+    cmd->u.task.ops->run(cmd->u.task.task, st, &start, &end);
   } else {
     start = dc__now_ns();
     status = execute(cmd);
     end = dc__now_ns();
   }
   tls_current_stream = NULL;
-  // A graph op reports and contains its own failure (graph_exec.c).
-  if (cmd->kind == DC_CMD_OP) status = DC_OK;
   if (status != DC_OK) note_failure(s, st, cmd, status);
-  if (cmd->kind != DC_CMD_OP) {
+  if (cmd->kind != DC_CMD_TASK) {
     report(st, cmd, DC_SPAN_RAN, status, start, end);
   }
   pthread_mutex_lock(&s->lock);

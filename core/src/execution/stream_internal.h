@@ -23,6 +23,7 @@
 #include "dc/event.h"
 #include "dc/stream.h"
 #include "program_internal.h"
+#include "scheduler.h"
 
 #define DC_MAGIC_STREAM 0xDC5E0001u
 #define DC_MAGIC_EVENT 0xDCE70001u
@@ -44,7 +45,7 @@ typedef enum dc__cmd_kind_e {
   DC_CMD_HOST,
   DC_CMD_RECORD,
   DC_CMD_WAIT,
-  DC_CMD_OP,     // an op of a graph run (graph_exec.c); never fails its stream
+  DC_CMD_TASK,   // a task of a batch (scheduler.h); never fails its stream
 } dc__cmd_kind_t;
 
 typedef struct dc__event_callback_t {
@@ -59,7 +60,7 @@ struct dc__cmd_t {
   dc__cmd_kind_t kind;
   uint64_t sequence;          // per stream, from 1
   dc_cancel_token_t* token;   // a reference, or NULL
-  void* plan_run;             // set: the command belongs to a graph plan,
+  struct dc__batch_t* batch;  // set: the command belongs to a batch,
                               // which owns it and its references
   union {
     struct {
@@ -91,8 +92,9 @@ struct dc__cmd_t {
       size_t due_count;
     } event;
     struct {
-      void* plan_op;
-    } op;
+      const dc__task_ops_t* ops;
+      void* task;
+    } task;
   } u;
   size_t inline_capacity;     // of inline_args
   dc_arg_t inline_args[];
@@ -103,10 +105,6 @@ struct dc_cancel_token_t {
   dc_context_t* ctx;  // the token keeps it alive
   atomic_bool cancelled;
 };
-
-// The context |token| belongs to.
-DC_INTERNAL dc_context_t* dc__cancel_token_context(
-    const dc_cancel_token_t* token);
 
 struct dc_stream_t {
   dc__object_header_t header;  // first: checked for use after release
@@ -185,7 +183,7 @@ typedef struct dc__event_pool_t {
   dc_event_pool_stats_t stats;
 } dc__event_pool_t;
 
-typedef struct dc__scheduler_t {
+struct dc__scheduler_t {
   dc_context_t* ctx;
   pthread_mutex_t lock;
   pthread_cond_t work_cv;     // stream threads wait here for work
@@ -209,21 +207,7 @@ typedef struct dc__scheduler_t {
   size_t free_cmd_count[DC_CMD_CLASSES];
   dc__event_pool_t event_pools[DC_MAX_DEVICES][2];  // [device][timing]
   struct dc__scheduler_t* registry_next;  // for cancel tokens
-} dc__scheduler_t;
-
-// Scheduler lifetime (context.c). Destroying stops and joins the threads;
-// it may run on one of them (when the last object of a context goes away
-// on a stream thread), which then exits without touching the scheduler.
-DC_INTERNAL dc_status_t dc__scheduler_create(dc_context_t* ctx,
-                                             dc__scheduler_t** out);
-DC_INTERNAL void dc__scheduler_destroy(dc__scheduler_t* sched);
-// Waits until some queued command finishes, for at most |timeout_ns|.
-// Returns false at once when nothing is queued (waiting cannot help).
-DC_INTERNAL bool dc__scheduler_wait_progress(dc__scheduler_t* sched,
-                                             uint64_t timeout_ns);
-// Waits until every stream of the context has drained (the host released
-// the context; work in flight finishes).
-DC_INTERNAL void dc__scheduler_drain(dc__scheduler_t* sched);
+};
 
 // Makes sure the scheduler has a thread for each of its streams, up to
 // DC_MAX_STREAM_THREADS. Called with the lock held.
@@ -266,16 +250,8 @@ DC_INTERNAL void dc__cmd_free_locked(dc__scheduler_t* sched, dc__cmd_t* cmd);
 DC_INTERNAL size_t dc__stream_cancel_locked(dc_stream_t* stream,
                                             dc__cmd_t** out);
 DC_INTERNAL void dc__cancelled_free(dc__scheduler_t* sched, dc__cmd_t* list);
-// Calls a host function; if it fails without setting a message, gives the
-// failure one that says so.
-DC_INTERNAL dc_status_t dc__call_host_fn(dc_host_fn_t fn, void* user_data);
-// The stream whose command the calling thread is running, or NULL.
-DC_INTERNAL dc_stream_t* dc__current_stream(void);
-// Gives device |index| of the context its event pools (device.c).
-DC_INTERNAL void dc__scheduler_add_device(dc__scheduler_t* sched,
-                                          size_t index, dc_device_t* device);
-// The size of struct dc_stream_t, for the context's object cache.
-DC_INTERNAL size_t dc__stream_object_size(void);
+// Hands a command of |batch| back to the batch's owner (lock held).
+DC_INTERNAL void dc__batch_command_done_locked(struct dc__batch_t* batch);
 // Frees a released stream that has drained (no lock held).
 DC_INTERNAL void dc__stream_free(dc_stream_t* stream);
 
@@ -320,24 +296,10 @@ DC_INTERNAL dc_status_t dc__wait_locked(dc__scheduler_t* sched,
 DC_INTERNAL bool dc__poll_ns(bool (*done)(const void* arg), const void* arg,
                              uint64_t spin_ns, uint64_t timeout_ns);
 
-// The same on any condition variable (of CLOCK_MONOTONIC) used with
-// |lock|, which is held.
-DC_INTERNAL dc_status_t dc__wait_on_locked(pthread_cond_t* cv,
-                                           pthread_mutex_t* lock,
-                                           bool (*done)(void* arg), void* arg,
-                                           uint64_t timeout_ns);
 
 // The event pools of |device| (scheduler.c owns them).
 DC_INTERNAL dc__event_pool_t* dc__event_pool_of(dc_device_t* device,
                                                 bool timing);
 DC_INTERNAL void dc__event_pool_deinit(dc__event_pool_t* pool);
-
-// Calls |fn| for every stream of |ctx| that the user has not released,
-// in creation order, holding a reference to each for the call (not the
-// lock: |fn| may call any stream function).
-DC_INTERNAL void dc__context_foreach_stream(dc_context_t* ctx,
-                                            void (*fn)(dc_stream_t* stream,
-                                                       void* user_data),
-                                            void* user_data);
 
 #endif  // DC_STREAM_INTERNAL_H_

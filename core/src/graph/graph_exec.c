@@ -45,17 +45,15 @@ struct dc_graph_exec_t {
   dc__arena_t arena;           // the plan's arrays, freed with the exec
   dc_graph_t* graph;           // retained
   dc_context_t* ctx;
-  dc__scheduler_t* sched;
   dc__flat_t flat;
   plan_op_t* ops;              // in plan order
   size_t count;
   uint32_t* preds;             // every op's dependencies, one array
   dc_stream_t** streams;       // retained
   size_t stream_count;
-  dc__cmd_t* cmds;             // per stream, in order
-  size_t cmd_count;
-  size_t* stream_cmds;         // first command of each stream; one more
-  // A run, guarded by the scheduler's lock.
+  dc__batch_t* batch;          // the ops with their waits and records
+  // A run, guarded by |lock|.
+  pthread_mutex_t lock;
   pthread_cond_t done;
   size_t outstanding;          // commands the scheduler still holds
   bool running;
@@ -79,7 +77,7 @@ static const char* const kStateNames[] = {"pending", "ok", "FAILED",
 
 //===-- Running one op --------------------------------------------------===//
 
-const char* dc__plan_op_name(const void* plan_op) {
+static const char* plan_op_name(const void* plan_op) {
   return ((const plan_op_t*)plan_op)->name;
 }
 
@@ -130,8 +128,9 @@ static void keep_message(plan_op_t* p, const char* text) {
 
 // Records the outcome of |p| in this run (|ran|: it was attempted; else
 // cancelled for |why|) and reports its span.
-static void settle_op(plan_op_t* p, bool ran, dc_status_t status,
-                      uint64_t start, uint64_t end, const char* why) {
+static void settle_op(plan_op_t* p, dc_stream_t* stream, bool ran,
+                      dc_status_t status, uint64_t start, uint64_t end,
+                      const char* why) {
   dc_graph_exec_t* e = p->exec;
   p->status = status;
   p->duration_ns = end - start;
@@ -147,14 +146,13 @@ static void settle_op(plan_op_t* p, bool ran, dc_status_t status,
     ++p->runs;
     p->total_ns += p->duration_ns;
   }
-  dc_stream_t* st = dc__current_stream();
   dc__span_t span = {
       .kind = span_kind(p->op->kind),
       .outcome = ran ? DC_SPAN_RAN : DC_SPAN_CANCELLED,
       .status = status,
       .name = p->name,
-      .stream_id = dc_stream_id(st),
-      .stream_label = dc_stream_label(st),
+      .stream_id = dc_stream_id(stream),
+      .stream_label = dc_stream_label(stream),
       .start_ns = start,
       .end_ns = ran ? end : start,
       .kernel = p->op->kind == DC_OP_DISPATCH ? p->op->kernel : NULL,
@@ -163,8 +161,10 @@ static void settle_op(plan_op_t* p, bool ran, dc_status_t status,
   atomic_fetch_add(&e->finished, 1);
 }
 
-dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
-                            uint64_t* out_end) {
+// Runs one op, as a task of the run's batch on a stream thread: the op's
+// failure is reported in the run, never by the stream.
+static void plan_op_run(void* plan_op, dc_stream_t* stream,
+                        uint64_t* out_start, uint64_t* out_end) {
   plan_op_t* p = plan_op;
   dc_graph_exec_t* e = p->exec;
   uint64_t start = dc__now_ns();
@@ -191,15 +191,22 @@ dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
       atomic_store(&e->stop, DC_ERR_ABORTED);
     }
   }
-  settle_op(p, ran, status, start, end, why);
+  settle_op(p, stream, ran, status, start, end, why);
   *out_start = start;
   *out_end = end;
-  return status;
 }
 
-void dc__plan_command_done(void* run) {
+static const dc__task_ops_t kPlanOpTask = {
+    .run = plan_op_run,
+    .name = plan_op_name,
+};
+
+// The scheduler let go of a command of the run (its lock held).
+static void command_released(void* run) {
   dc_graph_exec_t* e = run;
+  pthread_mutex_lock(&e->lock);
   if (--e->outstanding == 0) pthread_cond_signal(&e->done);
+  pthread_mutex_unlock(&e->lock);
 }
 
 //===-- Planning --------------------------------------------------------===//
@@ -368,8 +375,8 @@ static void assign_streams(dc_graph_exec_t* e, uint32_t* last_on_stream,
   }
 }
 
-// Builds the commands: per stream, for each op in plan order, the waits
-// for ops on other streams it has not already waited for (by stream
+// Builds the run's batch: for each op in plan order, on its stream, the
+// waits for ops on other streams it has not already waited for (by stream
 // order), the op, and a record when another stream waits for it.
 static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   size_t n = e->count, S = e->stream_count;
@@ -385,8 +392,7 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
   for (size_t k = 0; k < n; ++k) edges += e->ops[k].pred_count;
   bool* edge_wait =
       dc__arena_zalloc(scratch, edges, sizeof(bool));  // per pred edge
-  size_t* count = dc__arena_zalloc(scratch, S, sizeof(size_t));
-  if (!waited || !seq || !on_stream || !wait_needed || !edge_wait || !count) {
+  if (!waited || !seq || !on_stream || !wait_needed || !edge_wait) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
                    "memory");
   }
@@ -412,60 +418,28 @@ static dc_status_t build_commands(dc_graph_exec_t* e, dc__arena_t* scratch) {
       }
     }
   }
-  e->cmd_count = n + waits + records;
-  e->cmds = e->cmd_count ? dc_allocator_calloc(e->ctx->allocator,
-                                               e->cmd_count, sizeof(dc__cmd_t))
-                         : NULL;
-  e->stream_cmds = dc__arena_zalloc(&e->arena, S + 1, sizeof(size_t));
-  if ((e->cmd_count && e->cmds == NULL) || e->stream_cmds == NULL) {
-    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
-                   "memory");
-  }
+  DC_RETURN_IF_ERROR(dc__batch_create(e->streams, S, n + waits + records,
+                                      command_released, e, &e->batch));
   for (size_t k = 0; k < n; ++k) {
     plan_op_t* p = &e->ops[k];
     if (!wait_needed[k]) continue;
-    dc_status_t st = dc_event_create(dc_stream_device(e->streams[p->stream]),
-                                     DC_EVENT_DEFAULT, &p->event);
-    if (st != DC_OK) return st;
-    // A run records it once and waits for it: one pending generation.
-    pthread_mutex_lock(&e->sched->lock);
-    bool reserved = dc__event_reserve_locked(p->event, 1);
-    pthread_mutex_unlock(&e->sched->lock);
-    if (!reserved) {
-      return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "dc_graph_instantiate: out of "
-                     "memory");
-    }
+    DC_RETURN_IF_ERROR(dc_event_create(dc_stream_device(e->streams[p->stream]),
+                                       DC_EVENT_DEFAULT, &p->event));
   }
-  // Pass 2: commands, grouped by stream.
-  edge = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const plan_op_t* p = &e->ops[k];
-    for (size_t i = 0; i < p->pred_count; ++i)
-      count[p->stream] += edge_wait[edge++];
-    count[p->stream] += 1 + (p->event != NULL);
-  }
-  for (size_t s = 0; s < S; ++s)
-    e->stream_cmds[s + 1] = e->stream_cmds[s] + count[s];
-  for (size_t s = 0; s < S; ++s) count[s] = e->stream_cmds[s];
+  // Pass 2: the commands, in plan order (each stream's in order).
   edge = 0;
   for (size_t k = 0; k < n; ++k) {
     plan_op_t* p = &e->ops[k];
     for (size_t i = 0; i < p->pred_count; ++i) {
       if (!edge_wait[edge++]) continue;
-      dc__cmd_t* c = &e->cmds[count[p->stream]++];
-      c->kind = DC_CMD_WAIT;
-      c->u.event.event = e->ops[p->preds[i]].event;
-      c->plan_run = e;
+      dc__batch_wait(e->batch, p->stream, e->ops[p->preds[i]].event);
     }
-    dc__cmd_t* c = &e->cmds[count[p->stream]++];
-    c->kind = DC_CMD_OP;
-    c->u.op.plan_op = p;
-    c->plan_run = e;
+    dc__batch_task(e->batch, p->stream, &kPlanOpTask, p);
     if (p->event) {
-      c = &e->cmds[count[p->stream]++];
-      c->kind = DC_CMD_RECORD;
-      c->u.event.event = p->event;
-      c->plan_run = e;
+      dc_status_t st = dc__batch_record(e->batch, p->stream, p->event);
+      if (st != DC_OK) {
+        return DC_FAIL(st, "dc_graph_instantiate: out of memory");
+      }
     }
   }
   return DC_OK;
@@ -582,11 +556,11 @@ static dc_status_t plan(dc_graph_exec_t* e) {
 
 void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   if (!is_exec(e)) return;
-  dc__scheduler_t* s = e->sched;
-  pthread_mutex_lock(&s->lock);
-  while (e->running) pthread_cond_wait(&e->done, &s->lock);
+  pthread_mutex_lock(&e->lock);
+  while (e->running) pthread_cond_wait(&e->done, &e->lock);
   e->header.magic = DC_MAGIC_RELEASED;
-  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&e->lock);
+  dc__batch_destroy(e->batch);
   dc_allocator_t a = e->ctx->allocator;
   dc__replay_free(&e->replay);
   for (size_t k = 0; e->ops && k < e->count; ++k) {
@@ -602,11 +576,11 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
     }
     if (p->message) dc_allocator_free(a, p->message, MESSAGE_SIZE);
   }
-  if (e->cmds) dc_allocator_free(a, e->cmds, e->cmd_count * sizeof(dc__cmd_t));
   for (size_t i = 0; i < e->stream_count; ++i) dc_stream_release(e->streams[i]);
   dc__arena_free_all(&e->arena);
   dc__flat_free(&e->flat);
   pthread_cond_destroy(&e->done);
+  pthread_mutex_destroy(&e->lock);
   dc_graph_t* graph = e->graph;
   dc__object_cache_free(&e->ctx->exec_cache, e);
   dc_graph_release(graph);  // last: it may destroy the context
@@ -640,7 +614,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate", fn);
   }
   e->ctx = g->ctx;
-  e->sched = g->ctx->scheduler;
+  pthread_mutex_init(&e->lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);  // for run timeouts
@@ -682,6 +656,14 @@ static bool runs_done(void* arg) {
   return ((dc_graph_exec_t*)arg)->outstanding == 0;
 }
 
+// Ends a run: a destroy or another run may go on.
+static void run_over(dc_graph_exec_t* e) {
+  pthread_mutex_lock(&e->lock);
+  e->running = false;
+  pthread_cond_broadcast(&e->done);
+  pthread_mutex_unlock(&e->lock);
+}
+
 // The run's result, by the graph's error mode (after the run).
 static dc_status_t outcome(dc_graph_exec_t* e, uint64_t timeout_ns) {
   dc_status_t stop = (dc_status_t)atomic_load(&e->stop);
@@ -720,8 +702,7 @@ static dc_status_t outcome(dc_graph_exec_t* e, uint64_t timeout_ns) {
   return DC_FAIL(first->status, "%s", text);
 }
 
-// Whether this run replays the graph as one device graph (scheduler lock
-// held): the graph can, the device is healthy, the run can neither time
+// Whether this run replays the graph as one device graph: the graph can, the device is healthy, the run can neither time
 // out nor be cancelled (a replay cannot stop between ops), no fault rule
 // is armed (faults are injected per op), and nothing else is queued on
 // the group's streams (the run would not wait for it).
@@ -736,10 +717,7 @@ static bool may_replay(const dc_graph_exec_t* e, const dc_run_params_t* p) {
       health.state != DC_DEVICE_HEALTHY) {
     return false;
   }
-  for (size_t i = 0; i < e->stream_count; ++i) {
-    if (e->streams[i]->head != NULL || e->streams[i]->running) return false;
-  }
-  return true;
+  return dc__batch_streams_idle(e->batch);
 }
 
 // Runs every op at once as the device graph. Returns false when it did
@@ -781,7 +759,7 @@ static bool replay(dc_graph_exec_t* e) {
     plan_op_t* p = &e->ops[k];
     p->attempts = 1;
     p->ran_on = device;
-    settle_op(p, true, status, start, end, "");
+    settle_op(p, NULL, true, status, start, end, "");
   }
   return true;
 }
@@ -798,24 +776,21 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: the cancel token belongs to another context", fn);
   }
-  dc__scheduler_t* s = e->sched;
-  pthread_mutex_lock(&s->lock);
-  if (e->running) {
-    pthread_mutex_unlock(&s->lock);
+  // The scheduler calls command_released with its lock held, which then
+  // takes e->lock: never call the scheduler with e->lock held.
+  pthread_mutex_lock(&e->lock);
+  bool busy = e->running;
+  e->running = true;
+  pthread_mutex_unlock(&e->lock);
+  if (busy) {
     return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "%s: graph '%s' is already running", fn, e->graph->name);
   }
-  for (size_t i = 0; i < e->stream_count; ++i) {
-    dc_stream_t* st = e->streams[i];
-    if (st->error != DC_OK) {
-      dc_status_t err = dc_set_error(
-          st->error, "%s: stream '%s' of the group has failed (reset it "
-          "first): %s", fn, st->label, st->message);
-      pthread_mutex_unlock(&s->lock);
-      return err;
-    }
+  dc_status_t status = dc__batch_check(e->batch, fn);
+  if (status != DC_OK) {
+    run_over(e);
+    return status;
   }
-  e->running = true;
   atomic_store(&e->stop, DC_OK);
   atomic_store(&e->finished, 0);
   e->token = p.cancel;
@@ -829,46 +804,30 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
     op->fell_back = false;
     if (op->message) op->message[0] = '\0';
   }
-  if (may_replay(e, &p)) {
-    pthread_mutex_unlock(&s->lock);
-    bool replayed = replay(e);
-    pthread_mutex_lock(&s->lock);
-    if (replayed) {
-      e->running = false;
-      pthread_cond_broadcast(&e->done);  // a destroy may wait
-      pthread_mutex_unlock(&s->lock);
-      return outcome(e, p.timeout_ns);
-    }
+  if (may_replay(e, &p) && replay(e)) {
+    run_over(e);
+    return outcome(e, p.timeout_ns);
   }
-  // This run's generation of each event, then every command.
-  for (size_t c = 0; c < e->cmd_count; ++c) {
-    dc__cmd_t* cmd = &e->cmds[c];
-    if (cmd->kind == DC_CMD_RECORD) {  // room was reserved: cannot fail
-      cmd->u.event.generation =
-          dc__event_new_generation_locked(cmd->u.event.event);
-    }
+  pthread_mutex_lock(&e->lock);
+  e->outstanding = dc__batch_size(e->batch);
+  pthread_mutex_unlock(&e->lock);
+  status = dc__batch_submit(e->batch, fn);
+  if (status != DC_OK) {  // a stream failed since the check
+    pthread_mutex_lock(&e->lock);
+    e->outstanding = 0;
+    pthread_mutex_unlock(&e->lock);
+    run_over(e);
+    return status;
   }
-  for (size_t c = 0; c < e->cmd_count; ++c) {
-    dc__cmd_t* cmd = &e->cmds[c];
-    if (cmd->kind == DC_CMD_WAIT) {
-      cmd->u.event.generation = cmd->u.event.event->recorded;
-    }
-  }
-  e->outstanding = e->cmd_count;
-  for (size_t i = 0; i < e->stream_count; ++i) {
-    for (size_t c = e->stream_cmds[i]; c < e->stream_cmds[i + 1]; ++c) {
-      dc__stream_push(e->streams[i], &e->cmds[c]);
-    }
-  }
+  pthread_mutex_lock(&e->lock);
   if (p.timeout_ns != 0 &&
-      dc__wait_on_locked(&e->done, &s->lock, runs_done, e, p.timeout_ns) !=
+      dc__wait_on_locked(&e->done, &e->lock, runs_done, e, p.timeout_ns) !=
           DC_OK) {
     atomic_store(&e->stop, DC_ERR_DEADLINE_EXCEEDED);
   }
-  while (e->outstanding > 0) pthread_cond_wait(&e->done, &s->lock);
-  e->running = false;
-  pthread_cond_broadcast(&e->done);  // a destroy may wait
-  pthread_mutex_unlock(&s->lock);
+  while (e->outstanding > 0) pthread_cond_wait(&e->done, &e->lock);
+  pthread_mutex_unlock(&e->lock);
+  run_over(e);
   // Ops that never started (their stream was cancelled, say) are reported
   // as cancelled.
   for (size_t k = 0; k < e->count; ++k) {
@@ -929,9 +888,9 @@ dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
                    "cannot replace one of %zu", fn, op, arg_index,
                    arg->local_size, old->local_size);
   }
-  pthread_mutex_lock(&e->sched->lock);
+  pthread_mutex_lock(&e->lock);
   bool running = e->running;
-  pthread_mutex_unlock(&e->sched->lock);
+  pthread_mutex_unlock(&e->lock);
   if (running) {
     return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "%s: graph '%s' is running", fn, e->graph->name);

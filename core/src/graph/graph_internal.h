@@ -13,7 +13,9 @@
 
 #include "dc/breaker.h"
 #include "dc/graph.h"
-#include "stream_internal.h"
+#include "context_internal.h"
+#include "program_internal.h"
+#include "scheduler.h"
 
 #define DC_MAGIC_GRAPH 0xDC670001u
 #define DC_MAGIC_EXEC 0xDC670002u
@@ -179,17 +181,6 @@ DC_INTERNAL dc_status_t dc__op_run(const dc__attempt_t* attempt,
                                    dc__attempt_result_t* out_result);
 // The device an op runs on (NULL for host ops and subflows).
 DC_INTERNAL dc_device_t* dc__op_device(const dc__op_t* op);
-
-// Runs one plan op (the DC_CMD_OP command of the scheduler), on a stream
-// thread, and gives its start and end times (dc__now_ns). Returns the op's
-// status; the stream does not fail with it.
-DC_INTERNAL dc_status_t dc__plan_op_run(void* plan_op, uint64_t* out_start,
-                                        uint64_t* out_end);
-// Its name and span kind, for the scheduler's telemetry.
-DC_INTERNAL const char* dc__plan_op_name(const void* plan_op);
-// Called (scheduler lock held) when the scheduler lets go of a command
-// that belongs to a plan.
-DC_INTERNAL void dc__plan_command_done(void* run);
 
 // Replaying a graph as one device graph (graph_replay.c). A replay op is
 // a plan op seen as a dispatch: its kernel, prepared launch, arguments

@@ -7,7 +7,7 @@
 #include "buffer_internal.h"
 #include "fault_internal.h"
 #include "memory_pool_internal.h"
-#include "stream_internal.h"
+#include "scheduler.h"
 
 // Cross-device copies go through host memory in pieces of this size.
 #define STAGING_BYTES ((size_t)4 << 20)

@@ -11,7 +11,7 @@
 #include "dc/stream.h"
 #include "dc/version.h"
 #include "json_writer.h"
-#include "stream_internal.h"
+#include "scheduler.h"
 #include "telemetry_internal.h"
 
 // Containers down to a device or a stream put a member per line; their
