@@ -270,18 +270,20 @@ static uint32_t check_kind(lua_State* L, int index) {
 }
 
 // [-2, +1, e]  dev:event_pool_stats(["sync" | "timing"]) -> { created,
-//   reused, destroyed, in_use, peak_in_use, cached, reuse_ratio }
+//   reused, destroyed, in_use, peak_in_use, cached, quarantine,
+//   reuse_ratio }
 static int device_event_pool_stats(lua_State* L) {
   dc_device_t* device = dclua_check_device(L, 1, false);
   dc_event_pool_stats_t s;
   DCLUA_CHECK(L, dc_event_pool_stats(device, check_kind(L, 2), &s));
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 8);
   dclua_set_integer(L, "created", s.created);
   dclua_set_integer(L, "reused", s.reused);
   dclua_set_integer(L, "destroyed", s.destroyed);
   dclua_set_integer(L, "in_use", s.in_use);
   dclua_set_integer(L, "peak_in_use", s.peak_in_use);
   dclua_set_integer(L, "cached", s.cached);
+  dclua_set_integer(L, "quarantine", DC_EVENT_POOL_QUARANTINE);
   dclua_set_number(L, "reuse_ratio", s.reuse_ratio);
   return 1;
 }

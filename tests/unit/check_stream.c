@@ -715,13 +715,17 @@ END_TEST
 START_TEST(test_event_pool_recycles_events) {
   dc_event_pool_stats_t s0, s1;
   DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s0));
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 1000; ++i) {
     dc_event_t* ev = new_event(DC_EVENT_DEFAULT);
     dc_event_release(ev);
   }
   DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s1));
-  ck_assert_uint_eq(s1.created - s0.created, s0.cached == 0 ? 1 : 0);
-  ck_assert_uint_ge(s1.reused - s0.reused, 99);
+  // Until the quarantine has filled, every create allocates; then none.
+  size_t fill = s0.cached > DC_EVENT_POOL_QUARANTINE
+                    ? 0
+                    : DC_EVENT_POOL_QUARANTINE + 1 - s0.cached;
+  ck_assert_uint_eq(s1.created - s0.created, fill);
+  ck_assert_uint_eq(s1.reused - s0.reused, 1000 - fill);
   ck_assert_double_gt(s1.reuse_ratio, 0.9);
   ck_assert_uint_eq(s1.in_use, 0);
   // Timing events have a pool of their own.
@@ -737,13 +741,49 @@ START_TEST(test_event_pool_recycles_events) {
   ck_assert_uint_eq(t.in_use, 0);
   ck_assert_uint_eq(t.cached, 5);
   ck_assert_uint_eq(t.peak_in_use, 5);
+  // Reserved events are ready beyond the quarantine: 32 creates allocate
+  // nothing.
   DC_CK_OK(dc_event_pool_reserve(dut, DC_EVENT_DEFAULT, 32));
   DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s1));
-  ck_assert_uint_ge(s1.cached, 32);
-  ck_assert_uint_eq(dc_event_pool_trim(dut, 2), s1.cached - 2 + 3);
+  ck_assert_uint_ge(s1.cached, 32 + DC_EVENT_POOL_QUARANTINE);
+  dc_event_t* ready[32];
+  for (int i = 0; i < 32; ++i) ready[i] = new_event(DC_EVENT_DEFAULT);
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s0));
+  ck_assert_uint_eq(s0.created, s1.created);
+  for (int i = 0; i < 32; ++i) dc_event_release(ready[i]);
+  // Trimming keeps the quarantine, whatever |keep| says.
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_DEFAULT, &s1));
+  for (int i = 0; i < 2 * DC_EVENT_POOL_QUARANTINE; ++i) {
+    held[0] = new_event(DC_EVENT_TIMING);
+    held[1] = new_event(DC_EVENT_TIMING);
+    dc_event_release(held[0]);
+    dc_event_release(held[1]);
+  }
   DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_TIMING, &t));
-  ck_assert_uint_eq(t.cached, 2);
-  ck_assert_uint_eq(t.destroyed, 3);
+  size_t timing_cached = t.cached;
+  ck_assert_uint_gt(timing_cached, DC_EVENT_POOL_QUARANTINE);
+  ck_assert_uint_eq(dc_event_pool_trim(dut, 2),
+                    s1.cached - DC_EVENT_POOL_QUARANTINE +
+                        timing_cached - DC_EVENT_POOL_QUARANTINE);
+  DC_CK_OK(dc_event_pool_stats(dut, DC_EVENT_TIMING, &t));
+  ck_assert_uint_eq(t.cached, DC_EVENT_POOL_QUARANTINE);
+}
+END_TEST
+
+// A released event's handle is refused, naming the event, for at least
+// DC_EVENT_POOL_QUARANTINE more releases: it never names the next event.
+START_TEST(test_event_stale_handle_is_refused) {
+  dc_event_t* stale = new_event(DC_EVENT_DEFAULT);
+  dc_event_release(stale);
+  for (int i = 0; i < DC_EVENT_POOL_QUARANTINE; ++i) {
+    dc_event_t* ev = new_event(DC_EVENT_DEFAULT);
+    ck_assert_ptr_ne(ev, stale);
+    DC_CK_FAIL(dc_event_query(stale), DC_ERR_INVALID_ARGUMENT,
+               "'event' is NULL or released");
+    dc_event_release(ev);
+  }
+  ck_assert_ptr_null(dc_event_device(stale));
+  dc_event_release(stale);  // a second release does nothing
 }
 END_TEST
 
@@ -873,6 +913,7 @@ static Suite* stream_suite(void) {
   tcase_add_test(events, test_timing_events_measure_elapsed_time);
   tcase_add_test(events, test_event_callbacks_run_once);
   tcase_add_test(events, test_event_pool_recycles_events);
+  tcase_add_test(events, test_event_stale_handle_is_refused);
   TCase* failure = dc_test_kernel_tcase(s, "failure");
   tcase_add_test(failure, test_stream_failure_propagates_once);
   tcase_add_test(failure, test_host_callback_error_without_message);

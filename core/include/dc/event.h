@@ -134,12 +134,20 @@ typedef struct dc_event_pool_stats_t {
 DC_API dc_status_t dc_event_pool_stats(dc_device_t* device, uint32_t flags,
                                        dc_event_pool_stats_t* out_stats);
 
-// Makes sure |device|'s pool for |flags| caches at least |count| events.
+// Released events wait in their pool before they are handed out again:
+// the pool reuses an event only while more than this many wait, so the
+// handle of a released event stays detectably stale (functions given it
+// fail with DC_ERR_INVALID_ARGUMENT) for at least this many releases.
+#define DC_EVENT_POOL_QUARANTINE 16
+
+// Makes sure |device|'s pool for |flags| caches at least |count| events
+// ready to hand out (beyond the quarantine).
 // Returns DC_ERR_INVALID_ARGUMENT as above, DC_ERR_OUT_OF_MEMORY.
 DC_API dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
                                          size_t count);
 
-// Frees cached events of both of |device|'s pools beyond |keep| each.
+// Frees cached events of both of |device|'s pools beyond |keep| each,
+// oldest first; the last DC_EVENT_POOL_QUARANTINE released always stay.
 // Returns the number freed (0 for NULL).
 DC_API size_t dc_event_pool_trim(dc_device_t* device, size_t keep);
 

@@ -72,9 +72,11 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   dc__event_pool_t* p = NULL;
   DC_RETURN_IF_ERROR(find_pool(fn, device, flags, &p));
   pthread_mutex_lock(&p->lock);
-  dc_event_t* ev = p->free_list;
-  if (ev != NULL) {
-    p->free_list = ev->pool_next;
+  dc_event_t* ev = NULL;
+  if (p->stats.cached > DC_EVENT_POOL_QUARANTINE) {
+    ev = p->free_head;
+    p->free_head = ev->pool_next;
+    if (p->free_head == NULL) p->free_tail = NULL;
     --p->stats.cached;
     ++p->stats.reused;
   } else {
@@ -120,8 +122,13 @@ void dc_event_release(dc_event_t* ev) {
   ev->magic = 0;
   dc__context_untrack(ctx, &ev->live);
   pthread_mutex_lock(&p->lock);
-  ev->pool_next = p->free_list;
-  p->free_list = ev;
+  ev->pool_next = NULL;
+  if (p->free_tail != NULL) {
+    p->free_tail->pool_next = ev;
+  } else {
+    p->free_head = ev;
+  }
+  p->free_tail = ev;
   ++p->stats.cached;
   --p->stats.in_use;
   pthread_mutex_unlock(&p->lock);
@@ -160,16 +167,20 @@ dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
   DC_RETURN_IF_ERROR(find_pool(fn, device, flags, &p));
   dc_status_t st = DC_OK;
   pthread_mutex_lock(&p->lock);
-  while (p->stats.cached < count) {
+  // The quarantined events are not for the taking.
+  size_t want = count + DC_EVENT_POOL_QUARANTINE;
+  while (p->stats.cached < want) {
     dc_event_t* ev = new_event(p);
     if (ev == NULL) {
       st = DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                    "%s: cannot allocate event %zu of %zu", fn,
-                   p->stats.cached + 1, count);
+                   p->stats.cached + 1, want);
       break;
     }
-    ev->pool_next = p->free_list;
-    p->free_list = ev;
+    // Never handed out: first in line.
+    ev->pool_next = p->free_head;
+    p->free_head = ev;
+    if (p->free_tail == NULL) p->free_tail = ev;
     ++p->stats.cached;
     ++p->stats.created;
   }
@@ -177,12 +188,14 @@ dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
   return st;
 }
 
-// Frees cached events of |p| beyond |keep| (lock held); returns how many.
+// Frees cached events of |p| beyond |keep|, oldest first (lock held);
+// returns how many.
 static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
   size_t freed = 0;
   while (p->stats.cached > keep) {
-    dc_event_t* ev = p->free_list;
-    p->free_list = ev->pool_next;
+    dc_event_t* ev = p->free_head;
+    p->free_head = ev->pool_next;
+    if (p->free_head == NULL) p->free_tail = NULL;
     dc_allocator_t a = p->device->context->allocator;
     if (ev->pending) {
       dc_allocator_free(a, ev->pending,
@@ -201,6 +214,8 @@ static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
 
 size_t dc_event_pool_trim(dc_device_t* device, size_t keep) {
   if (device == NULL) return 0;
+  // The quarantine stays: its events' handles may still be around.
+  if (keep < DC_EVENT_POOL_QUARANTINE) keep = DC_EVENT_POOL_QUARANTINE;
   size_t freed = 0;
   for (int timing = 0; timing < 2; ++timing) {
     dc__event_pool_t* p = dc__event_pool_of(device, timing);

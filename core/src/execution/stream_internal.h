@@ -179,7 +179,11 @@ typedef struct dc__event_pool_t {
   pthread_mutex_t lock;
   dc_device_t* device;
   uint32_t flags;
-  dc_event_t* free_list;
+  // Cached events, oldest release first: dc_event_create takes the head
+  // only while more than DC_EVENT_POOL_QUARANTINE wait, so a released
+  // event's handle stays detectably stale for that many releases.
+  dc_event_t* free_head;
+  dc_event_t* free_tail;
   dc_event_pool_stats_t stats;
 } dc__event_pool_t;
 
