@@ -733,6 +733,38 @@ START_TEST(test_breaker_opens_on_the_slow_call_rate) {
 }
 END_TEST
 
+// A released breaker's handle is refused (it stays recognisable while
+// its context lives), never read as freed memory.
+START_TEST(test_breaker_stale_handle_is_refused) {
+  dc_context_t* ctx = dc_test_context_new(NULL);
+  dc_breaker_t* keep = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "keeps the context", NULL, &keep));
+  dc_breaker_t* b = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "short-lived", NULL, &b));
+  dc_breaker_release(b);
+  dc_breaker_permit_t permit;
+  DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_INVALID_ARGUMENT,
+             "dc_breaker_acquire: 'breaker' is NULL or released");
+  dc_breaker_stats_t stats;
+  DC_CK_FAIL(dc_breaker_stats(b, &stats), DC_ERR_INVALID_ARGUMENT,
+             "'breaker' is NULL or released");
+  ck_assert_str_eq(dc_breaker_name(b), "");
+  ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);
+  dc_breaker_trip(b);     // does nothing
+  dc_breaker_release(b);  // does nothing
+  dc_breaker_retain(b);   // does nothing
+  // A new breaker does not take the released one's place at once.
+  dc_breaker_t* next = NULL;
+  DC_CK_OK(dc_breaker_create(ctx, "next", NULL, &next));
+  ck_assert_ptr_ne(next, b);
+  DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_INVALID_ARGUMENT,
+             "released");
+  dc_breaker_release(next);
+  dc_breaker_release(keep);
+  release_context(ctx);
+}
+END_TEST
+
 START_TEST(test_breaker_params_change_at_run_time) {
   dc_context_t* ctx = dc_test_context_new(NULL);
   uint64_t clock = 0;
@@ -762,7 +794,7 @@ START_TEST(test_breaker_params_change_at_run_time) {
   DC_CK_FAIL(dc_breaker_set_params(b, &bad), DC_ERR_INVALID_ARGUMENT,
              "dc_breaker_set_params: dc_breaker_params_check: failure_ratio");
   DC_CK_FAIL(dc_breaker_set_params(NULL, &p), DC_ERR_INVALID_ARGUMENT,
-             "'breaker' must not be NULL");
+             "'breaker' is NULL or released");
   DC_CK_OK(dc_breaker_set_params(b, NULL));
   DC_CK_OK(dc_breaker_params(b, &got));
   ck_assert(got.failure_ratio == 0.5);
@@ -1175,6 +1207,7 @@ static Suite* breaker_suite(void) {
   tcase_add_test(tc, test_breaker_count_window_keeps_the_last_calls);
   tcase_add_test(tc, test_breaker_opens_on_the_slow_call_rate);
   tcase_add_test(tc, test_breaker_params_change_at_run_time);
+  tcase_add_test(tc, test_breaker_stale_handle_is_refused);
   tcase_add_test(tc, test_device_breaker_is_the_registry_one);
   suite_add_tcase(s, tc);
   tc = tcase_create("registry");

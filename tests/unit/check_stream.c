@@ -570,6 +570,24 @@ START_TEST(test_stream_cancel_drops_queued_commands) {
 }
 END_TEST
 
+// A released token's handle is refused or ignored, never read as freed
+// memory, while its context lives.
+START_TEST(test_cancel_token_stale_handle_is_refused) {
+  dc_cancel_token_t* token = NULL;
+  DC_CK_OK(dc_cancel_token_create(ctx, &token));
+  dc_cancel_token_release(token);
+  dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "stale token");
+  DC_CK_FAIL(dc_stream_set_cancel_token(st, token), DC_ERR_INVALID_ARGUMENT,
+             "the cancel token is released");
+  ck_assert(!dc_cancel_token_is_cancelled(token));
+  dc_cancel_token_cancel(token);   // does nothing
+  dc_cancel_token_retain(token);   // does nothing
+  dc_cancel_token_release(token);  // does nothing
+  ck_assert(!dc_cancel_token_is_cancelled(token));
+  dc_stream_release(st);
+}
+END_TEST
+
 START_TEST(test_cancel_token_spans_streams) {
   dc_cancel_token_t* token = NULL;
   DC_CK_OK(dc_cancel_token_create(ctx, &token));
@@ -707,6 +725,13 @@ START_TEST(test_stream_group_picks_and_syncs) {
   ck_assert_uint_eq(stats.completed, 1);
   ck_assert_uint_gt(stats.busy_ns, 0);
   dc_stream_group_release(g);
+  // A released group's handle is refused, never read as freed memory.
+  ck_assert_uint_eq(dc_stream_group_size(g), 0);
+  ck_assert_ptr_null(dc_stream_group_stream(g, 0));
+  ck_assert_ptr_null(dc_stream_group_next(g, DC_PICK_ROUND_ROBIN));
+  DC_CK_FAIL(dc_stream_group_sync(g, 0), DC_ERR_INVALID_ARGUMENT,
+             "'group' is NULL or released");
+  dc_stream_group_release(g);  // a second release does nothing
 }
 END_TEST
 
@@ -920,6 +945,7 @@ static Suite* stream_suite(void) {
   tcase_add_test(failure, test_stream_kernel_fault_fails_the_stream);
   tcase_add_test(failure, test_stream_cancel_drops_queued_commands);
   tcase_add_test(failure, test_cancel_token_spans_streams);
+  tcase_add_test(failure, test_cancel_token_stale_handle_is_refused);
   tcase_add_test(failure, test_stream_refuses_to_wait_for_itself);
   tcase_add_test(failure, test_context_release_finishes_work_in_flight);
   TCase* groups = dc_test_kernel_tcase(s, "groups");

@@ -25,6 +25,9 @@
 #define GRAPH_QUARANTINE 64
 #define EXEC_QUARANTINE 64
 #define PROGRAM_QUARANTINE 64
+#define BREAKER_QUARANTINE 64
+#define TOKEN_QUARANTINE 64
+#define GROUP_QUARANTINE 64
 
 // Logical cores this process may run on (its affinity mask), which is what
 // a worker pool can use; containers often allow fewer than the machine has.
@@ -58,6 +61,9 @@ static void destroy_context(dc_context_t* ctx) {
   dc__object_cache_deinit(&ctx->graph_cache);
   dc__object_cache_deinit(&ctx->exec_cache);
   dc__object_cache_deinit(&ctx->program_cache);
+  dc__object_cache_deinit(&ctx->breaker_cache);
+  dc__object_cache_deinit(&ctx->group_cache);
+  dc__object_cache_deinit(&ctx->token_cache);
   pthread_mutex_destroy(&ctx->lock);
   dc_allocator_free(ctx->allocator, ctx, sizeof(*ctx));
 }
@@ -108,6 +114,12 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
                         dc__graph_exec_object_size(), EXEC_QUARANTINE);
   dc__object_cache_init(&ctx->program_cache, ctx->allocator,
                         dc__program_object_size(), PROGRAM_QUARANTINE);
+  dc__object_cache_init(&ctx->breaker_cache, ctx->allocator,
+                        dc__breaker_object_size(), BREAKER_QUARANTINE);
+  dc__object_cache_init(&ctx->group_cache, ctx->allocator,
+                        dc__stream_group_object_size(), GROUP_QUARANTINE);
+  dc__object_cache_init(&ctx->token_cache, ctx->allocator,
+                        dc__cancel_token_object_size(), TOKEN_QUARANTINE);
   dc__fault_set_init(&ctx->faults);
 
   dc_status_t status = init_context(ctx);

@@ -69,6 +69,9 @@ struct dc_context_t {
   dc__object_cache_t graph_cache;
   dc__object_cache_t exec_cache;
   dc__object_cache_t program_cache;
+  dc__object_cache_t breaker_cache;
+  dc__object_cache_t group_cache;
+  dc__object_cache_t token_cache;
   dc__fault_set_t faults;           // fault.c
   struct dc__resilience_t* resilience;  // breakers, policies (breaker.c)
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock

@@ -1173,7 +1173,9 @@ void dc__cancelled_free(dc__scheduler_t* s, dc__cmd_t* list) {
 // them (settle_head). Streams parked on an event behind such a command are
 // woken here so that this happens at once.
 void dc_cancel_token_cancel(dc_cancel_token_t* token) {
-  if (token == NULL || atomic_exchange(&token->cancelled, true)) return;
+  if (!dc__is_cancel_token(token) || atomic_exchange(&token->cancelled, true)) {
+    return;
+  }
   pthread_mutex_lock(&registry_lock);
   for (dc__scheduler_t* s = registry; s != NULL; s = s->registry_next) {
     pthread_mutex_lock(&s->lock);

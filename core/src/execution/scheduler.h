@@ -42,7 +42,11 @@ DC_INTERNAL void dc__context_foreach_stream(dc_context_t* ctx,
                                             void (*fn)(dc_stream_t* stream,
                                                        void* user_data),
                                             void* user_data);
-// The context |token| belongs to.
+// The size of struct dc_stream_group_t, for the context's object cache.
+DC_INTERNAL size_t dc__stream_group_object_size(void);
+// The size of struct dc_cancel_token_t, for the context's object cache.
+DC_INTERNAL size_t dc__cancel_token_object_size(void);
+// The context |token| belongs to; NULL for a token released or NULL.
 DC_INTERNAL dc_context_t* dc__cancel_token_context(
     const dc_cancel_token_t* token);
 

@@ -511,6 +511,10 @@ size_t dc_stream_cancel(dc_stream_t* st) {
 dc_status_t dc_stream_set_cancel_token(dc_stream_t* st,
                                        dc_cancel_token_t* token) {
   DC_RETURN_IF_ERROR(check_stream("dc_stream_set_cancel_token", st));
+  if (token != NULL && !dc__is_cancel_token(token)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_stream_set_cancel_token: the cancel token is released");
+  }
   if (token != NULL && token->ctx != dc_device_context(st->device)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "dc_stream_set_cancel_token: the token belongs to another "
@@ -573,10 +577,11 @@ dc_status_t dc_cancel_token_create(dc_context_t* ctx,
   DC_REQUIRE_ARG(out_token, fn);
   *out_token = NULL;
   DC_REQUIRE_ARG(ctx, fn);
-  dc_cancel_token_t* t = dc_allocator_calloc(ctx->allocator, 1, sizeof(*t));
+  dc_cancel_token_t* t = dc__object_cache_alloc(&ctx->token_cache);
   if (t == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a token", fn);
   }
+  t->header.magic = DC_MAGIC_CANCEL_TOKEN;
   atomic_init(&t->refs, 1u);
   atomic_init(&t->cancelled, false);
   t->ctx = ctx;
@@ -588,20 +593,25 @@ dc_status_t dc_cancel_token_create(dc_context_t* ctx,
 // The token holds one reference on its context for as long as it lives,
 // so the scheduler may add references under its lock with an atomic add.
 void dc_cancel_token_retain(dc_cancel_token_t* t) {
-  if (t != NULL) atomic_fetch_add(&t->refs, 1u);
+  if (dc__is_cancel_token(t)) atomic_fetch_add(&t->refs, 1u);
 }
 
 void dc_cancel_token_release(dc_cancel_token_t* t) {
-  if (t == NULL || atomic_fetch_sub(&t->refs, 1u) != 1u) return;
+  if (!dc__is_cancel_token(t) || atomic_fetch_sub(&t->refs, 1u) != 1u) {
+    return;
+  }
   dc_context_t* ctx = t->ctx;
-  dc_allocator_free(ctx->allocator, t, sizeof(*t));
+  dc__object_cache_free(&ctx->token_cache, t);
   dc__context_unref(ctx);  // last: it may destroy the context
 }
 
+size_t dc__cancel_token_object_size(void) { return sizeof(dc_cancel_token_t); }
+
 dc_context_t* dc__cancel_token_context(const dc_cancel_token_t* t) {
-  return t->ctx;
+  return dc__is_cancel_token(t) ? t->ctx : NULL;
 }
 
 bool dc_cancel_token_is_cancelled(const dc_cancel_token_t* t) {
-  return t != NULL && atomic_load(&((dc_cancel_token_t*)t)->cancelled);
+  return dc__is_cancel_token(t) &&
+         atomic_load(&((dc_cancel_token_t*)t)->cancelled);
 }

@@ -7,20 +7,18 @@
 #define MAX_GROUP_STREAMS 64
 
 struct dc_stream_group_t {
-  uint32_t magic;
-  dc_allocator_t allocator;
+  dc__object_header_t header;  // first: checked for use after release
+  dc_context_t* ctx;
   atomic_size_t next;  // round-robin cursor
   size_t count;
-  dc_stream_t* streams[];
+  dc_stream_t* streams[MAX_GROUP_STREAMS];
 };
 
 static bool is_group(const dc_stream_group_t* g) {
-  return g != NULL && g->magic == DC_MAGIC_GROUP;
+  return g != NULL && g->header.magic == DC_MAGIC_GROUP;
 }
 
-static size_t group_bytes(size_t count) {
-  return sizeof(dc_stream_group_t) + count * sizeof(dc_stream_t*);
-}
+size_t dc__stream_group_object_size(void) { return sizeof(dc_stream_group_t); }
 
 dc_status_t dc_stream_group_create(dc_device_t* device,
                                    const dc_stream_group_params_t* params,
@@ -37,20 +35,19 @@ dc_status_t dc_stream_group_create(dc_device_t* device,
                    "%s: %zu streams asked for; a group holds at most %d", fn,
                    count, MAX_GROUP_STREAMS);
   }
-  dc_allocator_t a = device->context->allocator;
-  dc_stream_group_t* g = dc_allocator_calloc(a, 1, group_bytes(count));
+  dc_stream_group_t* g = dc__object_cache_alloc(&device->context->group_cache);
   if (g == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate the group", fn);
   }
-  g->allocator = a;
-  g->count = count;
+  g->ctx = device->context;
   atomic_init(&g->next, 0);
-  g->magic = DC_MAGIC_GROUP;
+  g->header.magic = DC_MAGIC_GROUP;
   for (size_t i = 0; i < count; ++i) {
     char label[48];
     snprintf(label, sizeof(label), "%s.%zu", p.label ? p.label : "group", i);
     dc_stream_params_t sp = {.priority = p.priority, .label = label};
     dc_status_t st = dc_stream_create(device, &sp, &g->streams[i]);
+    if (st == DC_OK) g->count = i + 1;
     if (st != DC_OK) {
       dc__saved_error_t saved;
       dc__error_save(&saved);
@@ -65,9 +62,13 @@ dc_status_t dc_stream_group_create(dc_device_t* device,
 
 void dc_stream_group_release(dc_stream_group_t* g) {
   if (!is_group(g)) return;
-  g->magic = 0;
-  for (size_t i = 0; i < g->count; ++i) dc_stream_release(g->streams[i]);
-  dc_allocator_free(g->allocator, g, group_bytes(g->count));
+  // The streams keep the context (and its cache) alive: the group goes
+  // back to the cache first, then the streams go.
+  dc_stream_t* streams[MAX_GROUP_STREAMS];
+  size_t count = g->count;
+  for (size_t i = 0; i < count; ++i) streams[i] = g->streams[i];
+  dc__object_cache_free(&g->ctx->group_cache, g);
+  for (size_t i = 0; i < count; ++i) dc_stream_release(streams[i]);
 }
 
 size_t dc_stream_group_size(const dc_stream_group_t* g) {

@@ -28,6 +28,7 @@
 #define DC_MAGIC_STREAM 0xDC5E0001u
 #define DC_MAGIC_EVENT 0xDCE70001u
 #define DC_MAGIC_GROUP 0xDC6A0001u
+#define DC_MAGIC_CANCEL_TOKEN 0xDC7C0001u
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
 #define DC_EVENT_FAILURES 16
@@ -101,10 +102,16 @@ struct dc__cmd_t {
 };
 
 struct dc_cancel_token_t {
+  dc__object_header_t header;  // first: checked for use after release
   atomic_uint refs;
   dc_context_t* ctx;  // the token keeps it alive
   atomic_bool cancelled;
 };
+
+// Whether |t| is a live token (not NULL, not released).
+static inline bool dc__is_cancel_token(const dc_cancel_token_t* t) {
+  return t != NULL && t->header.magic == DC_MAGIC_CANCEL_TOKEN;
+}
 
 struct dc_stream_t {
   dc__object_header_t header;  // first: checked for use after release

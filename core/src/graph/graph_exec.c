@@ -774,7 +774,8 @@ dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
   dc_run_params_t p = params ? *params : (dc_run_params_t){0};
   if (p.cancel != NULL && dc__cancel_token_context(p.cancel) != e->ctx) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the cancel token belongs to another context", fn);
+                   "%s: the cancel token is released or belongs to another "
+                   "context", fn);
   }
   // The scheduler calls command_released with its lock held, which then
   // takes e->lock: never call the scheduler with e->lock held.

@@ -30,7 +30,10 @@
 // the params say otherwise: slowness alone rarely means a broken device.
 #define DEFAULT_SLOW_RATIO 1.0
 
+#define DC_MAGIC_BREAKER 0xDCB4EA01u
+
 struct dc_breaker_t {
+  dc__object_header_t header;  // first: checked for use after release
   atomic_uint refs;
   dc_context_t* ctx;
   char name[NAME_SIZE];
@@ -298,11 +301,15 @@ static void check_thresholds(dc_breaker_t* b, transitions_t* t, uint64_t now,
 //===-- Breakers --------------------------------------------------------===//
 
 // DC_REQUIRE_ARG, naming the parameter as the header does.
+static bool is_breaker(const dc_breaker_t* b) {
+  return b != NULL && b->header.magic == DC_MAGIC_BREAKER;
+}
+
 #define REQUIRE_BREAKER(b, fn_name)                                      \
   do {                                                                   \
-    if ((b) == NULL)                                                     \
+    if (!is_breaker(b))                                                  \
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,                            \
-                     "%s: 'breaker' must not be NULL", fn_name);         \
+                     "%s: 'breaker' is NULL or released", fn_name);      \
   } while (0)
 
 dc_status_t dc__breaker_check_name(const char* name, const char* fn) {
@@ -343,7 +350,7 @@ static dc_status_t apply_params(dc_breaker_t* b,
 dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
                             const dc_breaker_params_t* params,
                             bool in_registry, dc_breaker_t** out) {
-  dc_breaker_t* b = dc_allocator_calloc(ctx->allocator, 1, sizeof(*b));
+  dc_breaker_t* b = dc__object_cache_alloc(&ctx->breaker_cache);
   if (b == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                    "cannot allocate the breaker '%s'", name);
@@ -352,9 +359,10 @@ dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
   dc__strlcpy(b->name, name, sizeof(b->name));
   dc_status_t st = apply_params(b, params);
   if (st != DC_OK) {
-    dc_allocator_free(ctx->allocator, b, sizeof(*b));
+    dc__object_cache_free(&ctx->breaker_cache, b);
     return st;
   }
+  b->header.magic = DC_MAGIC_BREAKER;
   atomic_init(&b->refs, 1u);
   pthread_mutex_init(&b->lock, NULL);
   b->state = DC_BREAKER_CLOSED;
@@ -370,8 +378,10 @@ void dc__breaker_destroy(dc_breaker_t* b) {
   dc_context_t* ctx = b->ctx;
   dc__window_destroy(&b->window, ctx->allocator);
   pthread_mutex_destroy(&b->lock);
-  dc_allocator_free(ctx->allocator, b, sizeof(*b));
+  dc__object_cache_free(&ctx->breaker_cache, b);
 }
+
+size_t dc__breaker_object_size(void) { return sizeof(dc_breaker_t); }
 
 dc_status_t dc_breaker_create(dc_context_t* ctx, const char* name,
                               const dc_breaker_params_t* params,
@@ -394,20 +404,20 @@ dc_status_t dc_breaker_create(dc_context_t* ctx, const char* name,
 // Each reference but the registry's holds one on the context, so that a
 // breaker someone holds never outlives it.
 void dc_breaker_retain(dc_breaker_t* b) {
-  if (b == NULL) return;
+  if (!is_breaker(b)) return;
   atomic_fetch_add(&b->refs, 1u);
   dc__context_ref(b->ctx);
 }
 
 void dc_breaker_release(dc_breaker_t* b) {
-  if (b == NULL) return;
+  if (!is_breaker(b)) return;
   dc_context_t* ctx = b->ctx;
   if (atomic_fetch_sub(&b->refs, 1u) == 1u) dc__breaker_destroy(b);
   dc__context_unref(ctx);  // may destroy the context
 }
 
 const char* dc_breaker_name(const dc_breaker_t* b) {
-  return b != NULL ? b->name : "";
+  return is_breaker(b) ? b->name : "";
 }
 
 void dc__breaker_set_clock(dc_breaker_t* b, dc__clock_fn_t now_ns,
@@ -546,7 +556,7 @@ static void record_probe(dc_breaker_t* b, transitions_t* t, uint64_t now,
 void dc__breaker_record_at(dc_breaker_t* b, dc_breaker_permit_t permit,
                            dc_status_t outcome, uint64_t duration_ns,
                            uint64_t now) {
-  if (b == NULL) return;
+  if (!is_breaker(b)) return;
   if (b->clock != NULL) now = now_of(b);
   outcome_t kind = classify(b, outcome);
   uint64_t slow_ns = atomic_load_explicit(&b->slow_call_ns,
@@ -606,7 +616,7 @@ dc_status_t dc_breaker_call(dc_breaker_t* b, dc_status_t (*fn)(void*),
 }
 
 dc_breaker_state_t dc_breaker_state(dc_breaker_t* b) {
-  if (b == NULL) return DC_BREAKER_CLOSED;
+  if (!is_breaker(b)) return DC_BREAKER_CLOSED;
   transitions_t t = {0};
   pthread_mutex_lock(&b->lock);
   advance(b, &t, now_of(b));
@@ -617,7 +627,7 @@ dc_breaker_state_t dc_breaker_state(dc_breaker_t* b) {
 }
 
 void dc_breaker_trip(dc_breaker_t* b) {
-  if (b == NULL) return;
+  if (!is_breaker(b)) return;
   transitions_t t = {0};
   pthread_mutex_lock(&b->lock);
   transition_t* tr =
@@ -628,7 +638,7 @@ void dc_breaker_trip(dc_breaker_t* b) {
 }
 
 void dc_breaker_reset(dc_breaker_t* b) {
-  if (b == NULL) return;
+  if (!is_breaker(b)) return;
   transitions_t t = {0};
   pthread_mutex_lock(&b->lock);
   if (b->state != DC_BREAKER_CLOSED) {

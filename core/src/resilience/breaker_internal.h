@@ -34,6 +34,8 @@ DC_INTERNAL dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
                                         bool in_registry,
                                         dc_breaker_t** out_breaker);
 DC_INTERNAL void dc__breaker_destroy(dc_breaker_t* breaker);
+// The size of struct dc_breaker_t, for the context's object cache.
+DC_INTERNAL size_t dc__breaker_object_size(void);
 
 // DC_ERR_INVALID_ARGUMENT, naming |fn|, for a bad name or bad params
 // (NULL params are fine).
