@@ -22,6 +22,9 @@ build=${1:-"$root/build-bench"}
 # bench_cuda runs on cuda:0; without a GPU it prints a note and exits 0.
 benches="bench_memory_pool bench_parallel_for bench_idle bench_kernels
   bench_streams bench_graph bench_cuda"
+# bench_opencl_device (the engine on opencl:0 vs pocl) exists only where
+# CMake found OpenCL; it joins the list below when the tree has it.
+optional="bench_opencl_device"
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # The OpenMP baseline runs with OpenMP's own defaults, whatever the caller's
@@ -54,14 +57,31 @@ if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
     extra="-DDC_BUILD_TESTS=OFF -DDC_BUILD_LUA=OFF -DDC_BUILD_EXAMPLES=OFF"
   fi
   # shellcheck disable=SC2086
-  if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-           -DDC_BUILD_BENCH=ON $extra &&
-         cmake --build "$build" -j "$jobs" --target $benches; } >"$log" 2>&1
+  if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+         -DDC_BUILD_BENCH=ON $extra >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "run.sh: configure failed (log: $log)" >&2
+    exit 1
+  fi
+  targets=$(cmake --build "$build" --target help 2>/dev/null || true)
+  for b in $optional; do
+    if printf '%s\n' "$targets" | grep -q "$b"; then
+      benches="$benches $b"
+    else
+      echo "run.sh: $b not configured (no OpenCL); skipped" >&2
+    fi
+  done
+  # shellcheck disable=SC2086
+  if ! cmake --build "$build" -j "$jobs" --target $benches >>"$log" 2>&1
   then
     cat "$log" >&2
     echo "run.sh: build failed (log: $log)" >&2
     exit 1
   fi
+else
+  for b in $optional; do
+    if [ -x "$build/bench/$b" ]; then benches="$benches $b"; fi
+  done
 fi
 
 results="$build/bench-results.tsv"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh [bench]: installs what dclua needs to build and test on
-# Debian 12; with "bench", also the baselines the benchmarks compare with
-# (pocl with the OpenCL ICD loader and headers, OpenBLAS).
+# Debian 12 (pocl and the OpenCL ICD loader included, for the OpenCL
+# backend's tests); with "bench", also the baselines the benchmarks
+# compare with (the loader's development files, OpenBLAS, StarPU).
 #
 # Checks each dependency first and installs only what is missing, with
 # apt-get as root (or through sudo when that is available). When neither
@@ -32,13 +33,17 @@ want lua5.4      have_cmd lua5.4
 want libreadline-dev have_file /usr/include/readline/readline.h
 want luarocks    have_cmd luarocks
 want libgomp1    have_glob '/usr/lib/*/libgomp.so.1'
+# The OpenCL backend: the Khronos headers it builds with, the ICD loader it
+# opens at run time (libOpenCL.so.1), and pocl, the CPU implementation the
+# loader finds through its vendors file, which the opencl.* tests run on.
+want opencl-headers     have_file /usr/include/CL/cl.h
+want ocl-icd-libopencl1 have_glob '/usr/lib/*/libOpenCL.so.1'
+want pocl-opencl-icd    have_file /etc/OpenCL/vendors/pocl.icd
 
 if [ "${1:-}" = bench ]; then
-  # OpenCL: the ICD loader to link with (-lOpenCL), its headers, and pocl,
-  # the CPU implementation the loader finds through its vendors file.
+  # OpenCL for the pocl baselines: the loader's development files, to link
+  # with (-lOpenCL).
   want ocl-icd-opencl-dev have_file /usr/include/CL/cl_icd.h
-  want opencl-headers     have_file /usr/include/CL/cl.h
-  want pocl-opencl-icd    have_file /etc/OpenCL/vendors/pocl.icd
   # OpenBLAS: cblas.h and libopenblas.so for the direct baseline, and
   # libopenblas.so.0, which dc_builtin_matmul loads as its fast path.
   want libopenblas-dev    have_glob '/usr/lib/*/libopenblas.so'

@@ -212,6 +212,9 @@ static inline const char* dc_test_backends(void) {
 #ifdef DC_TEST_EVERY_BACKEND
   return NULL;
 #else
+  // OpenCL is enabled only by name (docs/backends.md), so a suite run on
+  // an OpenCL device names it next to every default backend.
+  if (strncmp(dc_test_device_name(), "opencl", 6) == 0) return "all,opencl";
   if (!dc_test_device_is_a_cpu()) return NULL;
   return dc_test_fake_registered ? "cpu,fake" : "cpu";
 #endif
@@ -424,6 +427,49 @@ static inline int dc_test_device_present(void) {
     return EXIT_FAILURE;
   }
   int code = WEXITSTATUS(status);
+  return code == 0 || code == DC_TEST_SKIPPED ? code : EXIT_FAILURE;
+}
+
+// Whether the device under test has a capability |has| tests, asked in a
+// child process as dc_test_device_present() does: 0 when it has, else
+// DC_TEST_SKIPPED (having printed "|suite|: skipped, the device |why|")
+// or EXIT_FAILURE when the probe itself failed. Call it after
+// dc_test_device_present() returned 0.
+static inline int dc_test_device_has(bool (*has)(dc_device_t* device),
+                                     const char* suite, const char* why) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0) {
+    perror("dc_test_device_has: fork");
+    return EXIT_FAILURE;
+  }
+  if (child == 0) {
+    dc_test_clear_env();
+    dc_context_params_t params = dc_test_quiet_params();
+    dc_context_t* ctx = NULL;
+    dc_device_t* device = NULL;
+    int code = EXIT_FAILURE;
+    if (dc_context_create(&params, &ctx) == DC_OK &&
+        dc_context_find_device(ctx, dc_test_device_name(), &device) ==
+            DC_OK) {
+      code = has(device) ? 0 : DC_TEST_SKIPPED;
+    }
+    dc_context_release(ctx);
+    _exit(code);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      perror("dc_test_device_has: waitpid");
+      return EXIT_FAILURE;
+    }
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILURE;
+  if (code == DC_TEST_SKIPPED) {
+    printf("%s: skipped, the device %s %s\n", suite, dc_test_device_name(),
+           why);
+  }
   return code == 0 || code == DC_TEST_SKIPPED ? code : EXIT_FAILURE;
 }
 

@@ -660,4 +660,22 @@ static Suite* grid_sync_suite(void) {
   return s;
 }
 
-DC_CHECK_DEVICE_MAIN(grid_sync_suite)
+static bool cooperative(dc_device_t* device) {
+  return dc_device_info(device)->max_cooperative_groups > 0;
+}
+
+int main(void) {
+  dc_test_device_generic = true;
+  int absent = dc_test_device_present();
+  if (absent == 0) {
+    absent = dc_test_device_has(cooperative, "grid_sync",
+                                "runs no cooperative dispatches "
+                                "(max_cooperative_groups is 0)");
+  }
+  if (absent != 0) return absent;
+  SRunner* runner = srunner_create(grid_sync_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -56,6 +56,13 @@ typedef struct dc__cgen_hooks_t {
   // DC_MOD (no trap on a zero divisor or on INT_MIN / -1): needed where
   // those trap (x86), not on a GPU.
   bool safe_division;
+  // OpenCL C (the OpenCL device; with cxx false): pointed-to types keep
+  // their address spaces (__global, __local, __constant; private is
+  // OpenCL's default), and vector values use OpenCL's own syntax, which
+  // names every lane: (float4)(0) for a zero, v.s012 for a swizzle.
+  bool opencl;
+  // What a helper's body ends with, before its closing '}' (NULL: none).
+  const char* helper_body_suffix;
 } dc__cgen_hooks_t;
 
 // The generator's state. A back end embeds it as the first member of its
@@ -105,10 +112,14 @@ DC_INTERNAL void dc__cgen_new_line(dc__cgen_t* g);
 
 // A declaration of |name| (NULL: none, as in a cast) with |type|, in C's
 // declarator syntax: "float* dcu_p", "int dcu_a[4]", "struct dc_r1". The
-// address spaces go (the preludes work with plain pointers); a __constant
-// object or pointee is const. |drop| removes those qualifiers (DC_Q_*)
-// from the object itself (from an array's elements): storage the back end
-// writes even though the program may not.
+// address spaces go (the C and C++ preludes work with plain pointers)
+// except in OpenCL C (hooks->opencl), which writes those of pointed-to
+// types; a __constant object or pointee is const. |drop| removes those
+// qualifiers (DC_Q_*) from the object itself (from an array's elements):
+// storage the back end writes even though the program may not. With
+// DC__CGEN_POINTEE in |drop|, |type| is what a pointer written around the
+// declaration points to ("T (*)"): OpenCL C writes its address space too.
+#define DC__CGEN_POINTEE (1u << 8)
 DC_INTERNAL const char* dc__cgen_declaration(dc__cgen_t* g,
                                              const dc__ty_t* type,
                                              const char* name,

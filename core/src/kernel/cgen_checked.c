@@ -42,7 +42,7 @@ bool dc__cgen_holds_pointer(const dc__ty_t* t) {
 
 // "T (*)": a plain pointer to |base|, what a checked access yields.
 static const char* raw_pointer(dc__cgen_t* g, const dc__ty_t* base) {
-  return dc__cgen_declaration(g, base, "(*)", 0);
+  return dc__cgen_declaration(g, base, "(*)", DC__CGEN_POINTEE);
 }
 
 static const char* size_of(dc__cgen_t* g, const dc__ty_t* t) {
@@ -354,7 +354,15 @@ bool dc__cgen_checked_expr(dc__cgen_t* g, const dc__expr_t* e) {
 }
 
 void dc__cgen_poll(dc__cgen_t* g, const dc__token_t* at) {
-  if (g->checked) dc__cgen_printf(g, " DC_POLL(%uu);", at->line);
+  if (!g->checked) return;
+  // OpenCL C: in a function that reaches a barrier, a stopped work-item
+  // leaves the loop (DC_POLL_BREAK) instead of jumping to dc_stop past
+  // the barriers, which OpenCL leaves undefined (pocl miscompiles the
+  // loops around such a jump even when it is never taken).
+  bool leave = g->hooks->opencl && g->loop_depth > 0 && g->fn != NULL &&
+               (g->fn->calls_barrier || g->fn->helper_reaches_barrier);
+  dc__cgen_printf(g, leave ? " DC_POLL_BREAK(%uu);" : " DC_POLL(%uu);",
+                  at->line);
 }
 
 //===-- What checked mode refuses -----------------------------------------===//

@@ -201,8 +201,9 @@ static void emit_binop(dc__cgen_t* g, const char* op, const dc__ty_t* type,
   if (vector && logical && !g->hooks->cxx) {
     // C has no vector && and ||: both sides are tested (OpenCL evaluates
     // both for vectors), each giving a -1/0 mask.
-    const char* zero = dc__arena_printf(g->arena, "((%s){0})",
-                                        type_text(g, type));
+    const char* zero = dc__arena_printf(
+        g->arena, g->hooks->opencl ? "((%s)(0))" : "((%s){0})",
+        type_text(g, type));
     put(g, "((");
     emit_operand(g, a);
     dc__cgen_printf(g, " != %s) %s (", zero, op[0] == '&' ? "&" : "|");
@@ -260,6 +261,13 @@ static const char* auto_word(const dc__cgen_t* g) {
 static const char* swizzle_text(dc__cgen_t* g, const char* base,
                                 unsigned width, const uint8_t* lanes,
                                 uint8_t count) {
+  if (g->hooks->opencl) {  // OpenCL's own: v.s0, v.s12f
+    char names[17] = "";
+    for (uint8_t k = 0; k < count; ++k) {
+      names[k] = "0123456789abcdef"[lanes[k] & 15];
+    }
+    return dc__arena_printf(g->arena, "(%s).s%s", base, names);
+  }
   if (count == 1) return dc__arena_printf(g->arena, "(%s)[%u]", base, lanes[0]);
   char list[17 * 4] = "";
   size_t used = 0;
@@ -400,7 +408,8 @@ static void emit_unary(dc__cgen_t* g, const dc__expr_t* e) {
   if (strcmp(op, "!") == 0 && is_vector(e->lhs->type) && !g->hooks->cxx) {
     put(g, "(");
     emit(g, e->lhs);
-    dc__cgen_printf(g, " == ((%s){0}))", type_text(g, e->lhs->type));
+    dc__cgen_printf(g, g->hooks->opencl ? " == ((%s)(0)))" : " == ((%s){0}))",
+                    type_text(g, e->lhs->type));
     return;
   }
   bool as_int = strcmp(op, "!") == 0 && g->hooks->cxx &&
@@ -580,7 +589,9 @@ static void emit_zero(dc__cgen_t* g, const dc__ty_t* t) {
     put(g, "DC_FP_NULL");
   } else if (dc__ty_is_scalar(t) || t->kind == DC_TY_ENUM) {
     put(g, "0");
-  } else if (!g->hooks->cxx) {
+  } else if (g->hooks->opencl && t->kind == DC_TY_VECTOR) {
+    dc__cgen_printf(g, "((%s)(0))", type_text(g, t));  // every lane named
+  } else if (!g->hooks->cxx && !(g->hooks->opencl && holds_vector(t))) {
     put(g, "{0}");
   } else if (!holds_vector(t)) {
     put(g, "{}");

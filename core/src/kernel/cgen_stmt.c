@@ -219,6 +219,9 @@ void dc__cgen_helper(dc__cgen_t* g, const dc__function_t* fn,
   }
   dc__cgen_printf(g, " {%s", g->hooks->helper_body_prefix);
   dc__cgen_stmt(g, fn->body);
+  if (g->hooks->helper_body_suffix != NULL) {
+    dc__cgen_puts(g, g->hooks->helper_body_suffix);
+  }
   dc__cgen_puts(g, " }");
 }
 

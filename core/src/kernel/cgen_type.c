@@ -102,8 +102,10 @@ static const char* specifier(dc__cgen_t* g, const dc__ty_t* t) {
 }
 
 // The qualifiers written for an object of |t|: its own, with const for
-// __constant memory, less |drop|.
-static const char* qualifiers(const dc__ty_t* t, unsigned drop) {
+// __constant memory, less |drop|; in OpenCL C with its address space when
+// |pointee| (private, OpenCL's default, is not written).
+static const char* qualifiers(dc__cgen_t* g, const dc__ty_t* t, unsigned drop,
+                              bool pointee) {
   unsigned q = t->quals;
   if (t->space == DC_ADDRESS_CONSTANT) q |= DC_Q_CONST;
   q &= ~drop;
@@ -111,13 +113,26 @@ static const char* qualifiers(const dc__ty_t* t, unsigned drop) {
                                    "const ",
                                    "volatile ",
                                    "const volatile "};
-  return kC[q & (DC_Q_CONST | DC_Q_VOLATILE)];
+  const char* text = kC[q & (DC_Q_CONST | DC_Q_VOLATILE)];
+  if (!g->hooks->opencl || !pointee) return text;
+  static const char* const kSpace[] = {
+      [DC_ADDRESS_PRIVATE] = "",
+      [DC_ADDRESS_GLOBAL] = "__global ",
+      [DC_ADDRESS_CONSTANT] = "__constant ",
+      [DC_ADDRESS_LOCAL] = "__local ",
+  };
+  const char* space = kSpace[t->space];
+  if (*space == '\0') return text;
+  const char* both = dc__arena_printf(g->arena, "%s%s", text, space);
+  return both ? both : text;
 }
 
 const char* dc__cgen_declaration(dc__cgen_t* g, const dc__ty_t* type,
                                  const char* name, unsigned drop) {
   const char* inner = name ? name : "";
   const dc__ty_t* t = type;
+  // Whether the type being written is pointed to (its space is written).
+  bool pointee = (drop & DC__CGEN_POINTEE) != 0;
   // Walk from the declared name outwards: pointers prefix '*', arrays
   // suffix "[n]" (parenthesised when a pointer holds an array).
   bool last_pointer = false;
@@ -129,8 +144,9 @@ const char* dc__cgen_declaration(dc__cgen_t* g, const dc__ty_t* type,
               ? (g->hooks->cxx ? " __restrict__" : " restrict")
               : "";
       inner = dc__arena_printf(g->arena, "*%s %s%s", restrict_word,
-                               qualifiers(t, drop), inner);
+                               qualifiers(g, t, drop, pointee), inner);
       drop = 0;  // qualifiers of what it points to are kept
+      pointee = true;
       last_pointer = true;
     } else {
       if (last_pointer) inner = dc__arena_printf(g->arena, "(%s)", inner);
@@ -143,7 +159,8 @@ const char* dc__cgen_declaration(dc__cgen_t* g, const dc__ty_t* type,
     t = t->base;
   }
   const char* text = dc__arena_printf(g->arena, "%s%s%s%s",
-                                      qualifiers(t, drop), specifier(g, t),
+                                      qualifiers(g, t, drop, pointee),
+                                      specifier(g, t),
                                       *inner ? " " : "", inner);
   return text ? text : "";
 }

@@ -1,0 +1,36 @@
+// opencl_compile.h: building generated OpenCL C with the driver's
+// compiler (clBuildProgram).
+// SPDX-License-Identifier: MIT
+#ifndef DC_OPENCL_COMPILE_H_
+#define DC_OPENCL_COMPILE_H_
+
+#include "diag.h"
+#include "opencl_internal.h"
+#include "pp.h"
+
+// The clBuildProgram options for a build with |options| (NUL-terminated
+// in |text|).
+DC_INTERNAL void dc__opencl_options_text(const dc__build_options_t* options,
+                                         char* text, size_t size);
+
+// Builds |source| (|length| bytes) for |ocl|'s device into |out_program|.
+// A build the driver rejects is the engine's bug, since the front end
+// checked the program: DC_ERR_INTERNAL, with the driver's build log (in
+// the user's lines, through the generated #line directives) appended to
+// |diag|. Other failures map as dc__opencl_failed.
+DC_INTERNAL dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
+                                                const char* source,
+                                                size_t length,
+                                                const char* options,
+                                                dc__diag_t* diag,
+                                                cl_program* out_program);
+
+// With DC_KERNEL_DUMP naming a directory, writes |source| there as
+// <name>.cl ('/' in the name becoming '_'; as the CUDA device dumps its
+// .cu files) and returns whether it could; true when the variable is
+// unset. |path| receives the file's path.
+DC_INTERNAL bool dc__opencl_dump_source(const char* name, const char* source,
+                                        size_t length, char* path,
+                                        size_t path_size);
+
+#endif  // DC_OPENCL_COMPILE_H_
