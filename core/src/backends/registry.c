@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "backends/cpu/cpu_internal.h"
 #include "backends/cuda/cuda_internal.h"
 #include "backends/opencl/opencl_internal.h"
 #include "context_internal.h"

@@ -131,7 +131,5 @@ DC_INTERNAL bool dc__device_copies_peer(const dc_device_t* dst,
 // Runs every registered backend's enumerate on |ctx| (backends/registry.c).
 DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,
                                                const char* enabled);
-// The built-in CPU backend's enumerate (backends/cpu).
-DC_INTERNAL dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data);
 
 #endif  // DC_CONTEXT_INTERNAL_H_
