@@ -577,9 +577,10 @@ static void opencl_kernel(dc__cgen_t* g, const dc__function_t* fn) {
     .kernel = opencl_kernel,                                             \
     .safe_division = false, /* x / 0 does not trap in OpenCL C */        \
   }
-// Helpers receive a placeholder, or in checked mode the work-item's
-// record, and end with the label that a stopped work-item's polls jump
-// to.
+// A helper's first parameter is the shared generator's work-item slot:
+// an int nothing reads (OpenCL's work-item functions need no record), or
+// in checked mode the work-item's record; checked helpers end with the
+// label that a stopped work-item's polls jump to.
 static const dc__cgen_hooks_t kHooks = OPENCL_HOOKS("const int _wi", NULL);
 static const dc__cgen_hooks_t kCheckedHooks = OPENCL_HOOKS(
     "dc__cwi_t* _wi", " dc_stop: __attribute__((unused));");

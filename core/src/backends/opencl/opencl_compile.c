@@ -10,8 +10,8 @@
 void dc__opencl_options_text(const dc__build_options_t* o, char* text,
                              size_t size) {
   // -w: C permits what the generated code does (a label at a function's
-  // end, an unused placeholder), and the CPU device's compiler is as
-  // quiet about it.
+  // end, a helper parameter nothing reads), and the CPU device's compiler
+  // is as quiet about it.
   snprintf(text, size, "-cl-std=CL1.2 -w%s%s%s%s%s",
            o->fast_math ? " -cl-fast-relaxed-math" : "",
            o->finite_math ? " -cl-finite-math-only" : "",
