@@ -34,11 +34,166 @@ DC_EXTERN_C_BEGIN
 //
 // The CPU backend (core/src/backends/cpu) is the reference to copy.
 
-// A program being built: the parsed source, the options and where the
-// results go. Its layout is internal to the engine (in-tree backends read
-// it through core/src/kernel/program_internal.h); the kernel front end is
-// shared by every backend.
-typedef struct dc__program_build_t dc_program_build_t;
+//===-- Building kernels --------------------------------------------------===//
+//
+// The engine's front end parses and checks every program before a backend
+// sees it: the preprocessor, the types and struct layouts, the language's
+// rejections, each kernel's reflection (dc_program_kernel, dc_kernel_info,
+// dc_kernel_arg_info). A backend's program_build then compiles what the
+// build describes. It reads the program in a form lowered from the typed
+// tree for its compiler (dc_program_build_lower), so rejections, layouts
+// and checked mode behave as on every other device; compile errors go to
+// the build log with dc_program_build_error; what it made goes on the
+// program and its kernels with dc_program_set_backend_data and
+// dc_kernel_bind. docs/backends.md walks through it.
+
+// Options of a build that change the code, parsed from its text.
+typedef struct dc_build_flags_t {
+  bool fast_math;        // -cl-fast-relaxed-math, -cl-unsafe-math-optimizations
+  bool finite_math;      // -cl-finite-math-only
+  bool no_signed_zeros;  // -cl-no-signed-zeros
+  bool mad_enable;       // -cl-mad-enable
+  bool opt_disable;      // -cl-opt-disable
+  bool opt_max;          // -dc-O3
+} dc_build_flags_t;
+
+// A program being built: the input of program_build. Every field is
+// read-only and valid during the call only.
+typedef struct dc_program_build_t {
+  // The program, with its kernels and their reflection filled in
+  // (dc_program_kernel_count, dc_program_kernel): program_build attaches
+  // its results to it.
+  dc_program_t* program;
+  const char* name;        // the program's name, as messages and #line say it
+  const char* source;      // as given, source_length bytes (not terminated)
+  size_t source_length;
+  const char* options;     // as given ("" if none)
+  dc_build_flags_t flags;
+  bool checked;  // build in checked mode (-dc-checked, or the context's
+                 // checked_kernels): bounds, interrupts, time limits
+  // The typed tree and diagnostics, for the engine's own code generators
+  // (core/src/kernel/program_internal.h); a backend outside the tree
+  // reads the lowered form instead.
+  struct dc__build_tree_t* tree;
+} dc_program_build_t;
+
+// Forms a program can be lowered to.
+typedef enum dc_kernel_dialect_e {
+  // OpenCL C 1.2, for a driver's compiler. Each kernel K becomes
+  //
+  //   __kernel void <entry>(...K's parameters...,
+  //       [__local uchar* dc_lmem,]       // when K has __local pointers
+  //       [dc_len_K dc_len,               // checked mode only:
+  //        volatile __global uint* dc_stop_word,
+  //        __global dc_kernel_fault_t* dc_fault])
+  //
+  // with K's parameters in order, where a __global or __constant buffer is
+  // two arguments, a pointer to its allocation and a ulong byte offset
+  // into it; a __local pointer a ulong byte offset into dc_lmem (one block
+  // holding the group's __local arguments in order, each aligned to 128
+  // bytes); a value its bytes (bool as uchar, size_t and ptrdiff_t as
+  // 64-bit integers). In checked mode dc_len holds every argument's size
+  // in bytes (ulong n[P], P the parameter count, at least 1), dc_stop_word
+  // the word that stops the dispatch when the host sets it to nonzero, and
+  // dc_fault the fault record (dc_kernel_fault_t's layout) followed by
+  // scratch: checked_state_size bytes in all, zeroed before the dispatch.
+  DC_KERNEL_DIALECT_OPENCL_C = 1,
+} dc_kernel_dialect_t;
+
+// One kernel of a lowered program.
+typedef struct dc_lowered_kernel_t {
+  const char* entry;     // its function's name in the text
+  // It reaches a barrier, itself or through the helpers it calls (the
+  // kernel's reflection counts only its own): its work-groups must run
+  // their work-items together.
+  bool reaches_barrier;
+} dc_lowered_kernel_t;
+
+// A program lowered to one dialect; it lives as long as the build.
+typedef struct dc_lowered_program_t {
+  const char* text;  // NUL-terminated; everything it needs is included
+  size_t length;
+  size_t kernel_count;  // as dc_program_kernel_count, in the same order
+  const dc_lowered_kernel_t* kernels;
+  // Checked mode: the bytes of the state buffer behind dc_fault (the
+  // fault record, then scratch), and of the __local scratch each kernel
+  // declares itself (part of its static __local size).
+  size_t checked_state_size;
+  size_t checked_local_scratch;
+} dc_lowered_program_t;
+
+// The record a checked kernel writes at its first fault (in the state
+// buffer of DC_KERNEL_DIALECT_OPENCL_C). |set| is nonzero once written.
+typedef struct dc_kernel_fault_t {
+  int32_t set;
+  uint32_t kind;  // dc_kernel_fault_kind_t
+  uint32_t arg;   // the argument (DC_KERNEL_FAULT_OBJECT: other memory)
+  uint32_t line;  // in the program's source
+  int64_t index;
+  uint64_t length;
+  uint64_t size;
+} dc_kernel_fault_t;
+
+typedef enum dc_kernel_fault_kind_e {
+  DC_KERNEL_FAULT_INDEX = 0,  // |index| into an array of |length| elements
+  DC_KERNEL_FAULT_POINTER,    // |size| bytes at byte |index| of an
+                              // allocation of |length| bytes
+  DC_KERNEL_FAULT_STOPPED,    // interrupted (dc_context_interrupt)
+  DC_KERNEL_FAULT_WATCHDOG,   // ran past the kernel time limit
+} dc_kernel_fault_kind_t;
+#define DC_KERNEL_FAULT_OBJECT 0xFFFFFFFFu
+
+// Lowers the program of |build| to |dialect|. Call only from program_build.
+// OpenCL C 1.2 cannot synchronise a grid: dc_grid_sync() lowers to
+// nothing, and a device that builds this dialect reports
+// max_cooperative_groups 0, so that the engine refuses to dispatch such a
+// kernel (the program's other kernels run).
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a build that is not
+// in progress or an unknown dialect, DC_ERR_COMPILE (with the reasons in
+// the build log) for what the dialect cannot express, DC_ERR_OUT_OF_MEMORY.
+DC_API dc_status_t dc_program_build_lower(dc_program_build_t* build,
+                                          dc_kernel_dialect_t dialect,
+                                          dc_lowered_program_t* out_lowered);
+
+// Adds an error to the build log of |build|, as "name:line: error: ..."
+// (|line| 0: no line), and returns DC_ERR_COMPILE for program_build to
+// return. Use it for what the device's compiler rejected; the message is
+// formatted as printf's. NULL |build| or |format|: DC_ERR_INVALID_ARGUMENT.
+DC_API dc_status_t dc_program_build_error(dc_program_build_t* build,
+                                          uint32_t line, const char* format,
+                                          ...) DC_PRINTF_LIKE(3, 4);
+
+// What a backend's build attaches to one kernel.
+typedef struct dc_kernel_binding_t {
+  void* data;  // the backend's, read back with dc_kernel_backend_data
+  // How the kernel runs, for dc_kernel_info().execution: a string that
+  // outlives the program ("opencl").
+  const char* execution;
+  // Bytes of __local memory the kernel declares itself, as the device's
+  // compiler counts them (dc_kernel_info().static_local_size).
+  size_t static_local_size;
+  // It reaches a barrier through a helper (dc_lowered_kernel_t).
+  bool reaches_barrier;
+} dc_kernel_binding_t;
+
+// Attaches |binding| to |kernel|, a kernel of the program being built.
+// Returns DC_ERR_INVALID_ARGUMENT for NULL pointers or a NULL execution.
+DC_API dc_status_t dc_kernel_bind(dc_kernel_t* kernel,
+                                  const dc_kernel_binding_t* binding);
+// The data dc_kernel_bind attached (NULL: none, or a NULL kernel).
+DC_API void* dc_kernel_backend_data(const dc_kernel_t* kernel);
+// The backend's data of the whole program, set during its build and read
+// back by program_destroy and dispatches (NULL: none).
+DC_API void dc_program_set_backend_data(dc_program_t* program, void* data);
+DC_API void* dc_program_backend_data(const dc_program_t* program);
+
+// The status a checked dispatch of |kernel| ends with after |fault| (a
+// record the kernel set): DC_ERR_OUT_OF_RANGE naming the argument, line
+// and index, DC_ERR_CANCELLED, or DC_ERR_DEADLINE_EXCEEDED, with |fn| (the
+// function the dispatch came through) in the message.
+DC_API dc_status_t dc_kernel_fault_status(const dc_kernel_t* kernel,
+                                          const char* fn,
+                                          const dc_kernel_fault_t* fault);
 
 // The geometry of one dispatch, checked and completed by the core: every
 // dimension up to 3 is filled (unused ones are 1 work-item, offset 0), and

@@ -507,52 +507,60 @@ static size_t arg_element_size(const dc_kernel_t* k, uint32_t arg) {
 }
 
 static dc_status_t pointer_fault(const dc_kernel_t* k, const char* fn,
-                                 const dc__kfault_t* f) {
+                                 const dc_kernel_fault_t* f) {
+  long long index = (long long)f->index;
+  unsigned long long length = f->length, size = f->size;
   if (f->arg >= k->info.arg_count) {
     return DC_FAIL(DC_ERR_OUT_OF_RANGE,
                    "%s: kernel '%s' (%s:%u): an access of %llu byte(s) at "
                    "byte %lld is outside the %llu-byte object its pointer "
                    "points into",
-                   fn, k->info.name, k->program->name, f->line, f->size,
-                   f->index, f->length);
+                   fn, k->info.name, k->program->name, f->line, size, index,
+                   length);
   }
   size_t n = arg_element_size(k, f->arg);
-  if (f->size == n && f->index % (long long)n == 0) {
+  if (size == n && index % (long long)n == 0) {
     return DC_FAIL(DC_ERR_OUT_OF_RANGE,
                    "%s: kernel '%s' (%s:%u): index %lld of argument %u '%s' "
                    "is outside its %llu element(s)",
                    fn, k->info.name, k->program->name, f->line,
-                   f->index / (long long)n, f->arg, k->args[f->arg].name,
-                   f->length / n);
+                   index / (long long)n, f->arg, k->args[f->arg].name,
+                   length / n);
   }
   return DC_FAIL(DC_ERR_OUT_OF_RANGE,
                  "%s: kernel '%s' (%s:%u): an access of %llu byte(s) at byte "
                  "%lld of argument %u '%s' is outside its %llu byte(s)",
-                 fn, k->info.name, k->program->name, f->line, f->size,
-                 f->index, f->arg, k->args[f->arg].name, f->length);
+                 fn, k->info.name, k->program->name, f->line, size, index,
+                 f->arg, k->args[f->arg].name, length);
 }
 
-dc_status_t dc__kernel_fault(const dc_kernel_t* k, const char* fn,
-                             const dc__kfault_t* f) {
-  switch (f->kind) {
-    case DC__KFAULT_INDEX:
+dc_status_t dc_kernel_fault_status(const dc_kernel_t* k, const char* fn,
+                                   const dc_kernel_fault_t* f) {
+  if (fn == NULL) fn = "dc_kernel_dispatch";
+  if (!dc__kernel_valid(k)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "dc_kernel_fault_status: 'kernel' is NULL or released");
+  }
+  DC_REQUIRE_ARG(f, "dc_kernel_fault_status");
+  switch ((dc_kernel_fault_kind_t)f->kind) {
+    case DC_KERNEL_FAULT_INDEX:
       return DC_FAIL(DC_ERR_OUT_OF_RANGE,
                      "%s: kernel '%s' (%s:%u): index %lld is outside an "
                      "array of %llu element(s)",
-                     fn, k->info.name, k->program->name, f->line, f->index,
-                     f->length);
-    case DC__KFAULT_POINTER:
+                     fn, k->info.name, k->program->name, f->line,
+                     (long long)f->index, (unsigned long long)f->length);
+    case DC_KERNEL_FAULT_POINTER:
       return pointer_fault(k, fn, f);
-    case DC__KFAULT_STOPPED:
+    case DC_KERNEL_FAULT_STOPPED:
       return DC_FAIL(DC_ERR_CANCELLED,
                      "%s: kernel '%s' (%s:%u) was interrupted while it ran",
                      fn, k->info.name, k->program->name, f->line);
-    case DC__KFAULT_WATCHDOG:
+    case DC_KERNEL_FAULT_WATCHDOG:
       return DC_FAIL(DC_ERR_DEADLINE_EXCEEDED,
                      "%s: kernel '%s' (%s:%u) ran past the kernel time limit "
                      "and was stopped",
                      fn, k->info.name, k->program->name, f->line);
   }
-  return DC_FAIL(DC_ERR_INTERNAL, "%s: kernel '%s': unknown fault %d", fn,
-                 k->info.name, (int)f->kind);
+  return DC_FAIL(DC_ERR_INTERNAL, "%s: kernel '%s': unknown fault %u", fn,
+                 k->info.name, f->kind);
 }

@@ -173,18 +173,27 @@ static dc_status_t build(dc_program_t* p, const dc_program_params_t* params,
   if (st == DC_OK) st = dc__parse(scratch, &tokens, diag, &ast);
   if (st == DC_OK) st = reflect(p, &ast);
   if (st != DC_OK) return st;
+  struct dc__build_tree_t tree = {
+      .arena = scratch, .diag = diag, .ast = &ast, .options = &options};
   dc_program_build_t b = {
       .program = p,
-      .arena = scratch,
-      .diag = diag,
-      .ast = &ast,
-      .options = &options,
+      .name = p->name,
       .source = params->source,
       .source_length = length,
-      .options_text = params->options ? params->options : "",
+      .options = params->options ? params->options : "",
+      .flags = {.fast_math = options.fast_math,
+                .finite_math = options.finite_math,
+                .no_signed_zeros = options.no_signed_zeros,
+                .mad_enable = options.mad_enable,
+                .opt_disable = options.opt_disable,
+                .opt_max = options.opt_max},
       .checked = options.checked || config.checked_kernels,
+      .tree = &tree,
   };
-  return p->device->vtable->kernels->program_build(p->device, &b);
+  p->building = true;
+  st = p->device->vtable->kernels->program_build(p->device, &b);
+  p->building = false;
+  return st;
 }
 
 static dc_status_t check_params(dc_device_t* device,
@@ -289,6 +298,8 @@ size_t dc__program_object_size(void) { return sizeof(struct dc_program_t); }
 static bool is_program(const dc_program_t* p) {
   return p != NULL && p->header.magic == DC_MAGIC_PROGRAM;
 }
+
+bool dc__program_valid(const dc_program_t* p) { return is_program(p); }
 
 void dc_program_retain(dc_program_t* p) {
   if (!is_program(p)) return;

@@ -36,6 +36,7 @@ struct dc_program_t {
   dc__object_header_t header;  // first: checked for use after release
   pthread_mutex_t lock;  // guards the kernels' tuning tables
   bool internal;  // owned by the engine: not a live object, no context ref
+  bool building;  // inside the backend's program_build
   atomic_uint refs;
   dc_device_t* device;
   dc__live_node_t live;
@@ -50,17 +51,14 @@ struct dc_program_t {
   void* impl;  // the backend's (CPU: the loaded module)
 };
 
-// Everything a backend needs to compile a program.
-struct dc__program_build_t {
-  dc_program_t* program;
+// The build's inside (dc_program_build_t.tree): the typed tree and what
+// the engine's own code generators write their results and diagnostics
+// into. Backends outside the tree read dc_program_build_lower's text.
+struct dc__build_tree_t {
   dc__arena_t* arena;  // scratch, freed after the build
   dc__diag_t* diag;
   const dc__program_ast_t* ast;
   const dc__build_options_t* options;
-  const char* source;
-  size_t source_length;
-  const char* options_text;  // as the user wrote them ("" if none)
-  bool checked;
 };
 
 // Makes an empty program object on |device| (one reference, not yet on the
@@ -98,35 +96,10 @@ DC_INTERNAL bool dc__reflect_value(dc__arena_t* arena,
                                    const struct dc__ty_t* type,
                                    dc_kernel_arg_info_t* a);
 
+// Whether |program| is a program, not released.
+DC_INTERNAL bool dc__program_valid(const dc_program_t* program);
 // Whether |kernel| is a live kernel (its program not released).
 DC_INTERNAL bool dc__kernel_valid(const dc_kernel_t* kernel);
-
-// What stopped a checked dispatch, or its first access out of range, as
-// the devices record it (their own copies of these values are asserted
-// equal: cpu_abi.h, cuda_prelude.h).
-typedef enum dc__kfault_kind_e {
-  DC__KFAULT_INDEX = 0,  // |index| into an array of |length| elements
-  DC__KFAULT_POINTER,    // |size| bytes at byte |index| of an allocation of
-                         // |length| bytes: argument |arg|, or an object
-  DC__KFAULT_STOPPED,    // interrupted (dc_context_interrupt)
-  DC__KFAULT_WATCHDOG,   // ran past the kernel time limit
-} dc__kfault_kind_t;
-#define DC__KFAULT_OBJECT 0xFFFFFFFFu  // |arg| of memory no argument gave
-typedef struct dc__kfault_t {
-  dc__kfault_kind_t kind;
-  uint32_t arg;
-  uint32_t line;
-  long long index;
-  unsigned long long length;
-  unsigned long long size;
-} dc__kfault_t;
-
-// The status a checked dispatch of |kernel| ends with after |fault|:
-// DC_ERR_OUT_OF_RANGE, DC_ERR_CANCELLED or DC_ERR_DEADLINE_EXCEEDED, with
-// |fn| in the message.
-DC_INTERNAL dc_status_t dc__kernel_fault(const dc_kernel_t* kernel,
-                                         const char* fn,
-                                         const dc__kfault_t* fault);
 
 // Checks argument |index| against the kernel's reflection; messages start
 // with |fn|, the public function the caller is in.

@@ -150,14 +150,15 @@ static dc_status_t run_cooperative(const dc_kernel_t* k,
 }
 
 static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
-  _Static_assert(DC_KFAULT_POINTER == (int)DC__KFAULT_POINTER &&
-                     DC_KFAULT_WATCHDOG == (int)DC__KFAULT_WATCHDOG &&
-                     DC_ORIGIN_OBJECT == DC__KFAULT_OBJECT,
-                 "cpu_abi.h's fault kinds are program_internal.h's");
-  dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f->kind, .arg = f->arg,
-                        .line = f->line, .index = f->index,
-                        .length = f->length, .size = f->size};
-  return dc__kernel_fault(k, "dc_kernel_dispatch", &fault);
+  _Static_assert(DC_KFAULT_POINTER == (int)DC_KERNEL_FAULT_POINTER &&
+                     DC_KFAULT_WATCHDOG == (int)DC_KERNEL_FAULT_WATCHDOG &&
+                     DC_ORIGIN_OBJECT == DC_KERNEL_FAULT_OBJECT,
+                 "cpu_abi.h's fault kinds are dc/backend.h's");
+  dc_kernel_fault_t fault = {.set = 1, .kind = (uint32_t)f->kind,
+                             .arg = f->arg, .line = f->line,
+                             .index = f->index, .length = f->length,
+                             .size = f->size};
+  return dc_kernel_fault_status(k, "dc_kernel_dispatch", &fault);
 }
 
 // What a checked kernel's polls ask (cpu_abi.h): whether the context was

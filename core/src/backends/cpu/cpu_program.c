@@ -116,7 +116,7 @@ static void compute_key(const dc__cpu_device_t* cpu,
   dc__sha256_t h;
   dc__sha256_init(&h);
   const char* parts[] = {abi, dc__generator_digest, cpu->compiler_id,
-                         cpu->base.info.model, b->options_text};
+                         cpu->base.info.model, b->options};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
@@ -245,21 +245,21 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
                                    const char* so_path,
                                    dc__exec_mode_t* modes) {
   dc__strbuf_t generated, code;
-  dc__strbuf_init(&generated, b->arena);
-  dc__strbuf_init(&code, b->arena);
-  dc__codegen_options_t options = {.file = b->diag->file,
+  dc__strbuf_init(&generated, b->tree->arena);
+  dc__strbuf_init(&code, b->tree->arena);
+  dc__codegen_options_t options = {.file = b->tree->diag->file,
                                    .checked = b->checked};
-  DC_RETURN_IF_ERROR(dc__cpu_codegen(b->arena, b->ast, &options, b->diag,
+  DC_RETURN_IF_ERROR(dc__cpu_codegen(b->tree->arena, b->tree->ast, &options, b->tree->diag,
                                      &generated, modes));
   // Libc headers must come before the prelude, whose macros share names
   // with libm functions.
-  for (uint32_t i = 0; i < b->ast->function_count; ++i) {
+  for (uint32_t i = 0; i < b->tree->ast->function_count; ++i) {
     if (modes[i] == DC_EXEC_FIBERS) {
       dc__strbuf_puts(&code, "#include <ucontext.h>\n");
       break;
     }
   }
-  emit_sections(b->ast, &code);
+  emit_sections(b->tree->ast, &code);
   dc__strbuf_puts(&code, dc__cpu_prelude_text);
   dc__strbuf_append(&code, generated.data ? generated.data : "",
                     generated.length);
@@ -267,7 +267,7 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
   dc_context_params(cpu->base.context, &params);
   dump_source(cpu, b->program->name, &code);
   return dc__cpu_compile(params.c_compiler, dir, code.data, code.length,
-                         b->options, b->program->name, b->diag, so_path);
+                         b->tree->options, b->program->name, b->tree->diag, so_path);
 }
 
 static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m) {
@@ -410,7 +410,7 @@ static dc_status_t build_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
   char so_path[300], entry[DC_KCACHE_PATH_SIZE];
   snprintf(so_path, sizeof(so_path), "%s/kernels.so", dir);
   dc__exec_mode_t* fn_modes =
-      dc__arena_alloc(b->arena, (b->ast->function_count + 1) * sizeof(*fn_modes));
+      dc__arena_alloc(b->tree->arena, (b->tree->ast->function_count + 1) * sizeof(*fn_modes));
   dc_status_t st = fn_modes ? compile_program(cpu, b, dir, so_path, fn_modes)
                             : DC_ERR_OUT_OF_MEMORY;
   if (st == DC_OK) {
@@ -456,7 +456,7 @@ static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
                               const uint8_t key[32], dc__cpu_module_t** out) {
   uint64_t start = dc__now_ns();
   size_t count = b->program->kernel_count;
-  uint8_t* modes = dc__arena_alloc(b->arena, count + 1);
+  uint8_t* modes = dc__arena_alloc(b->tree->arena, count + 1);
   if (modes == NULL) return DC_ERR_OUT_OF_MEMORY;
   pthread_mutex_lock(&cpu->lock);
   *out = find_module(cpu, key);
@@ -517,10 +517,10 @@ static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
   dc_kernel_t* k = &b->program->kernels[index];
   dc__cpu_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
   if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
-  *(void**)&ck->run = entry_point(b->arena, m, k, "run");
-  *(void**)&ck->scratch_size = entry_point(b->arena, m, k, "scratch_size");
+  *(void**)&ck->run = entry_point(b->tree->arena, m, k, "run");
+  *(void**)&ck->scratch_size = entry_point(b->tree->arena, m, k, "scratch_size");
   size_t (*local_size)(void) = NULL;
-  *(void**)&local_size = entry_point(b->arena, m, k, "local_size");
+  *(void**)&local_size = entry_point(b->tree->arena, m, k, "local_size");
   if (ck->run == NULL || ck->scratch_size == NULL || local_size == NULL) {
     return DC_FAIL(DC_ERR_INTERNAL,
                    "the compiled module lacks the entry points of kernel "
@@ -529,13 +529,14 @@ static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
   }
   uint8_t mode = m->modes[index];
   ck->mode = (dc__exec_mode_t)mode;
-  k->info.static_local_size = local_size();
-  k->info.execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0];
   // The front end sees only the kernel's own barriers; one reached through
   // a helper makes it a barrier kernel too (group sizes depend on it).
-  if (mode != DC_EXEC_LOOP) k->info.uses_barrier = true;
-  k->impl = ck;
-  return DC_OK;
+  dc_kernel_binding_t binding = {
+      .data = ck,
+      .execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0],
+      .static_local_size = local_size(),
+      .reaches_barrier = mode != DC_EXEC_LOOP};
+  return dc_kernel_bind(k, &binding);
 }
 
 dc_status_t dc__cpu_program_build(dc_device_t* device, dc_program_build_t* b) {
@@ -548,7 +549,7 @@ dc_status_t dc__cpu_program_build(dc_device_t* device, dc_program_build_t* b) {
   compute_key(cpu, b, key);
   dc__cpu_module_t* m = NULL;
   DC_RETURN_IF_ERROR(get_module(cpu, b, key, &m));
-  b->program->impl = m;
+  dc_program_set_backend_data(b->program, m);
   for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {
     st = bind_kernel(b, m, i);
   }

@@ -237,10 +237,10 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
     DC_RETURN_IF_ERROR(
         read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
-      dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f.kind, .arg = f.arg,
-                            .line = f.line, .index = f.index,
-                            .length = f.length, .size = f.size};
-      return dc__kernel_fault(k, kFn, &fault);
+      dc_kernel_fault_t fault = {.set = 1, .kind = f.kind, .arg = f.arg,
+                                 .line = f.line, .index = f.index,
+                                 .length = f.length, .size = f.size};
+      return dc_kernel_fault_status(k, kFn, &fault);
     }
   }
   if (k->info.uses_grid_sync) {

@@ -126,11 +126,11 @@ static void compute_key(const dc__cuda_device_t* cuda,
            (int)b->checked);
   snprintf(nvrtc, sizeof(nvrtc), "nvrtc %d.%d", major, minor);
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
-  dc__cuda_options_text(b->options, &target, options, sizeof(options));
+  dc__cuda_options_text(b->tree->options, &target, options, sizeof(options));
   dc__sha256_t h;
   dc__sha256_init(&h);
   const char* parts[] = {abi, dc__cuda_generator_digest, nvrtc, options,
-                         b->options_text};
+                         b->options};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
@@ -149,10 +149,10 @@ static void compute_key(const dc__cuda_device_t* cuda,
 static dc_status_t compile_program(dc__cuda_device_t* cuda,
                                    dc_program_build_t* b,
                                    dc__cuda_image_t* image, uint8_t* barriers) {
-  dc__cuda_codegen_options_t options = {.file = b->diag->file,
+  dc__cuda_codegen_options_t options = {.file = b->tree->diag->file,
                                         .checked = b->checked};
   dc__cuda_translation_t t;
-  DC_RETURN_IF_ERROR(dc__cuda_codegen(b->arena, b->ast, &options, b->diag, &t));
+  DC_RETURN_IF_ERROR(dc__cuda_codegen(b->tree->arena, b->tree->ast, &options, b->tree->diag, &t));
   for (size_t k = 0; k < b->program->kernel_count; ++k) {
     barriers[k] = t.reaches_barrier[b->program->kernels[k].function];
   }
@@ -162,8 +162,8 @@ static dc_status_t compile_program(dc__cuda_device_t* cuda,
            "DC_KERNEL_DUMP: cannot write %s", path);
   }
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
-  return dc__cuda_nvrtc_compile(cuda->api->nvrtc, &t, b->options, &target,
-                                b->diag, cuda->allocator, image);
+  return dc__cuda_nvrtc_compile(cuda->api->nvrtc, &t, b->tree->options, &target,
+                                b->tree->diag, cuda->allocator, image);
 }
 
 // Stores |image| and its metadata in the cache, through a temporary file
@@ -327,7 +327,7 @@ static dc_status_t build_image(dc__cuda_device_t* cuda, dc_program_build_t* b,
   DC_RETURN_IF_ERROR(compile_program(cuda, b, image, barriers));
   entry_meta_t header = {
       .abi = CUDA_KERNEL_ABI, .ptx = image->ptx, .image_size = image->size};
-  char* meta = dc__arena_alloc(b->arena, sizeof(header) + count + 1);
+  char* meta = dc__arena_alloc(b->tree->arena, sizeof(header) + count + 1);
   if (meta == NULL) return DC_ERR_OUT_OF_MEMORY;
   memcpy(meta, &header, sizeof(header));
   memcpy(meta + sizeof(header), barriers, count);
@@ -340,7 +340,7 @@ static dc_status_t get_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
                               const uint8_t key[32], dc__cuda_module_t** out) {
   uint64_t start = dc__now_ns();
   size_t count = b->program->kernel_count;
-  uint8_t* barriers = dc__arena_zalloc(b->arena, count + 1, 1);
+  uint8_t* barriers = dc__arena_zalloc(b->tree->arena, count + 1, 1);
   if (barriers == NULL) return DC_ERR_OUT_OF_MEMORY;
   pthread_mutex_lock(&cuda->lock);
   *out = find_module(cuda, key);
@@ -400,7 +400,7 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   dc__cuda_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
   if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(ck, 0, sizeof(*ck));
-  char* entry = dc__arena_printf(b->arena, "%s%s", DC_CUDA_KERNEL_PREFIX,
+  char* entry = dc__arena_printf(b->tree->arena, "%s%s", DC_CUDA_KERNEL_PREFIX,
                                  k->info.name);
   if (entry == NULL) return DC_ERR_OUT_OF_MEMORY;
   const dc__cuda_driver_t* cu = cuda->api->cu;
@@ -421,13 +421,13 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   ck->module = m;
   ck->static_shared = (size_t)shared;
   ck->checked = b->checked;
-  k->info.static_local_size = ck->static_shared;
-  k->info.execution = "cuda";
   // The front end sees only the kernel's own barriers; one reached
   // through a helper makes it a barrier kernel too.
-  k->info.uses_barrier |= m->barriers[index] != 0;
-  k->impl = ck;
-  return DC_OK;
+  dc_kernel_binding_t binding = {.data = ck,
+                                 .execution = "cuda",
+                                 .static_local_size = ck->static_shared,
+                                 .reaches_barrier = m->barriers[index] != 0};
+  return dc_kernel_bind(k, &binding);
 }
 
 dc_status_t dc__cuda_program_build(dc_device_t* device, dc_program_build_t* b) {
@@ -440,7 +440,7 @@ dc_status_t dc__cuda_program_build(dc_device_t* device, dc_program_build_t* b) {
   compute_key(cuda, b, key);
   dc__cuda_module_t* m = NULL;
   DC_RETURN_IF_ERROR(get_module(cuda, b, key, &m));
-  b->program->impl = m;
+  dc_program_set_backend_data(b->program, m);
   pthread_mutex_lock(&cuda->lock);
   st = dc__cuda_enter(cuda);
   for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {

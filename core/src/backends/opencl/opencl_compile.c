@@ -7,42 +7,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dc__opencl_options_text(const dc__build_options_t* o, char* text,
+void dc__opencl_options_text(const dc_build_flags_t* f, char* text,
                              size_t size) {
   // -w: C permits what the generated code does (a label at a function's
   // end, a helper parameter nothing reads), and the CPU device's compiler
   // is as quiet about it.
   snprintf(text, size, "-cl-std=CL1.2 -w%s%s%s%s%s",
-           o->fast_math ? " -cl-fast-relaxed-math" : "",
-           o->finite_math ? " -cl-finite-math-only" : "",
-           o->no_signed_zeros ? " -cl-no-signed-zeros" : "",
-           o->mad_enable ? " -cl-mad-enable" : "",
-           o->opt_disable ? " -cl-opt-disable" : "");
+           f->fast_math ? " -cl-fast-relaxed-math" : "",
+           f->finite_math ? " -cl-finite-math-only" : "",
+           f->no_signed_zeros ? " -cl-no-signed-zeros" : "",
+           f->mad_enable ? " -cl-mad-enable" : "",
+           f->opt_disable ? " -cl-opt-disable" : "");
 }
 
-// Appends the device's build log of |program| to |diag|.
-static void append_log(dc__opencl_device_t* ocl, cl_program program,
-                       dc__diag_t* diag) {
-  size_t size = 0;
-  ocl->cl->get_program_build_info(program, ocl->device, CL_PROGRAM_BUILD_LOG,
-                                  0, NULL, &size);
-  char* log = size > 1 ? dc_allocator_malloc(ocl->allocator, size + 1) : NULL;
-  if (log != NULL &&
-      ocl->cl->get_program_build_info(program, ocl->device,
-                                      CL_PROGRAM_BUILD_LOG, size, log,
-                                      NULL) == CL_SUCCESS) {
-    log[size] = '\0';
-    dc__diag_append(diag, log);
-    if (size > 1 && log[strlen(log) - 1] != '\n') dc__diag_append(diag, "\n");
-  } else {
-    dc__diag_append(diag, "(the driver wrote no build log)\n");
+// The start of the device's build log of |program|, in |log|.
+static void read_log(dc__opencl_device_t* ocl, cl_program program, char* log,
+                     size_t size) {
+  size_t length = 0;
+  if (ocl->cl->get_program_build_info(program, ocl->device,
+                                      CL_PROGRAM_BUILD_LOG, 0, NULL,
+                                      &length) != CL_SUCCESS ||
+      length <= 1) {
+    snprintf(log, size, "(the driver wrote no build log)");
+    return;
   }
-  dc_allocator_free(ocl->allocator, log, size + 1);
+  char* full = dc_allocator_malloc(ocl->allocator, length + 1);
+  if (full == NULL ||
+      ocl->cl->get_program_build_info(program, ocl->device,
+                                      CL_PROGRAM_BUILD_LOG, length, full,
+                                      NULL) != CL_SUCCESS) {
+    snprintf(log, size, "(the build log could not be read)");
+  } else {
+    full[length] = '\0';
+    snprintf(log, size, "%s", full);
+  }
+  dc_allocator_free(ocl->allocator, full, length + 1);
 }
 
 dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
-                                    const char* source, size_t length,
-                                    const char* options, dc__diag_t* diag,
+                                    const char* name, const char* source,
+                                    size_t length, const char* options,
                                     cl_program* out_program) {
   *out_program = NULL;
   cl_int err = CL_SUCCESS;
@@ -53,19 +57,20 @@ dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
   }
   err = ocl->cl->build_program(program, 1, &ocl->device, options, NULL, NULL);
   if (err == CL_BUILD_PROGRAM_FAILURE) {
-    append_log(ocl, program, diag);
+    char log[768];
+    read_log(ocl, program, log, sizeof(log));
     ocl->cl->release_program(program);
     return DC_FAIL(DC_ERR_INTERNAL,
                    "internal error: the OpenCL compiler of %s rejected the "
-                   "code generated for program '%s' (its log is in the "
-                   "build log); this is a bug of the engine, please report "
-                   "it with the program",
-                   ocl->base.info.name, diag->file);
+                   "code generated for program '%s'; this is a bug of the "
+                   "engine, please report it with the program "
+                   "(DC_KERNEL_DUMP keeps the code). The driver said: %s",
+                   ocl->base.info.name, name, log);
   }
   if (err != CL_SUCCESS) {
     ocl->cl->release_program(program);
     return dc__opencl_failed(ocl, err, "clBuildProgram of program '%s'",
-                             diag->file);
+                             name);
   }
   *out_program = program;
   return DC_OK;

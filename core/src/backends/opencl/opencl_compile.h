@@ -4,25 +4,24 @@
 #ifndef DC_OPENCL_COMPILE_H_
 #define DC_OPENCL_COMPILE_H_
 
-#include "diag.h"
 #include "opencl_internal.h"
-#include "pp.h"
 
-// The clBuildProgram options for a build with |options| (NUL-terminated
-// in |text|).
-DC_INTERNAL void dc__opencl_options_text(const dc__build_options_t* options,
+// The clBuildProgram options for a build with |flags| (NUL-terminated in
+// |text|).
+DC_INTERNAL void dc__opencl_options_text(const dc_build_flags_t* flags,
                                          char* text, size_t size);
 
-// Builds |source| (|length| bytes) for |ocl|'s device into |out_program|.
-// A build the driver rejects is the engine's bug, since the front end
-// checked the program: DC_ERR_INTERNAL, with the driver's build log (in
-// the user's lines, through the generated #line directives) appended to
-// |diag|. Other failures map as dc__opencl_failed.
+// Builds |source| (|length| bytes) of program |name| for |ocl|'s device
+// into |out_program|. A build the driver rejects is the engine's bug,
+// since the front end checked the program: DC_ERR_INTERNAL, with the start
+// of the driver's build log (in the user's lines, through the lowering's
+// #line directives) in the message. Other failures map as
+// dc__opencl_failed.
 DC_INTERNAL dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
+                                                const char* name,
                                                 const char* source,
                                                 size_t length,
                                                 const char* options,
-                                                dc__diag_t* diag,
                                                 cl_program* out_program);
 
 // With DC_KERNEL_DUMP naming a directory, writes |source| there as

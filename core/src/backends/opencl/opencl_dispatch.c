@@ -1,9 +1,10 @@
 // opencl_dispatch.c: launching kernels on an OpenCL device, and the group
 // size it suggests.
 //
-// A dispatch sets the kernel's arguments (opencl_codegen.h: a buffer's
-// handle decoded into its cl_mem and byte offset, a __local argument's
-// offset into the one __local block, a value's bytes) and enqueues it
+// A dispatch sets the kernel's arguments (DC_KERNEL_DIALECT_OPENCL_C in
+// dc/backend.h: a buffer's handle decoded into its cl_mem and byte
+// offset, a __local argument's offset into the one __local block, a
+// value's bytes) and enqueues it
 // with clEnqueueNDRangeKernel, the launch's global offset and its
 // explicit group size, either on the device queue followed by clFinish,
 // as every synchronous operation ends (opencl_internal.h), or on a
@@ -188,7 +189,7 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
   DC_RETURN_IF_ERROR(
       set_arg(ocl, k, next + 2, sizeof(cl_mem), &c->state, "fault record"));
   *c->stop_word = 0;
-  dc__opencl_fault_t clear = {0};
+  dc_kernel_fault_t clear = {0};
   cl_int err = ocl->cl->enqueue_write_buffer(queue, c->state, CL_FALSE, 0,
                                              sizeof(clear), &clear, 0, NULL,
                                              NULL);
@@ -243,7 +244,7 @@ static dc_status_t check_outcome(dc__opencl_device_t* ocl,
                                  const dc_kernel_t* k,
                                  dc__opencl_checked_t* c,
                                  cl_command_queue queue) {
-  dc__opencl_fault_t f;
+  dc_kernel_fault_t f;
   cl_int err = ocl->cl->enqueue_read_buffer(queue, c->state, CL_TRUE, 0,
                                             sizeof(f), &f, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
@@ -251,10 +252,7 @@ static dc_status_t check_outcome(dc__opencl_device_t* ocl,
                              k->info.name);
   }
   if (f.set == 0) return DC_OK;
-  dc__kfault_t fault = {.kind = (dc__kfault_kind_t)f.kind, .arg = f.arg,
-                        .line = f.line, .index = f.index, .length = f.length,
-                        .size = f.size};
-  return dc__kernel_fault(k, kFn, &fault);
+  return dc_kernel_fault_status(k, kFn, &f);
 }
 
 //===-- Launching -------------------------------------------------------===//
@@ -271,7 +269,7 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
   DC_RETURN_IF_ERROR(check_shape(ocl, kernel, ok, l));
   dc__opencl_checked_t* c = NULL;
   if (ok->checked) {
-    size_t size = DC_OPENCL_SCRATCH_OFFSET + 8 * ok->module->scratch_words;
+    size_t size = ok->module->state_size;
     DC_RETURN_IF_ERROR(take_checked(ocl, size, &c));
   }
   cl_event done = NULL;

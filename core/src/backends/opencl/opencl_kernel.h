@@ -6,7 +6,6 @@
 #define DC_OPENCL_KERNEL_H_
 
 #include "opencl_internal.h"
-#include "program_internal.h"
 
 // A built cl_program, shared by every program built from one cache key;
 // it stays built for the device's lifetime (the in-memory compile cache),
@@ -15,28 +14,9 @@ typedef struct dc__opencl_module_t {
   uint8_t key[32];
   cl_program program;
   unsigned refs;           // programs using it; guarded by the device lock
-  uint32_t scratch_words;  // checked mode: DC__SCRATCH_WORDS
-  size_t kernel_count;
-  uint8_t* barriers;  // per kernel in source order: reaches a barrier
+  size_t state_size;       // checked mode: the fault record and scratch
   struct dc__opencl_module_t* next;
 } dc__opencl_module_t;
-
-// Mirror of the prelude's dc__fault_t (checked mode).
-typedef struct dc__opencl_fault_t {
-  int32_t set;
-  uint32_t kind, arg, line;
-  int64_t index;
-  uint64_t length, size;
-} dc__opencl_fault_t;
-// Where the global scratch starts in the checked-mode state, past the
-// fault record: 128 bytes, the alignment of the widest type a failed
-// access may be given the scratch for (a double16; a buffer's base has
-// CL_DEVICE_MEM_BASE_ADDR_ALIGN, 128 bytes at least on the devices
-// OpenCL 1.2 calls full profile). The generated code says the same
-// (opencl_codegen.c).
-#define DC_OPENCL_SCRATCH_OFFSET 128u
-_Static_assert(sizeof(dc__opencl_fault_t) <= DC_OPENCL_SCRATCH_OFFSET,
-               "the fault record overlaps the scratch");
 
 // A checked dispatch's device state: the stop word the host writes while
 // the kernel runs (host-visible memory, mapped for the state's life),

@@ -1,35 +1,33 @@
-// opencl_program.c: kernels on an OpenCL device: building through the
-// in-memory compile cache, and finding each kernel's cl_kernel.
+// opencl_program.c: kernels on an OpenCL device: the program lowered to
+// OpenCL C (dc_program_build_lower), built through the in-memory compile
+// cache, and each kernel's cl_kernel found. It reads the build through
+// dc/backend.h alone, as a backend outside the tree would.
 //
 // A program's cache key is the SHA-256 of everything that decides the
-// built cl_program: the backend's kernel ABI, the fingerprint of the
-// front end, code generator and prelude sources (taken at build time),
-// the device and its driver, the compiler options, the checked flag and
-// the source. Built programs are shared by every program with the same
-// key for the device's lifetime, so building the same source again in
-// one process costs a hash and a lookup. (Drivers keep caches of their
-// own across processes: pocl's kernel cache, NVIDIA's compute cache.)
+// built cl_program: the backend's kernel ABI, the device and its driver,
+// the compiler options and the lowered text (which holds the program's
+// name in its #line directives, and checked mode). Built programs are
+// shared by every program with the same key for the device's lifetime,
+// so building the same source again in one process costs the front end,
+// a hash and a lookup. (Drivers keep caches of their own across
+// processes: pocl's kernel cache, NVIDIA's compute cache.)
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
 
 #include "log_internal.h"
-#include "opencl_codegen.h"
 #include "opencl_compile.h"
 #include "opencl_kernel.h"
-#include "program_internal.h"
 #include "sha256.h"
 
-extern const char dc__opencl_generator_digest[];  // see source_digest.cmake
-
 // Changes whenever the way the engine calls generated kernels changes.
-#define OPENCL_KERNEL_ABI 1
+#define OPENCL_KERNEL_ABI 2
 
 //===-- Device kernel state ---------------------------------------------===//
 
 static void free_module(dc__opencl_device_t* ocl, dc__opencl_module_t* m) {
   if (m->program != NULL) ocl->cl->release_program(m->program);
-  dc_allocator_free(ocl->allocator, m, sizeof(*m) + m->kernel_count + 1);
+  dc_allocator_free(ocl->allocator, m, sizeof(*m));
 }
 
 static void free_checked(dc__opencl_device_t* ocl, dc__opencl_checked_t* c) {
@@ -60,26 +58,18 @@ void dc__opencl_kernels_teardown(dc__opencl_device_t* ocl) {
   ocl->checked_free = NULL;
 }
 
-static void compute_key(const dc__opencl_device_t* ocl,
-                        const dc_program_build_t* b, const char* options,
-                        uint8_t key[32]) {
-  char abi[64];
-  snprintf(abi, sizeof(abi), "dc-opencl-abi-%d bounds=%d", OPENCL_KERNEL_ABI,
-           (int)b->checked);
+static void compute_key(const dc__opencl_device_t* ocl, const char* options,
+                        const dc_lowered_program_t* lowered, uint8_t key[32]) {
+  char abi[32];
+  snprintf(abi, sizeof(abi), "dc-opencl-abi-%d", OPENCL_KERNEL_ABI);
   dc__sha256_t h;
   dc__sha256_init(&h);
-  const char* parts[] = {abi,          dc__opencl_generator_digest,
-                         ocl->base.info.model, ocl->version,
-                         ocl->driver,  options,
-                         b->options_text};
+  const char* parts[] = {abi, ocl->base.info.model, ocl->version, ocl->driver,
+                         options};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
-  // __FILE__ expands to the program's name, which then shapes the code.
-  if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
-    dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);
-  }
-  dc__sha256_update(&h, b->source, b->source_length);
+  dc__sha256_update(&h, lowered->text, lowered->length);
   dc__sha256_final(&h, key);
 }
 
@@ -104,37 +94,28 @@ static dc__opencl_module_t* find_module(dc__opencl_device_t* ocl,
   return NULL;
 }
 
-// Generates OpenCL C for the program and builds it into a new module.
+// Builds the lowered program into a new module.
 static dc_status_t build_module(dc__opencl_device_t* ocl,
-                                dc_program_build_t* b, const uint8_t key[32],
-                                const char* options,
+                                const dc_program_build_t* b,
+                                const dc_lowered_program_t* lowered,
+                                const uint8_t key[32], const char* options,
                                 dc__opencl_module_t** out) {
-  dc__opencl_codegen_options_t cg = {.file = b->diag->file,
-                                     .checked = b->checked};
-  dc__opencl_translation_t t;
-  DC_RETURN_IF_ERROR(dc__opencl_codegen(b->arena, b->ast, &cg, b->diag, &t));
-  size_t count = b->program->kernel_count;
-  dc__opencl_module_t* m =
-      dc_allocator_calloc(ocl->allocator, 1, sizeof(*m) + count + 1);
+  dc__opencl_module_t* m = dc_allocator_calloc(ocl->allocator, 1, sizeof(*m));
   if (m == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel module");
   }
   memcpy(m->key, key, 32);
   m->refs = 1;
-  m->kernel_count = count;
-  m->scratch_words = t.scratch_words;
-  m->barriers = (uint8_t*)(m + 1);
-  for (size_t k = 0; k < count; ++k) {
-    m->barriers[k] = t.reaches_barrier[b->program->kernels[k].function];
-  }
+  m->state_size = lowered->checked_state_size;
   char path[1024];
-  if (!dc__opencl_dump_source(b->program->name, t.source, t.length, path,
+  if (!dc__opencl_dump_source(b->name, lowered->text, lowered->length, path,
                               sizeof(path))) {
     DC_LOG(ocl->base.context, DC_LOG_WARN, "opencl",
            "DC_KERNEL_DUMP: cannot write %s", path);
   }
-  dc_status_t st = dc__opencl_build_source(ocl, t.source, t.length, options,
-                                           b->diag, &m->program);
+  dc_status_t st = dc__opencl_build_source(ocl, b->name, lowered->text,
+                                           lowered->length, options,
+                                           &m->program);
   if (st != DC_OK) {
     free_module(ocl, m);
     return st;
@@ -144,10 +125,13 @@ static dc_status_t build_module(dc__opencl_device_t* ocl,
 }
 
 // Gets the module from memory, else builds it.
-static dc_status_t get_module(dc__opencl_device_t* ocl, dc_program_build_t* b,
-                              const uint8_t key[32], const char* options,
-                              dc__opencl_module_t** out) {
+static dc_status_t get_module(dc__opencl_device_t* ocl,
+                              const dc_program_build_t* b,
+                              const dc_lowered_program_t* lowered,
+                              const char* options, dc__opencl_module_t** out) {
   uint64_t start = dc__now_ns();
+  uint8_t key[32];
+  compute_key(ocl, options, lowered, key);
   pthread_mutex_lock(&ocl->lock);
   *out = find_module(ocl, key);
   pthread_mutex_unlock(&ocl->lock);
@@ -155,7 +139,7 @@ static dc_status_t get_module(dc__opencl_device_t* ocl, dc_program_build_t* b,
     count_build(ocl, &ocl->stats.memory_hits, &ocl->stats.hit_ns, start);
     return DC_OK;
   }
-  dc_status_t st = build_module(ocl, b, key, options, out);
+  dc_status_t st = build_module(ocl, b, lowered, key, options, out);
   count_build(ocl, st == DC_OK ? &ocl->stats.compiles : &ocl->stats.failures,
               &ocl->stats.compile_ns, start);
   DC_RETURN_IF_ERROR(st);
@@ -188,44 +172,49 @@ static dc_status_t group_info(dc__opencl_device_t* ocl, cl_kernel kernel,
   return DC_OK;
 }
 
-static bool has_local_arg(const dc_kernel_t* k) {
-  for (size_t i = 0; i < k->info.arg_count; ++i) {
-    if (k->args[i].kind == DC_ARG_LOCAL) return true;
+static bool has_local_arg(const dc_kernel_t* k, size_t arg_count) {
+  for (size_t i = 0; i < arg_count; ++i) {
+    if (dc_kernel_arg_info(k, i)->kind == DC_ARG_LOCAL) return true;
   }
   return false;
 }
 
-// Creates kernel |index|'s cl_kernel and reads what launches need.
-static dc_status_t bind_kernel(dc__opencl_device_t* ocl, dc_program_build_t* b,
+// Creates kernel |index|'s cl_kernel, reads what launches need and binds
+// it.
+static dc_status_t bind_kernel(dc__opencl_device_t* ocl,
+                               const dc_program_build_t* b,
+                               const dc_lowered_program_t* lowered,
                                dc__opencl_module_t* m, size_t index) {
-  dc_kernel_t* k = &b->program->kernels[index];
-  dc__opencl_kernel_t* ok = dc__arena_alloc(&b->program->arena, sizeof(*ok));
-  if (ok == NULL) return DC_ERR_OUT_OF_MEMORY;
-  memset(ok, 0, sizeof(*ok));
-  char* entry = dc__arena_printf(b->arena, "%s%s", DC_OPENCL_KERNEL_PREFIX,
-                                 k->info.name);
-  if (entry == NULL) return DC_ERR_OUT_OF_MEMORY;
+  dc_kernel_t* k = NULL;
+  DC_RETURN_IF_ERROR(dc_program_kernel(b->program, index, &k));
+  dc_kernel_info_t info;
+  DC_RETURN_IF_ERROR(dc_kernel_info(k, &info));
+  const char* entry = lowered->kernels[index].entry;
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = ocl->cl->create_kernel(m->program, entry, &err);
   if (kernel == NULL) {
     return dc__opencl_failed(ocl, err, "clCreateKernel(%s) of program '%s'",
-                             entry, b->program->name);
+                             entry, b->name);
   }
+  dc__opencl_kernel_t* ok = dc_allocator_calloc(ocl->allocator, 1, sizeof(*ok));
   cl_ulong local = 0;
-  dc_status_t st = group_info(ocl, kernel, CL_KERNEL_WORK_GROUP_SIZE,
-                              "WORK_GROUP_SIZE", k->info.name, &ok->max_group,
+  dc_status_t st =
+      ok == NULL ? DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel")
+                 : group_info(ocl, kernel, CL_KERNEL_WORK_GROUP_SIZE,
+                              "WORK_GROUP_SIZE", info.name, &ok->max_group,
                               sizeof(ok->max_group));
   if (st == DC_OK) {
     st = group_info(ocl, kernel, CL_KERNEL_LOCAL_MEM_SIZE, "LOCAL_MEM_SIZE",
-                    k->info.name, &local, sizeof(local));
+                    info.name, &local, sizeof(local));
   }
   if (st == DC_OK) {
     st = group_info(ocl, kernel, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                    "PREFERRED_WORK_GROUP_SIZE_MULTIPLE", k->info.name,
+                    "PREFERRED_WORK_GROUP_SIZE_MULTIPLE", info.name,
                     &ok->group_multiple, sizeof(ok->group_multiple));
   }
   if (st != DC_OK) {
     ocl->cl->release_kernel(kernel);
+    dc_allocator_free(ocl->allocator, ok, sizeof(*ok));
     return st;
   }
   ok->kernel = kernel;
@@ -233,47 +222,58 @@ static dc_status_t bind_kernel(dc__opencl_device_t* ocl, dc_program_build_t* b,
   ok->module = m;
   // Checked kernels declare their __local scratch, which is the
   // backend's, not the program's: left out of the kernel's own size.
-  size_t scratch = b->checked ? (size_t)m->scratch_words * 8 : 0;
+  size_t scratch = lowered->checked_local_scratch;
   ok->static_local = (size_t)local > scratch ? (size_t)local - scratch : 0;
-  ok->local_block = has_local_arg(k);
+  ok->local_block = has_local_arg(k, info.arg_count);
   ok->checked = b->checked;
-  k->info.static_local_size = ok->static_local;
-  k->info.execution = "opencl";
   // The front end sees only the kernel's own barriers; one reached
   // through a helper makes it a barrier kernel too.
-  k->info.uses_barrier |= m->barriers[index] != 0;
-  k->impl = ok;
-  return DC_OK;
+  dc_kernel_binding_t binding = {
+      .data = ok,
+      .execution = "opencl",
+      .static_local_size = ok->static_local,
+      .reaches_barrier = lowered->kernels[index].reaches_barrier};
+  return dc_kernel_bind(k, &binding);
+}
+
+static void unbind_kernel(dc__opencl_device_t* ocl, dc_kernel_t* k) {
+  dc__opencl_kernel_t* ok = dc_kernel_backend_data(k);
+  if (ok == NULL) return;
+  ocl->cl->release_kernel(ok->kernel);
+  pthread_mutex_destroy(&ok->args_lock);
+  dc_allocator_free(ocl->allocator, ok, sizeof(*ok));
 }
 
 dc_status_t dc__opencl_program_build(dc_device_t* device,
                                      dc_program_build_t* b) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
+  dc_lowered_program_t lowered;
+  DC_RETURN_IF_ERROR(
+      dc_program_build_lower(b, DC_KERNEL_DIALECT_OPENCL_C, &lowered));
   char options[256];
-  dc__opencl_options_text(b->options, options, sizeof(options));
-  uint8_t key[32];
-  compute_key(ocl, b, options, key);
+  dc__opencl_options_text(&b->flags, options, sizeof(options));
   dc__opencl_module_t* m = NULL;
-  DC_RETURN_IF_ERROR(get_module(ocl, b, key, options, &m));
-  b->program->impl = m;
+  DC_RETURN_IF_ERROR(get_module(ocl, b, &lowered, options, &m));
+  dc_program_set_backend_data(b->program, m);
   dc_status_t st = DC_OK;
-  for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {
-    st = bind_kernel(ocl, b, m, i);
+  for (size_t i = 0; i < lowered.kernel_count && st == DC_OK; ++i) {
+    st = bind_kernel(ocl, b, &lowered, m, i);
   }
+  // A failed build is freed without program_destroy: undo it here.
+  if (st != DC_OK) dc__opencl_program_destroy(device, b->program);
   return st;
 }
 
 void dc__opencl_program_destroy(dc_device_t* device, dc_program_t* program) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  dc__opencl_module_t* m = program->impl;
-  for (size_t i = 0; i < program->kernel_count; ++i) {
-    dc__opencl_kernel_t* ok = program->kernels[i].impl;
-    if (ok == NULL || ok->kernel == NULL) continue;
-    ocl->cl->release_kernel(ok->kernel);
-    pthread_mutex_destroy(&ok->args_lock);
-    program->kernels[i].impl = NULL;
+  dc__opencl_module_t* m = dc_program_backend_data(program);
+  size_t count = dc_program_kernel_count(program);
+  for (size_t i = 0; i < count; ++i) {
+    dc_kernel_t* k = NULL;
+    if (dc_program_kernel(program, i, &k) == DC_OK) unbind_kernel(ocl, k);
   }
   if (m == NULL) return;
+  dc_program_set_backend_data(program, NULL);
   // The module stays built for the device's lifetime: it is the
   // in-memory compile cache, and a later program with the same key
   // reuses it.

@@ -1,5 +1,5 @@
-// opencl_prelude.h: what the OpenCL device's generated kernels need in
-// front of them beyond OpenCL C 1.2 itself (see opencl_codegen.c). The
+// lower_opencl_prelude.h: what kernels lowered to OpenCL C need in
+// front of them beyond OpenCL C 1.2 itself (see lower_opencl.c). The
 // driver compiles it first in every program: OpenCL C has the language's
 // types, vectors and built-ins natively, so this holds only the engine's
 // additions, the spellings the code generator uses, and checked mode.

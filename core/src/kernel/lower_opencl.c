@@ -1,6 +1,6 @@
-// opencl_codegen.c: the OpenCL back end's translation of kernels into
-// OpenCL C, which the driver compiles after the prelude
-// (opencl_prelude.h).
+// lower_opencl.c: kernels lowered to OpenCL C for a driver's compiler,
+// after the prelude (lower_opencl_prelude.h); the OpenCL device builds
+// what comes out, and so can any backend (DC_KERNEL_DIALECT_OPENCL_C).
 //
 // The shared code generator (cgen.h) writes the program from its typed
 // tree in the C dialect with OpenCL's own syntax (hooks.opencl): pointed-
@@ -12,18 +12,22 @@
 // and a byte offset (the two halves of an encoded handle), the __local
 // arguments as offsets into one __local block, and a checked kernel's
 // pointers are made fat there, with its bounds, scratch and fault record
-// (opencl_codegen.h).
+// (dc/backend.h, DC_KERNEL_DIALECT_OPENCL_C).
 // SPDX-License-Identifier: MIT
-#include "opencl_codegen.h"
-#include "opencl_kernel.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin_table.h"
+#include "cgen.h"
+#include "lower.h"
+#include "strbuf.h"
 #include "tree_walk.h"
 
-extern const char dc__opencl_prelude_text[];  // opencl_prelude.h
+extern const char dc__opencl_prelude_text[];  // lower_opencl_prelude.h
+
+// What each kernel's entry point is called: the kernel's own name could
+// clash with the prelude's or the driver's names.
+#define KERNEL_PREFIX "dc_k_"
 
 // The least checked-mode scratch: a double16, the widest vload.
 #define MIN_SCRATCH_BYTES 128u
@@ -523,7 +527,7 @@ static void opencl_kernel(dc__cgen_t* g, const dc__function_t* fn) {
     dc__cgen_printf(g, " __attribute__((reqd_work_group_size(%u, %u, %u)))",
                     req[0], req[1] ? req[1] : 1, req[2] ? req[2] : 1);
   }
-  dc__cgen_printf(g, " %s%s", DC_OPENCL_KERNEL_PREFIX, fn->decl->name);
+  dc__cgen_printf(g, " %s%s", KERNEL_PREFIX, fn->decl->name);
   emit_kernel_params(e, fn);
   if (g->checked) {
     puts_out(e,
@@ -609,38 +613,59 @@ static uint32_t scratch_words(const dc__program_ast_t* ast) {
   return (widest + 7) / 8;
 }
 
-dc_status_t dc__opencl_codegen(dc__arena_t* arena,
-                               const dc__program_ast_t* ast,
-                               const dc__opencl_codegen_options_t* options,
-                               dc__diag_t* diag,
-                               dc__opencl_translation_t* out) {
-  memset(out, 0, sizeof(*out));
-  emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
-  bool* reaches = dc__arena_zalloc(arena, ast->function_count + 1, 1);
-  if (e == NULL || reaches == NULL) return DC_ERR_OUT_OF_MEMORY;
-  memset(e, 0, sizeof(*e));
-  dc__strbuf_init(&e->out, arena);
-  dc__cgen_init(&e->g, arena, diag, ast,
-                options->checked ? &kCheckedHooks : &kHooks, &e->out,
-                options->file);
-  e->g.checked = options->checked;
+// The kernels' entry points and barriers, in the order of the program's
+// kernels (program.c's reflect: kernel functions with bodies).
+static dc_lowered_kernel_t* describe_kernels(dc__arena_t* arena,
+                                             const dc__program_ast_t* ast,
+                                             size_t* out_count) {
+  size_t count = 0;
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    count += ast->functions[i].is_kernel && ast->functions[i].body != NULL;
+  }
+  dc_lowered_kernel_t* kernels =
+      dc__arena_zalloc(arena, count + 1, sizeof(*kernels));
+  if (kernels == NULL) return NULL;
+  size_t k = 0;
   for (uint32_t i = 0; i < ast->function_count; ++i) {
     const dc__function_t* fn = &ast->functions[i];
-    reaches[i] = fn->calls_barrier || fn->helper_reaches_barrier;
+    if (!fn->is_kernel || fn->body == NULL) continue;
+    kernels[k].entry =
+        dc__arena_printf(arena, "%s%s", KERNEL_PREFIX, fn->decl->name);
+    kernels[k].reaches_barrier =
+        fn->calls_barrier || fn->helper_reaches_barrier;
+    if (kernels[k++].entry == NULL) return NULL;
   }
-  if (options->checked) {
-    out->scratch_words = scratch_words(ast);
+  *out_count = count;
+  return kernels;
+}
+
+dc_status_t dc__lower_opencl(dc__arena_t* arena, const dc__program_ast_t* ast,
+                             const char* file, bool checked, dc__diag_t* diag,
+                             dc_lowered_program_t* out) {
+  memset(out, 0, sizeof(*out));
+  emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
+  if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
+  memset(e, 0, sizeof(*e));
+  out->kernels = describe_kernels(arena, ast, &out->kernel_count);
+  if (out->kernels == NULL) return DC_ERR_OUT_OF_MEMORY;
+  dc__strbuf_init(&e->out, arena);
+  dc__cgen_init(&e->g, arena, diag, ast, checked ? &kCheckedHooks : &kHooks,
+                &e->out, file);
+  e->g.checked = checked;
+  if (checked) {
+    uint32_t words = scratch_words(ast);
+    out->checked_local_scratch = (size_t)words * 8;
+    out->checked_state_size = DC_LOWER_SCRATCH_OFFSET + (size_t)words * 8;
     dc__cgen_printf(&e->g, "#define DC__CHECKED 1\n#define DC__SCRATCH_WORDS %u\n"
                     "#define DC__SCRATCH_OFFSET %u\n",
-                    out->scratch_words, DC_OPENCL_SCRATCH_OFFSET);
+                    words, DC_LOWER_SCRATCH_OFFSET);
   }
   puts_out(e, dc__opencl_prelude_text);
   dc__cgen_new_line(&e->g);
   dc__cgen_program(&e->g);
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
   if (e->g.failed) return DC_ERR_COMPILE;
-  out->source = e->out.data;
+  out->text = e->out.data;
   out->length = e->out.length;
-  out->reaches_barrier = reaches;
   return DC_OK;
 }
