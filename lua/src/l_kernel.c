@@ -216,12 +216,12 @@ static void push_arg_info(lua_State* L, const dc_kernel_arg_info_t* a) {
 
 // [-1, +1, e]  k:info() -> { name, args = { {name, type, kind, ...}, ... },
 //   uses_barrier, uses_grid_sync, execution, static_local_size,
-//   required_group_size = {x, y, z} or nil }
+//   max_group_size, required_group_size = {x, y, z} or nil }
 static int kernel_info(lua_State* L) {
   dc_kernel_t* kernel = dclua_check_kernel(L, 1);
   dc_kernel_info_t info;
   DCLUA_CHECK(L, dc_kernel_info(kernel, &info));
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 9);
   dclua_set_string(L, "name", info.name);
   lua_createtable(L, (int)info.arg_count, 0);
   for (size_t i = 0; i < info.arg_count; ++i) {
@@ -233,6 +233,7 @@ static int kernel_info(lua_State* L) {
   dclua_set_boolean(L, "uses_grid_sync", info.uses_grid_sync);
   dclua_set_string(L, "execution", info.execution);
   dclua_set_integer(L, "static_local_size", info.static_local_size);
+  dclua_set_integer(L, "max_group_size", info.max_group_size);
   if (info.required_group_size[0] != 0) {
     lua_createtable(L, 3, 0);
     for (int d = 0; d < 3; ++d) {

@@ -94,6 +94,9 @@ t.equal(ginfo.uses_barrier, true, "group_sum uses_barrier")
 t.equal(table.concat(ginfo.required_group_size, ","), "4,1,1",
         "required_group_size")
 t.check(ginfo.static_local_size >= 4, "static_local_size")
+t.check(ginfo.max_group_size >= 4 and
+        ginfo.max_group_size <= dev:info().max_work_group_size,
+        "max_group_size within the device's")
 t.equal(ginfo.args[3].kind, "local", "local kind")
 t.equal(ginfo.args[3].address_space, "local", "local space")
 

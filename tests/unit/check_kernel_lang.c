@@ -1431,7 +1431,10 @@ static const char kLimits[] =
 
 START_TEST(test_kernel_lang_limits) {
   dc_program_t* p = build_on(dut, "limits.cl", kLimits, NULL);
-  const size_t max_group = dc_device_info(dut)->max_work_group_size;
+  dc_kernel_info_t big_info;
+  DC_CK_OK(dc_kernel_info(kernel_of(p, "big_group"), &big_info));
+  const size_t max_group = big_info.max_group_size;
+  ck_assert_uint_le(max_group, dc_device_info(dut)->max_work_group_size);
   const size_t n = max_group * 4;
   int32_t* in = malloc(n * sizeof(*in));
   for (size_t i = 0; i < n; ++i) in[i] = (int32_t)(i % 7);

@@ -107,6 +107,10 @@ typedef struct dc_lowered_kernel_t {
   // kernel's reflection counts only its own): its work-groups must run
   // their work-items together.
   bool reaches_barrier;
+  // Bytes of the __local variables it declares, each at its alignment,
+  // for a driver that does not say (CL_KERNEL_LOCAL_MEM_SIZE may be 0);
+  // the checked-mode scratch is not counted.
+  size_t local_size;
 } dc_lowered_kernel_t;
 
 // A program lowered to one dialect; it lives as long as the build.
@@ -174,6 +178,10 @@ typedef struct dc_kernel_binding_t {
   size_t static_local_size;
   // It reaches a barrier through a helper (dc_lowered_kernel_t).
   bool reaches_barrier;
+  // The most work-items per group the compiled kernel takes, when its
+  // compiler says less than the device's max_work_group_size (0: the
+  // device's). The engine's group choices and checks respect it.
+  size_t max_group_size;
 } dc_kernel_binding_t;
 
 // Attaches |binding| to |kernel|, a kernel of the program being built.

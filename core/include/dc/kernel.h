@@ -185,6 +185,10 @@ typedef struct dc_kernel_info_t {
   // once, so the dispatch is cooperative and its group count is limited by
   // the device's max_cooperative_groups.
   bool uses_grid_sync;
+  // The most work-items per group the kernel takes on its device: the
+  // device's max_work_group_size, or less where the device's compiler
+  // says so for this kernel (registers, __local memory).
+  size_t max_group_size;
 } dc_kernel_info_t;
 
 DC_API void dc_kernel_retain(dc_kernel_t* kernel);

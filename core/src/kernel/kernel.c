@@ -232,7 +232,7 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
   const dc_device_info_t* d = &device->info;
   size_t lanes = d->kind == DC_DEVICE_KIND_CPU ? DC_MAX(d->simd_width / 4, 1u)
                                                : d->simd_width;
-  size_t cap = k->info.uses_barrier ? 256 : d->max_work_group_size;
+  size_t cap = k->info.uses_barrier ? 256 : k->info.max_group_size;
   size_t total = l->global[0] * l->global[1] * l->global[2];
   size_t slots = DC_MAX(d->max_cooperative_groups, 1u);
   // A device that knows better (a GPU's occupancy calculator) says how
@@ -244,7 +244,7 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
           : 0;
   if (preferred > 0) {
     want = preferred;
-    cap = d->max_work_group_size;
+    cap = k->info.max_group_size;
   } else if (want == 0 && k->info.uses_grid_sync) {
     want = DC_MAX((total + slots - 1) / slots, lanes);
   } else if (want == 0) {
@@ -254,12 +254,12 @@ void dc__choose_local(const dc_kernel_t* k, dc_launch_t* l, size_t want) {
   } else {
     want *= lanes;
   }
-  size_t left = DC_MIN(want, cap);
+  size_t left = DC_MIN(DC_MIN(want, cap), k->info.max_group_size);
   for (uint32_t dim = 0; dim < 3; ++dim) {
     l->local[dim] = best_divisor(l->global[dim], left, dim == 0 ? lanes : 1);
     left = DC_MAX(left / l->local[dim], (size_t)1);
   }
-  if (k->info.uses_grid_sync) fit_groups(l, slots, d->max_work_group_size);
+  if (k->info.uses_grid_sync) fit_groups(l, slots, k->info.max_group_size);
 }
 
 static dc_status_t check_grid(const char* fn, const dc_kernel_t* k,
@@ -324,6 +324,12 @@ static dc_status_t check_group(const char* fn, const dc_kernel_t* k,
                    "%s: kernel '%s': a work-group of %zu work-items is more "
                    "than %s allows (%u)",
                    fn, name, size, dev->name, dev->max_work_group_size);
+  }
+  if (size > k->info.max_group_size) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: kernel '%s': a work-group of %zu work-items is more "
+                   "than the kernel takes on %s (%zu, as its compiler says)",
+                   fn, name, size, dev->name, k->info.max_group_size);
   }
   return DC_OK;
 }

@@ -613,8 +613,29 @@ static uint32_t scratch_words(const dc__program_ast_t* ast) {
   return (widest + 7) / 8;
 }
 
-// The kernels' entry points and barriers, in the order of the program's
-// kernels (program.c's reflect: kernel functions with bodies).
+// Adds the bytes of the __local variables declared in |s| to |*bytes|,
+// each at its alignment (OpenCL C declares them in kernels only).
+static void count_locals(const dc__stmt_t* s, size_t* bytes) {
+  if (s == NULL) return;
+  if (s->kind == DC_STMT_DECL) {
+    for (uint32_t i = 0; i < s->declarator_count; ++i) {
+      const dc__ty_t* t = s->declarators[i].decl->type;
+      if (t->space != DC_ADDRESS_LOCAL) continue;
+      size_t align = dc__ty_align(t) ? dc__ty_align(t) : 1;
+      *bytes = (*bytes + align - 1) / align * align + dc__ty_size(t);
+    }
+  }
+  for (uint32_t i = 0; i < s->child_count; ++i) {
+    count_locals(s->children[i], bytes);
+  }
+  count_locals(s->init, bytes);
+  count_locals(s->body, bytes);
+  count_locals(s->else_body, bytes);
+}
+
+// The kernels' entry points, barriers and __local bytes, in the order of
+// the program's kernels (program.c's reflect: kernel functions with
+// bodies).
 static dc_lowered_kernel_t* describe_kernels(dc__arena_t* arena,
                                              const dc__program_ast_t* ast,
                                              size_t* out_count) {
@@ -633,6 +654,7 @@ static dc_lowered_kernel_t* describe_kernels(dc__arena_t* arena,
         dc__arena_printf(arena, "%s%s", KERNEL_PREFIX, fn->decl->name);
     kernels[k].reaches_barrier =
         fn->calls_barrier || fn->helper_reaches_barrier;
+    count_locals(fn->body, &kernels[k].local_size);
     if (kernels[k++].entry == NULL) return NULL;
   }
   *out_count = count;

@@ -166,6 +166,7 @@ dc_status_t dc_kernel_create_native(dc_device_t* device,
   k->info.name = p->name + strlen("native:");
   k->info.arg_count = n;
   k->info.execution = "native";
+  k->info.max_group_size = device->info.max_work_group_size;
   k->native_fn = params->fn;
   k->native_user_data = params->user_data;
   dc__program_publish(p);

@@ -87,6 +87,7 @@ static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
     k->function = i;
     k->info.name = dc__arena_strndup(&p->arena, name->text, name->length);
     k->info.arg_count = fn->param_count;
+    k->info.max_group_size = p->device->info.max_work_group_size;
     k->info.uses_barrier = fn->calls_barrier;
     k->info.uses_grid_sync = fn->calls_grid_sync;
     memcpy(k->info.required_group_size, fn->required_group_size,

@@ -71,6 +71,10 @@ dc_status_t dc_kernel_bind(dc_kernel_t* k, const dc_kernel_binding_t* bind) {
   k->info.execution = bind->execution;
   k->info.static_local_size = bind->static_local_size;
   k->info.uses_barrier |= bind->reaches_barrier;
+  if (bind->max_group_size > 0 &&
+      bind->max_group_size < k->info.max_group_size) {
+    k->info.max_group_size = bind->max_group_size;
+  }
   return DC_OK;
 }
 

@@ -426,7 +426,8 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   dc_kernel_binding_t binding = {.data = ck,
                                  .execution = "cuda",
                                  .static_local_size = ck->static_shared,
-                                 .reaches_barrier = m->barriers[index] != 0};
+                                 .reaches_barrier = m->barriers[index] != 0,
+                                 .max_group_size = (size_t)ck->max_threads};
   return dc_kernel_bind(k, &binding);
 }
 

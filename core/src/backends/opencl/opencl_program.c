@@ -222,8 +222,13 @@ static dc_status_t bind_kernel(dc__opencl_device_t* ocl,
   ok->module = m;
   // Checked kernels declare their __local scratch, which is the
   // backend's, not the program's: left out of the kernel's own size.
+  // Some drivers (NVIDIA's) report 0 before the first launch: the
+  // lowering's count stands in.
   size_t scratch = lowered->checked_local_scratch;
   ok->static_local = (size_t)local > scratch ? (size_t)local - scratch : 0;
+  if (ok->static_local < lowered->kernels[index].local_size) {
+    ok->static_local = lowered->kernels[index].local_size;
+  }
   ok->local_block = has_local_arg(k, info.arg_count);
   ok->checked = b->checked;
   // The front end sees only the kernel's own barriers; one reached
@@ -232,7 +237,8 @@ static dc_status_t bind_kernel(dc__opencl_device_t* ocl,
       .data = ok,
       .execution = "opencl",
       .static_local_size = ok->static_local,
-      .reaches_barrier = lowered->kernels[index].reaches_barrier};
+      .reaches_barrier = lowered->kernels[index].reaches_barrier,
+      .max_group_size = ok->max_group};
   return dc_kernel_bind(k, &binding);
 }
 
