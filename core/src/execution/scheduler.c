@@ -14,11 +14,15 @@
 // An idle stream thread polls for new work this long before it sleeps, so
 // that commands queued back to back do not each pay a wake-up.
 #define SPIN_NS 50000u
-// Commands kept for reuse per scheduler.
-// Commands kept for reuse, per size class: enough for deep queues of small
-// commands, fewer of the large ones (about 4.5 MiB at most in all).
-static const size_t kClassArgs[DC_CMD_CLASSES] = {0, 2, DC_CMD_MAX_INLINE_ARGS};
-static const size_t kClassLimit[DC_CMD_CLASSES] = {4096, 4096, 512};
+// Commands kept for reuse, by size class (0, 2, 4 or 8 inline arguments:
+// about 0.3, 0.6, 1 and 1.7 KiB), up to CMD_CACHE_BYTES in all: enough
+// for a stream that keeps 10,000 dispatches of a few arguments queued
+// to take every command from the free lists. Only commands that were
+// queued at once are ever kept, so a program that never queues deep
+// keeps little.
+static const size_t kClassArgs[DC_CMD_CLASSES] = {0, 2, 4,
+                                                  DC_CMD_MAX_INLINE_ARGS};
+#define CMD_CACHE_BYTES ((size_t)16 << 20)
 
 static size_t class_of(size_t arg_count) {
   size_t c = 0;
@@ -117,7 +121,7 @@ dc__cmd_t* dc__cmd_new(dc__scheduler_t* s, size_t arg_count) {
   dc__cmd_t* cmd = s->free_cmds[c];
   if (cmd != NULL) {
     s->free_cmds[c] = cmd->next;
-    --s->free_cmd_count[c];
+    s->free_cmd_bytes -= cmd_bytes(kClassArgs[c]);
   } else {
     cmd = dc_allocator_malloc(s->ctx->allocator, cmd_bytes(kClassArgs[c]));
     if (cmd == NULL) return NULL;
@@ -161,10 +165,11 @@ void dc__cmd_free_locked(dc__scheduler_t* s, dc__cmd_t* cmd) {
       break;
   }
   size_t c = class_of(cmd->inline_capacity);
-  if (s->free_cmd_count[c] < kClassLimit[c]) {
+  size_t bytes = cmd_bytes(cmd->inline_capacity);
+  if (s->free_cmd_bytes + bytes <= CMD_CACHE_BYTES) {
     cmd->next = s->free_cmds[c];
     s->free_cmds[c] = cmd;
-    ++s->free_cmd_count[c];
+    s->free_cmd_bytes += bytes;
   } else {
     dc_allocator_free(a, cmd, cmd_bytes(cmd->inline_capacity));
   }
@@ -175,7 +180,7 @@ static void link_cmd(dc_stream_t* st, dc__cmd_t* cmd) {
   cmd->sequence = ++st->next_sequence;
   if (st->token != NULL && cmd->token == NULL) {
     cmd->token = st->token;
-    atomic_fetch_add(&cmd->token->refs, 1u);
+    dc_cancel_token_retain(cmd->token);
   }
   cmd->next = NULL;
   if (st->tail) {
@@ -189,9 +194,18 @@ static void link_cmd(dc_stream_t* st, dc__cmd_t* cmd) {
   ++st->stats.submitted;
 }
 
+// A command that a thread must deal with came to |st| (lock held).
+static void hand_over(dc__scheduler_t* s, dc_stream_t* st) {
+  make_ready(s, st);
+  dc__stream_hurry_locked(st);  // its thread finishes the device's first
+}
+
+static void mark_behind_device_work(dc_stream_t* st, dc__cmd_t* cmd);
+
 void dc__stream_push(dc_stream_t* st, dc__cmd_t* cmd) {
   link_cmd(st, cmd);
-  make_ready(st->sched, st);
+  mark_behind_device_work(st, cmd);
+  hand_over(st->sched, st);
 }
 
 static const char* cmd_name(const dc__cmd_t* cmd) {
@@ -297,6 +311,11 @@ static dc__cmd_t* pop_head(dc_stream_t* st) {
   --st->queued;
   --st->sched->queued;
   ++st->sched->finished;
+  if (st->in_flight > 0) {  // it was on the device queue
+    --st->in_flight;
+    --st->on_device;
+    if (st->in_flight == 0) st->flight_tail = NULL;
+  }
   cmd->next = NULL;
   atomic_store_explicit(&st->done_seq, cmd->sequence, memory_order_release);
   return cmd;
@@ -333,13 +352,6 @@ static size_t complete_record(dc__cmd_t* cmd, dc_status_t status,
                                    status, message, due);
 }
 
-// A dispatch the host thread put on the device queue (see
-// dc__stream_push_dispatch): it must be finished through the queue, even
-// if it was cancelled or its stream failed since.
-static bool launched(const dc__cmd_t* cmd) {
-  return cmd->kind == DC_CMD_DISPATCH && cmd->u.dispatch.launched;
-}
-
 // What a stream thread does with the head command of its stream.
 typedef enum settle_e {
   SETTLED,  // finished without a thread (a record, a wait, or not run)
@@ -353,7 +365,6 @@ typedef enum settle_e {
 static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
                             size_t* due_count) {
   dc__cmd_t* cmd = st->head;
-  if (launched(cmd)) return RUN;  // it is on the device: finish it
   // The common case first, without reading the clock.
   if ((cmd->kind == DC_CMD_TASK || cmd->kind == DC_CMD_DISPATCH) &&
       (cmd->token == NULL || !atomic_load(&cmd->token->cancelled)) &&
@@ -415,7 +426,7 @@ size_t dc__stream_record_now_locked(dc_stream_t* st, dc__cmd_t* cmd,
   cmd->sequence = ++st->next_sequence;
   if (st->token != NULL) {
     cmd->token = st->token;
-    atomic_fetch_add(&cmd->token->refs, 1u);
+    dc_cancel_token_retain(cmd->token);
   }
   ++st->stats.submitted;
   cmd->next = NULL;
@@ -476,19 +487,43 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
 //===-- Queued dispatches -----------------------------------------------===//
 //
 // On a device with queues (dc/backend.h), a stream's consecutive dispatches
-// go onto the stream's device queue without a wait for each. The thread
-// waits once, when the next command is of another kind or none is queued
-// (or QUEUE_RUN_MAX are on the device), and then finishes them together.
-// Until then they stay at the head of the stream, so that its completion
-// (syncs, waits, records, callbacks) never runs ahead of the device.
+// go onto the stream's device queue without a wait for each, and stay at
+// the head of the stream until the device has finished them, so that its
+// completion (syncs, waits, records, callbacks) never runs ahead of the
+// device. The first |in_flight| commands of a stream are on the queue or
+// being put there; one thread at a time puts commands there
+// (|launching|), outside the lock, in stream order.
+//
+// Who puts them there: the thread that calls dc_stream_dispatch, when
+// everything ahead of its dispatch on the stream is on the queue already
+// (or nothing is ahead), so that a stream fed faster than the device runs
+// needs no stream thread to launch its work; otherwise a stream thread,
+// which takes the run of commands that can go at the head (launch_more).
+// Who finishes them: a stream thread, or a host thread in dc_stream_sync
+// when the stream holds nothing else (dc__stream_help_locked). It waits
+// once for the queue (finish) and takes off every command that was on the
+// device when it started to wait; dispatches launched meanwhile are
+// finished by the next round.
 //
 // With device events, a run also takes in waits for events of the device
 // whose record is already on a queue (the device waits: the run goes on),
-// and ends with a record, which marks the event on the device before the
-// record completes on the host. A run's wait finishes once its record has
-// completed on the host, and fails the stream if that record failed.
+// and records, which mark the event on the device; a record ends what a
+// stream thread launches, and completes on the host once the device has
+// passed it. A run's wait finishes once its record has completed on the
+// host, and fails the stream if that record failed.
 
-#define QUEUE_RUN_MAX 1024u
+// The most commands of one stream on its device queue at once: an
+// in-order queue keeps them in order, so this only bounds how many
+// commands one finish covers (and keeps a stream fed without pause from
+// holding its commands for ever).
+#define QUEUE_RUN_MAX 65536u
+
+// A stream thread that finds every command of its stream on the device
+// queue (a host thread feeding it dispatches) waits this long before it
+// waits for the queue, unless a host thread waits for the stream or
+// something else comes: it then finishes many in one round instead of
+// waking whenever the device catches up.
+#define DAWDLE_NS 200000u
 
 // What a command can be in a run (lock held).
 typedef enum part_e {
@@ -511,17 +546,22 @@ static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
 void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
   dc__scheduler_t* s = st->sched;
   link_cmd(st, cmd);
-  // Only an idle, healthy stream whose queue exists, and never with fault
-  // rules armed (a launch tried twice would draw twice on them).
-  bool direct = st->queue != NULL && st->head == cmd && !st->running &&
-                st->error == DC_OK && queueable(st, cmd) &&
+  // Only right behind the commands on the queue, on a healthy stream
+  // whose queue exists, and never with fault rules armed (a launch tried
+  // twice would draw twice on them).
+  bool direct = st->queue != NULL && !st->launching &&
+                st->in_flight + 1 == st->queued &&
+                st->in_flight < QUEUE_RUN_MAX && st->error == DC_OK &&
+                queueable(st, cmd) &&
                 atomic_load(&s->ctx->faults.rule_count) == 0;
   if (!direct) {
-    make_ready(s, st);
+    hand_over(s, st);
     return;
   }
-  st->running = true;  // no stream thread takes it meanwhile
-  st->in_flight = 1;   // and cancelling leaves it be
+  dc__cmd_t* before = st->flight_tail;
+  ++st->in_flight;  // from here on, cancelling leaves it be
+  st->flight_tail = cmd;
+  st->launching = true;
   dc_device_queue_t* queue = st->queue;
   pthread_mutex_unlock(&s->lock);
   cmd->u.dispatch.queued_ns = dc__now_ns();
@@ -529,11 +569,18 @@ void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
       dc__kernel_queue(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
                        cmd->u.dispatch.args, queue);
   pthread_mutex_lock(&s->lock);
-  // A refused launch is left to the stream thread, which tries it again
-  // and reports the failure where streams report failures.
-  cmd->u.dispatch.launched = status == DC_OK;
-  if (status != DC_OK) st->in_flight = 0;
-  st->running = false;
+  st->launching = false;
+  if (status == DC_OK) {
+    ++st->on_device;
+  } else {
+    // A refused launch is left to a stream thread, which tries it again
+    // and reports the failure where streams report failures. The
+    // commands before it are still on the queue (nobody finishes a
+    // command that is not on the device yet), so |before| is too.
+    --st->in_flight;
+    st->flight_tail = st->in_flight > 0 ? before : NULL;
+  }
+  // Somebody finishes it: a stream thread, unless one runs the stream.
   make_ready(s, st);
 }
 
@@ -580,47 +627,77 @@ static bool mark_on_device(dc_stream_t* st, dc__cmd_t* cmd) {
   return true;
 }
 
-// Puts the run's next commands that follow |last| (or start at the head)
-// on the device queue and returns how many went; a record that went sets
-// |recorded| and ends the run. A launch the device refuses stops it: that
-// command is left in |refused|, its failure in |status|. Enters and leaves
-// without the lock.
-static size_t queue_more(dc__scheduler_t* s, dc_stream_t* st,
-                         dc__cmd_t** last, dc__cmd_t** recorded,
-                         dc__cmd_t** refused, dc_status_t* status) {
-  pthread_mutex_lock(&s->lock);
-  dc__cmd_t* first = *last ? (*last)->next : st->head;
-  part_t part = st->in_flight < QUEUE_RUN_MAX ? part_of(st, first)
-                                               : PART_NONE;
+// Counts |cmd|, the command after the stream's in-flight ones, in them.
+static void claim(dc_stream_t* st, dc__cmd_t* cmd) {
+  ++st->in_flight;
+  st->flight_tail = cmd;
+}
+
+// A record or wait queued right behind commands on the device queue (put
+// there by the calling thread, see dc__stream_push_dispatch) goes on the
+// queue at once too, as a stream thread would have put it there had it
+// launched them (lock held).
+static void mark_behind_device_work(dc_stream_t* st, dc__cmd_t* cmd) {
+  if (st->queue == NULL || st->launching || st->in_flight == 0 ||
+      st->in_flight + 1 != st->queued || st->in_flight >= QUEUE_RUN_MAX) {
+    return;
+  }
+  part_t part = part_of(st, cmd);
+  if ((part == PART_WAIT || part == PART_RECORD) && mark_on_device(st, cmd)) {
+    claim(st, cmd);  // cancelling leaves it be
+    ++st->on_device;
+  }
+}
+
+// Puts the commands that follow the stream's in-flight ones on the device
+// queue, as many as can go at once, for a thread that holds |launching|.
+// Returns whether the run may go on (false: nothing went, a record went,
+// or a launch was refused: that command is left in |refused|, its
+// failure in |status|, and is no longer in flight). Enters and leaves with
+// the lock.
+static bool launch_more(dc__scheduler_t* s, dc_stream_t* st,
+                        dc__cmd_t** refused, dc_status_t* status) {
+  // A failed stream's later commands are skipped by a stream thread.
+  if (st->in_flight >= QUEUE_RUN_MAX || st->error != DC_OK) return false;
+  dc__cmd_t* before = st->flight_tail;
+  dc__cmd_t* first = before != NULL ? before->next : st->head;
+  part_t part = part_of(st, first);
   if (part == PART_WAIT || part == PART_RECORD) {
-    bool marked = mark_on_device(st, first);
-    if (marked) ++st->in_flight;  // cancelling leaves it be
-    if (marked && part == PART_WAIT) *last = first;
-    if (marked && part == PART_RECORD) *recorded = first;
-    pthread_mutex_unlock(&s->lock);
-    return marked && part == PART_WAIT ? 1 : 0;
+    if (!mark_on_device(st, first)) return false;
+    claim(st, first);  // cancelling leaves it be
+    ++st->on_device;
+    return part == PART_WAIT;
   }
   size_t n = 0;
   for (dc__cmd_t* c = first;
-       st->in_flight + n < QUEUE_RUN_MAX && queueable(st, c); c = c->next) {
+       st->in_flight < QUEUE_RUN_MAX && queueable(st, c); c = c->next) {
+    claim(st, c);  // from here on, cancelling leaves them be
     ++n;
   }
-  st->in_flight += n;  // from here on, cancelling leaves them be
+  if (n == 0) return false;
   pthread_mutex_unlock(&s->lock);
   dc__cmd_t* cmd = first;
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0) cmd = cmd->next;  // links inside the claimed run are stable
+  size_t went = 0;
+  for (; went < n; ++went) {
+    if (went > 0) cmd = cmd->next;  // links inside the claimed run are stable
     cmd->u.dispatch.queued_ns = dc__now_ns();
     *status = dc__kernel_queue(cmd->u.dispatch.kernel,
                                &cmd->u.dispatch.prepared, cmd->u.dispatch.args,
                                st->queue);
     if (*status != DC_OK) {
       *refused = cmd;
-      return i;
+      break;
     }
-    *last = cmd;
+    before = cmd;
   }
-  return n;
+  pthread_mutex_lock(&s->lock);
+  st->on_device += went;
+  if (went < n) {  // the refused command and those after it go back
+    st->in_flight -= n - went;
+    st->flight_tail = st->in_flight > 0 ? before : NULL;
+    return false;
+  }
+  return true;
 }
 
 // Takes the dispatch at the head of |st| off as finished at |end| (lock
@@ -703,56 +780,76 @@ static void settle_and_pop(dc__scheduler_t* s, dc_stream_t* st) {
   pop_finished(s, st, due, due_count);
 }
 
+// Whether the thread running |st| should stop dawdling (lock held).
+static bool hurried(void* arg) {
+  const dc_stream_t* st = arg;
+  const dc__scheduler_t* s = st->sched;
+  return st->hurry || st->in_flight != st->queued || s->stopping ||
+         s->drain_waiters > 0 || s->progress_waiters > 0;
+}
+
+void dc__stream_hurry_locked(dc_stream_t* st) {
+  if (!st->dawdling || st->hurry) return;
+  st->hurry = true;
+  pthread_cond_broadcast(&st->sched->done_cv);
+}
+
 // Runs the commands at the head of |st| through the device queue (see
-// above); with |head_only|, only the head, a dispatch already launched. A
-// launch the device refuses fails its own command; a failure found while
-// waiting for the queue fails the last dispatch queued. Enters and leaves
-// with the lock; every command it ran is off the stream.
-static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool head_only) {
+// above) for the thread that runs the stream: puts more there unless
+// another thread is doing so, waits for those on the device, and takes
+// them off. A launch the device refuses fails its own command; a failure
+// found while waiting for the queue fails the last dispatch waited for.
+// A stream thread (|dawdle|) may first wait a while for more (DAWDLE_NS).
+// Enters and leaves with the lock.
+static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool dawdle) {
   dc_device_t* device = st->device;
-  dc__cmd_t *last = NULL, *recorded = NULL, *refused = NULL;
-  size_t queued = 0;
+  dc__cmd_t* refused = NULL;
   dc_status_t status = DC_OK;
+  char refusal[sizeof(st->message)], finish_message[sizeof(st->message)];
   uint64_t start = dc__now_ns();
-  dc__cmd_t* head = st->head;  // stays at the head while we run it
-  if (launched(head)) {  // by the host thread that queued it
-    last = head;
-    queued = 1;
-  } else {
-    head->u.dispatch.queued_ns = start;
-  }
-  pthread_mutex_unlock(&s->lock);
-  if (st->queue == NULL) {  // only a thread running the stream sets it
+  if (st->queue == NULL) {  // only a thread running the stream makes it
+    pthread_mutex_unlock(&s->lock);
     dc_device_queue_t* queue = NULL;
     status = device->vtable->queues->create(device, st->priority, &queue);
-    if (status != DC_OK) refused = head;
     pthread_mutex_lock(&s->lock);  // dc__stream_push_dispatch reads it
     st->queue = queue;
-    pthread_mutex_unlock(&s->lock);
+    if (status != DC_OK) refused = st->head;  // a dispatch, not in flight
   }
-  tls_current_stream = st;
-  for (size_t n = !head_only; status == DC_OK && recorded == NULL && n > 0;) {
-    n = queue_more(s, st, &last, &recorded, &refused, &status);
-    queued += n;
+  if (refused == NULL && !st->launching) {
+    st->launching = true;
+    tls_current_stream = st;
+    while (launch_more(s, st, &refused, &status)) {
+    }
+    tls_current_stream = NULL;
+    st->launching = false;
   }
-  tls_current_stream = NULL;
-  char refusal[sizeof(st->message)], finish_message[sizeof(st->message)];
+  if (dawdle && st->on_device == st->queued && st->on_device > 0 &&
+      !st->hurry && atomic_load(&s->ready_count) == 0) {
+    st->dawdling = true;
+    dc__wait_locked(s, hurried, st, DAWDLE_NS);
+    st->dawdling = false;
+  }
+  st->hurry = false;
+  // What is on the device now is finished by this wait; the commands
+  // there are this thread's alone (nobody cancels or pops them).
+  size_t n = st->on_device;
+  dc__cmd_t* head = st->head;
+  pthread_mutex_unlock(&s->lock);
   if (refused != NULL) {
     dc__strlcpy(refusal, dc_last_error(), sizeof(refusal));
   }
   dc_status_t finish =
-      queued > 0 ? device->vtable->queues->finish(device, st->queue) : DC_OK;
+      n > 0 ? device->vtable->queues->finish(device, st->queue) : DC_OK;
   uint64_t end = dc__now_ns();
-  // The last dispatch of the run answers for a failure found by the wait.
-  dc__cmd_t* blamed = last;
-  if (blamed != NULL && blamed->kind != DC_CMD_DISPATCH) {
-    blamed = NULL;
-    for (dc__cmd_t* c = head; c != last; c = c->next) {
-      if (c->kind == DC_CMD_DISPATCH) blamed = c;
-    }
-  }
+  // The last dispatch waited for answers for a failure found by the wait.
+  dc__cmd_t* blamed = NULL;
   if (finish != DC_OK) {
     dc__strlcpy(finish_message, dc_last_error(), sizeof(finish_message));
+    dc__cmd_t* c = head;
+    for (size_t i = 0; i < n; ++i) {
+      if (c->kind == DC_CMD_DISPATCH) blamed = c;
+      if (i + 1 < n) c = c->next;  // stable up to the last one waited for
+    }
     note_failure(s, st, blamed ? blamed : head, finish);
   }
   if (refused != NULL) {
@@ -760,31 +857,36 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool head_only) {
     note_failure(s, st, refused, status);
   }
   pthread_mutex_lock(&s->lock);
-  for (size_t i = 0; i < queued; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (st->head->kind == DC_CMD_WAIT) {
       finish_wait(s, st, end);
+    } else if (st->head->kind == DC_CMD_RECORD) {
+      // Completed here, on this thread, so that the waits of other runs
+      // on it never wait for a thread to be free.
+      settle_and_pop(s, st);
     } else {
       bool failed = finish != DC_OK && st->head == blamed;
       finish_dispatch(s, st, failed ? finish : DC_OK, finish_message, end);
     }
   }
-  if (refused != NULL) finish_dispatch(s, st, status, refusal, end);
-  // A record marked on the device completes here, on this thread, so that
-  // the waits of other runs on it never wait for a thread to be free.
-  if (recorded != NULL && st->head == recorded) settle_and_pop(s, st);
-  st->in_flight = 0;
+  // Nothing ahead of a refused command is left on the stream now.
+  if (refused != NULL && st->head == refused) {
+    finish_dispatch(s, st, status, refusal, end);
+  }
   st->stats.busy_ns += end - start;
 }
 
 bool dc__stream_help_locked(dc_stream_t* st) {
   dc__scheduler_t* s = st->sched;
-  if (st->running || st->released || st->head == NULL ||
-      st->head != st->tail || !launched(st->head)) {
+  if (st->running || st->released || st->launching || st->head == NULL ||
+      st->on_device != st->queued) {
     return false;
   }
   st->running = true;  // a stream thread that pops it now leaves it be
-  run_queued(s, st, true);
-  after_command(s, st);  // back on the ready list if more came meanwhile
+  run_queued(s, st, false);
+  st->running = false;
+  wake_stream_waiters(s, st);
+  make_ready(s, st);  // if more came meanwhile
   return true;
 }
 
@@ -822,14 +924,19 @@ static void* stream_thread(void* arg) {
     if (st == NULL) break;
     dc__event_callback_t due[DC_EVENT_CALLBACKS];
     size_t due_count = 0;
+    if (st->launching && st->on_device == 0) {
+      continue;  // a host thread is launching: it makes the stream ready
+    }
     st->running = true;
-    settle_t what = settle_head(st, due, &due_count);
+    // Commands on the device queue are finished through it, even if they
+    // were cancelled or their stream failed since.
+    settle_t what = st->in_flight > 0 ? RUN : settle_head(st, due, &due_count);
     if (what == PARKED) {
       st->running = false;
       continue;
     }
-    if (what == RUN && (launched(st->head) || queueable(st, st->head))) {
-      run_queued(s, st, false);  // takes its commands off itself
+    if (what == RUN && (st->in_flight > 0 || queueable(st, st->head))) {
+      run_queued(s, st, true);  // takes its commands off itself
     } else {
       if (what == RUN) run_head(s, st);
       pop_finished(s, st, due, due_count);
@@ -950,7 +1057,7 @@ size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
       ++i;
     }
   }
-  if (n > 0) atomic_fetch_add(&ev->refs, 1u);  // kept for the callbacks
+  if (n > 0) dc_event_retain(ev);  // kept for the callbacks
   atomic_store_explicit(&ev->pending_now, ev->pending_count,
                         memory_order_release);
   if (ev->host_waiters > 0) pthread_cond_broadcast(&s->done_cv);

@@ -221,7 +221,6 @@ dc_status_t dc_stream_dispatch(dc_stream_t* st, dc_kernel_t* kernel,
   cmd->u.dispatch.prepared = prepared;
   cmd->u.dispatch.args = copy;
   cmd->u.dispatch.arg_count = arg_count;
-  cmd->u.dispatch.launched = false;
   return push(fn, st, cmd);
 }
 
@@ -454,6 +453,7 @@ dc_status_t dc_stream_sync(dc_stream_t* st, uint64_t timeout_ns) {
   pthread_mutex_lock(&s->lock);
   drained_t d = {st, st->next_sequence};
   if (timeout_ns == DC_TIMEOUT_INFINITE) dc__stream_help_locked(st);
+  dc__stream_hurry_locked(st);  // its thread stops waiting for more
   if (!is_drained(&d)) {  // short waits end polling, without a wake-up
     pthread_mutex_unlock(&s->lock);
     dc__poll_ns(reached, &d, DC_HOST_SPIN_NS, timeout_ns);
@@ -489,6 +489,7 @@ dc_status_t dc_stream_reset(dc_stream_t* st) {
   dc__scheduler_t* s = st->sched;
   pthread_mutex_lock(&s->lock);
   drained_t d = {st, st->next_sequence};
+  dc__stream_hurry_locked(st);
   dc__wait_locked(s, drained_or_register, &d, DC_TIMEOUT_INFINITE);
   dc_status_t status = raise_error(st);
   st->error = DC_OK;

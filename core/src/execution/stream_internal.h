@@ -32,9 +32,9 @@
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
 #define DC_EVENT_FAILURES 16
-// Commands come in three sizes, by the dispatch arguments they hold inline
+// Commands come in four sizes, by the dispatch arguments they hold inline
 // (more than the largest go to a separate allocation).
-#define DC_CMD_CLASSES 3
+#define DC_CMD_CLASSES 4
 #define DC_CMD_MAX_INLINE_ARGS 8
 
 typedef enum dc__cmd_kind_e {
@@ -70,7 +70,6 @@ struct dc__cmd_t {
       dc_arg_t* args;         // inline_args or allocated; buffers retained
       size_t arg_count;
       uint64_t queued_ns;     // when it went on the device queue
-      bool launched;          // put there by the host thread that queued it
     } dispatch;
     struct {                  // COPY, WRITE, READ and FILL
       dc_buffer_t* dst;       // retained (NULL for READ)
@@ -129,7 +128,16 @@ struct dc_stream_t {
   size_t queued;              // commands in the list
   uint64_t next_sequence;
   bool running;               // a thread is running the head command
-  size_t in_flight;           // commands from the head on the device queue
+  // Queued dispatches (scheduler.c): the first |in_flight| commands are
+  // on the device queue or being put there, and the first |on_device|
+  // of them are there; |flight_tail| is the last of them. One thread at a
+  // time puts commands there (|launching|), without the lock.
+  size_t in_flight;
+  size_t on_device;
+  dc__cmd_t* flight_tail;
+  bool launching;
+  bool dawdling;              // its thread waits to finish (scheduler.c)
+  bool hurry;                 // a host thread waits: finish at once
   dc_device_queue_t* queue;   // the device queue (dc/backend.h), or NULL
   bool blocked;               // the head waits for an event
   bool ready;                 // on a ready list
@@ -215,7 +223,7 @@ struct dc__scheduler_t {
   uint64_t finished;          // commands finished, ever
   bool stopping;
   dc__cmd_t* free_cmds[DC_CMD_CLASSES];  // recycled commands, by size
-  size_t free_cmd_count[DC_CMD_CLASSES];
+  size_t free_cmd_bytes;                 // held on those lists
   dc__event_pool_t event_pools[DC_MAX_DEVICES][2];  // [device][timing]
   struct dc__scheduler_t* registry_next;  // for cancel tokens
 };
@@ -231,16 +239,20 @@ DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched, size_t arg_count);
 // Appends |cmd| to |stream|, which is alive and not released (lock held),
 // and makes the stream ready if it was idle.
 DC_INTERNAL void dc__stream_push(dc_stream_t* stream, dc__cmd_t* cmd);
-// dc__stream_push for a dispatch, which the calling thread launches on the
-// stream's device queue itself when the stream is idle (scheduler.c).
-// Called with the lock held; drops it while launching.
+// dc__stream_push for a dispatch, which the calling thread puts on the
+// stream's device queue itself when everything ahead of it on the stream
+// is there already (scheduler.c). Called with the lock held; drops it
+// while launching.
 DC_INTERNAL void dc__stream_push_dispatch(dc_stream_t* stream,
                                           dc__cmd_t* cmd);
-// Finishes |stream|'s work on the calling thread when all it holds is one
-// dispatch the host launched (lock held; drops it while waiting for the
-// device), so that a host waiting for the stream does not wait for a
-// stream thread to take it first. Returns whether it did.
+// Finishes |stream|'s work on the calling thread when all it holds is on
+// the device queue and no thread runs it (lock held; drops it while
+// waiting for the device), so that a host waiting for the stream does not
+// wait for a stream thread to take it first. Returns whether it did.
 DC_INTERNAL bool dc__stream_help_locked(dc_stream_t* stream);
+// Tells the thread running |stream| that a host thread waits for it, so
+// that it finishes what is on the device queue at once (lock held).
+DC_INTERNAL void dc__stream_hurry_locked(dc_stream_t* stream);
 // Completes the record |cmd| on |stream|, which is idle (nothing queued or
 // running), on the calling thread: with nothing before it, it is due at
 // once. Returns the number of callbacks moved to |due| (lock held; run

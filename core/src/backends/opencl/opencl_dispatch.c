@@ -62,11 +62,29 @@ static dc_status_t check_shape(const dc__opencl_device_t* ocl,
   return DC_OK;
 }
 
+// Sets argument |index| of the cl_kernel (args_lock held) unless it holds
+// these bytes already (opencl_kernel.h): comparing the bytes given to
+// clSetKernelArg makes a skipped call the same as a repeated one, so a
+// different buffer, view offset or value is always set.
 static dc_status_t set_arg(dc__opencl_device_t* ocl, const dc_kernel_t* k,
                            cl_uint index, size_t size, const void* value,
                            const char* what) {
-  cl_int err = ocl->cl->set_kernel_arg(
-      ((dc__opencl_kernel_t*)k->impl)->kernel, index, size, value);
+  dc__opencl_kernel_t* ok = k->impl;
+  dc__opencl_arg_cache_t* c =
+      index < DC_OPENCL_CACHED_ARGS ? &ok->args[index] : NULL;
+  bool local = value == NULL;
+  if (c != NULL && c->size != 0 && c->size == size && c->local == local &&
+      (local || memcmp(c->bytes, value, size) == 0)) {
+    return DC_OK;
+  }
+  cl_int err = ocl->cl->set_kernel_arg(ok->kernel, index, size, value);
+  if (c != NULL) {
+    bool keep = err == CL_SUCCESS &&
+                (local || size <= DC_OPENCL_CACHED_ARG_BYTES);
+    c->size = keep ? size : 0;
+    c->local = local;
+    if (keep && !local) memcpy(c->bytes, value, size);
+  }
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "clSetKernelArg(%u: %s) of kernel '%s'",
                              index, what, k->info.name);

@@ -30,12 +30,27 @@ typedef struct dc__opencl_checked_t {
   struct dc__opencl_checked_t* next;
 } dc__opencl_checked_t;
 
+// The cl_kernel's arguments that a dispatch may leave as they are: the
+// first DC_OPENCL_CACHED_ARGS argument indices, each with the value last
+// set (at most DC_OPENCL_CACHED_ARG_BYTES bytes: a buffer's cl_mem and
+// byte offset, a __local offset, a small scalar) or the size of the
+// __local block last set. A dispatch that would set the same bytes again
+// skips clSetKernelArg (opencl_dispatch.c).
+#define DC_OPENCL_CACHED_ARGS 32
+#define DC_OPENCL_CACHED_ARG_BYTES 16
+typedef struct dc__opencl_arg_cache_t {
+  size_t size;  // 0: unknown, set it
+  bool local;   // a __local allocation of |size| bytes, no value
+  unsigned char bytes[DC_OPENCL_CACHED_ARG_BYTES];
+} dc__opencl_arg_cache_t;
+
 // A kernel's launch state (dc_kernel_t.impl). clSetKernelArg changes the
 // cl_kernel itself, so setting the arguments and enqueueing happen under
-// |args_lock|.
+// |args_lock|, which also guards |args| (zeroed at creation: all unknown).
 typedef struct dc__opencl_kernel_t {
   cl_kernel kernel;
   pthread_mutex_t args_lock;
+  dc__opencl_arg_cache_t args[DC_OPENCL_CACHED_ARGS];
   dc__opencl_module_t* module;
   size_t max_group;     // CL_KERNEL_WORK_GROUP_SIZE
   size_t static_local;  // CL_KERNEL_LOCAL_MEM_SIZE before any argument
