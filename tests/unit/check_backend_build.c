@@ -3,8 +3,8 @@
 // the program lowered to OpenCL C, build errors, and the data it binds to
 // programs and kernels.
 //
-// The backend here ("proxy") includes only the public headers. Its memory
-// is host memory; its builds lower the program (and check what comes
+// The backend here ("proxy") uses only the public headers. Its memory is
+// the test fake's host memory (check_util.h); its builds lower the program (and check what comes
 // out), then build the same source for the context's CPU device, whose
 // kernels its dispatches run on buffers staged from its own memory.
 // SPDX-License-Identifier: MIT
@@ -36,60 +36,6 @@ static struct {
   bool text_has_fault_record;
   int builds;
 } seen;
-
-static dc_status_t mem_allocate(dc_device_t* d, size_t size,
-                                dc_storage_mode_t mode, void** out) {
-  (void)d, (void)mode;
-  *out = aligned_alloc(64, size);
-  return *out ? DC_OK : DC_ERR_OUT_OF_MEMORY;
-}
-static void mem_deallocate(dc_device_t* d, void* m, size_t size,
-                           dc_storage_mode_t mode) {
-  (void)d, (void)size, (void)mode;
-  free(m);
-}
-static void* mem_host_pointer(dc_device_t* d, void* m,
-                              dc_storage_mode_t mode) {
-  (void)d, (void)mode;
-  return m;
-}
-static dc_status_t mem_write(dc_device_t* d, void* m, size_t offset,
-                             const void* src, size_t size) {
-  (void)d;
-  memcpy((char*)m + offset, src, size);
-  return DC_OK;
-}
-static dc_status_t mem_read(dc_device_t* d, const void* m, size_t offset,
-                            void* dst, size_t size) {
-  (void)d;
-  memcpy(dst, (const char*)m + offset, size);
-  return DC_OK;
-}
-static dc_status_t mem_fill(dc_device_t* d, void* m, size_t offset,
-                            size_t size, const void* pattern,
-                            size_t pattern_size) {
-  (void)d;
-  for (size_t i = 0; i < size; i += pattern_size) {
-    memcpy((char*)m + offset + i, pattern, pattern_size);
-  }
-  return DC_OK;
-}
-static dc_status_t mem_copy(dc_device_t* d, void* dst, size_t dst_offset,
-                            const void* src, size_t src_offset, size_t size) {
-  (void)d;
-  memmove((char*)dst + dst_offset, (const char*)src + src_offset, size);
-  return DC_OK;
-}
-
-static const dc_device_memory_ops_t kMemory = {
-    .allocate = mem_allocate,
-    .deallocate = mem_deallocate,
-    .host_pointer = mem_host_pointer,
-    .write = mem_write,
-    .read = mem_read,
-    .fill = mem_fill,
-    .copy = mem_copy,
-};
 
 // Records what the build looks like from outside the tree.
 static void record_build(const dc_program_build_t* b,
@@ -210,7 +156,7 @@ static void proxy_destroy(dc_device_t* device) { free(device); }
 
 static const dc_device_vtable_t kVtable = {
     .destroy = proxy_destroy,
-    .memory = &kMemory,
+    .memory = &dc_test_fake_memory,  // host memory (check_util.h)
     .kernels = &kKernels,
 };
 
