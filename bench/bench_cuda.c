@@ -618,7 +618,7 @@ static void bench_graph(bench_t* B) {
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.3");
   BENCH_CU(&B->cu, B->cu.d.graph_exec_destroy(g.raw_exec));
   BENCH_CU(&B->cu, B->cu.d.graph_destroy(g.raw_graph));
-  dc_graph_exec_destroy(g.exec);
+  dc_graph_exec_release(g.exec);
   dc_stream_group_release(g.group);
 }
 

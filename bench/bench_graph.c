@@ -201,7 +201,7 @@ static uint64_t dc_first_run(void* arg) {
   uint64_t t2 = bench_now_ns();
   DC_CHECK(dc_graph_exec_run(e, NULL));
   uint64_t t3 = bench_now_ns();
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   expect_count(r, "dc first run");
   r->build_ns = t1 - t0;
@@ -269,7 +269,7 @@ static bool dc_prepare(row_t* r) {
       DC_CHECK(dc_graph_exec_run(e, NULL));
       ok = order_ok(r->name, run ? "dc replay" : "dc first run", &o);
     }
-    dc_graph_exec_destroy(e);
+    dc_graph_exec_release(e);
     dc_graph_release(g);
     free(nodes);
     free((void*)o.done);
@@ -450,7 +450,7 @@ static void bench_row(row_t* r, bool have_starpu) {
   }
   free(samples);
   free(split);
-  dc_graph_exec_destroy(r->replay);
+  dc_graph_exec_release(r->replay);
   r->replay = NULL;
 #ifdef DC_BENCH_STARPU
   free(r->tasks);

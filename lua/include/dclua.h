@@ -177,7 +177,7 @@ DC_API dc_status_t dclua_engine_set_boolean(dclua_engine_t* engine,
 // scripts write, the host reads, and the reverse. Retains |buffer|; the
 // reference goes when scripts close the dc.buffer or it is collected.
 // Returns DC_ERR_INVALID_ARGUMENT also when |buffer| belongs to another
-// context, DC_ERR_FAILED_PRECONDITION when it was released.
+// context or was released.
 DC_API dc_status_t dclua_engine_set_buffer(dclua_engine_t* engine,
                                            const char* name,
                                            dc_buffer_t* buffer);

@@ -46,7 +46,7 @@ static int l_encoder(lua_State* L) {
 // [-0, +0, -]  enc:close(); also __gc and __close: releases the stream,
 // the kernel and the bound buffers; dispatches already queued still run.
 static int encoder_close(lua_State* L) {
-  dc_encoder_destroy(dclua_box_take(L, 1, DCLUA_ENCODER));
+  dc_encoder_release(dclua_box_take(L, 1, DCLUA_ENCODER));
   return 0;
 }
 

@@ -546,13 +546,10 @@ dc_status_t dclua_engine_set_buffer(dclua_engine_t* engine, const char* name,
                                     dc_buffer_t* buffer) {
   static const char* fn = "dclua_engine_set_buffer";
   RETURN_IF_ERROR(check_name(engine, name, fn));
-  if (buffer == NULL) {
-    return dc_set_error(DC_ERR_INVALID_ARGUMENT, "%s: NULL buffer", fn);
-  }
   dc_device_t* device = dc_buffer_device(buffer);
-  if (device == NULL) {
-    return dc_set_error(DC_ERR_FAILED_PRECONDITION,
-                        "%s: buffer used after release", fn);
+  if (device == NULL) {  // the one stale-handle message (conventions.md)
+    return dc_set_error(DC_ERR_INVALID_ARGUMENT,
+                        "%s: 'buffer' is NULL or a released buffer", fn);
   }
   if (dc_device_context(device) != engine->context) {
     return dc_set_error(DC_ERR_INVALID_ARGUMENT,

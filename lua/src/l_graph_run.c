@@ -54,7 +54,7 @@ static exec_t* check_exec(lua_State* L, int index) {
 
 // Destroys the instance at |index| (not running).
 static void destroy_exec(exec_t* e) {
-  dc_graph_exec_destroy(e->p);
+  dc_graph_exec_release(e->p);
   e->p = NULL;
   dc_stream_group_release(e->group);
   e->group = NULL;

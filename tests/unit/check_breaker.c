@@ -744,10 +744,10 @@ START_TEST(test_breaker_stale_handle_is_refused) {
   dc_breaker_release(b);
   dc_breaker_permit_t permit;
   DC_CK_FAIL(dc_breaker_acquire(b, &permit), DC_ERR_INVALID_ARGUMENT,
-             "dc_breaker_acquire: 'breaker' is NULL or released");
+             "dc_breaker_acquire: 'breaker' is NULL or a released breaker");
   dc_breaker_stats_t stats;
   DC_CK_FAIL(dc_breaker_stats(b, &stats), DC_ERR_INVALID_ARGUMENT,
-             "'breaker' is NULL or released");
+             "'breaker' is NULL or a released breaker");
   ck_assert_str_eq(dc_breaker_name(b), "");
   ck_assert_int_eq(dc_breaker_state(b), DC_BREAKER_CLOSED);
   dc_breaker_trip(b);     // does nothing
@@ -794,7 +794,7 @@ START_TEST(test_breaker_params_change_at_run_time) {
   DC_CK_FAIL(dc_breaker_set_params(b, &bad), DC_ERR_INVALID_ARGUMENT,
              "dc_breaker_set_params: dc_breaker_params_check: failure_ratio");
   DC_CK_FAIL(dc_breaker_set_params(NULL, &p), DC_ERR_INVALID_ARGUMENT,
-             "'breaker' is NULL or released");
+             "'breaker' is NULL or a released breaker");
   DC_CK_OK(dc_breaker_set_params(b, NULL));
   DC_CK_OK(dc_breaker_params(b, &got));
   ck_assert(got.failure_ratio == 0.5);

@@ -373,8 +373,8 @@ START_TEST(test_buffer_retain_release) {
   int32_t v = 5;
   DC_CK_OK(dc_buffer_fill(b, 0, 8, &v));  // one reference left
   dc_buffer_release(b);
-  DC_CK_FAIL(dc_buffer_fill(b, 0, 8, &v), DC_ERR_FAILED_PRECONDITION,
-             "use after release");
+  DC_CK_FAIL(dc_buffer_fill(b, 0, 8, &v), DC_ERR_INVALID_ARGUMENT,
+             "'buffer' is NULL or a released buffer");
   dc_buffer_retain(NULL);
   dc_buffer_release(NULL);
 }
@@ -716,36 +716,36 @@ START_TEST(test_buffer_copy_bad_arguments) {
 }
 END_TEST
 
-//===-- errors: use after release ---------------------------------------===//
+//===-- errors: use after release (resource.h's one check) --------------===//
 
 START_TEST(test_buffer_use_after_release) {
   dc_buffer_t* live = make(DC_DTYPE_F32, 10, "live");
   dc_buffer_t* gone = make(DC_DTYPE_F32, 10, "gone");
   dc_buffer_release(gone);
   float data[10] = {0};
-  const char* msg = "use after release";
-  DC_CK_FAIL(dc_buffer_write(gone, 0, data, 1), DC_ERR_FAILED_PRECONDITION,
+  const char* msg = "is NULL or a released buffer";
+  DC_CK_FAIL(dc_buffer_write(gone, 0, data, 1), DC_ERR_INVALID_ARGUMENT,
              msg);
   DC_CK_ERROR_HAS("dc_buffer_write");
-  DC_CK_FAIL(dc_buffer_read(gone, 0, data, 1), DC_ERR_FAILED_PRECONDITION,
+  DC_CK_FAIL(dc_buffer_read(gone, 0, data, 1), DC_ERR_INVALID_ARGUMENT,
              msg);
   DC_CK_ERROR_HAS("dc_buffer_read");
-  DC_CK_FAIL(dc_buffer_fill(gone, 0, 1, data), DC_ERR_FAILED_PRECONDITION,
+  DC_CK_FAIL(dc_buffer_fill(gone, 0, 1, data), DC_ERR_INVALID_ARGUMENT,
              msg);
   DC_CK_ERROR_HAS("dc_buffer_fill");
-  DC_CK_FAIL(dc_buffer_copy(gone, 0, live, 0, 1), DC_ERR_FAILED_PRECONDITION,
+  DC_CK_FAIL(dc_buffer_copy(gone, 0, live, 0, 1), DC_ERR_INVALID_ARGUMENT,
              msg);
   DC_CK_ERROR_HAS("'dst'");
-  DC_CK_FAIL(dc_buffer_copy(live, 0, gone, 0, 1), DC_ERR_FAILED_PRECONDITION,
+  DC_CK_FAIL(dc_buffer_copy(live, 0, gone, 0, 1), DC_ERR_INVALID_ARGUMENT,
              msg);
   DC_CK_ERROR_HAS("'src'");
   dc_buffer_t* v = live;
   DC_CK_FAIL(dc_buffer_create_view(gone, 0, 1, &v),
-             DC_ERR_FAILED_PRECONDITION, msg);
+             DC_ERR_INVALID_ARGUMENT, msg);
   DC_CK_ERROR_HAS("dc_buffer_create_view");
   ck_assert_ptr_null(v);
   void* p = &p;
-  DC_CK_FAIL(dc_buffer_host_pointer(gone, &p), DC_ERR_FAILED_PRECONDITION,
+  DC_CK_FAIL(dc_buffer_host_pointer(gone, &p), DC_ERR_INVALID_ARGUMENT,
              msg);
   ck_assert_ptr_null(p);
   // Accessors answer as for NULL.
@@ -771,19 +771,19 @@ START_TEST(test_buffer_use_after_release_of_a_view) {
   DC_CK_OK(dc_buffer_create_view(b, 0, 5, &v));
   dc_buffer_release(v);
   unsigned char x = 1;
-  DC_CK_FAIL(dc_buffer_write(v, 0, &x, 1), DC_ERR_FAILED_PRECONDITION,
-             "use after release");
+  DC_CK_FAIL(dc_buffer_write(v, 0, &x, 1), DC_ERR_INVALID_ARGUMENT,
+             "'buffer' is NULL or a released buffer");
   DC_CK_OK(dc_buffer_write(b, 0, &x, 1));  // the parent is unaffected
   dc_buffer_release(b);
 }
 END_TEST
 
 START_TEST(test_buffer_not_a_buffer) {
-  static uint64_t junk[64];  // zeroed: no buffer's magic
+  static uint64_t junk[64];  // zeroed: no resource type
   dc_buffer_t* fake = (dc_buffer_t*)junk;
   unsigned char x = 0;
   DC_CK_FAIL(dc_buffer_write(fake, 0, &x, 1), DC_ERR_INVALID_ARGUMENT,
-             "not a dc_buffer_t");
+             "'buffer' is NULL or a released buffer");
   ck_assert_uint_eq(dc_buffer_length(fake), 0);
   dc_buffer_release(fake);  // ignored
   dc_buffer_retain(fake);
@@ -894,8 +894,8 @@ START_TEST(test_buffer_stale_handle_detected_after_many_releases) {
   dc_buffer_release(stale);
   for (int i = 0; i < 100; ++i) dc_buffer_release(make(DC_DTYPE_U8, 1, "x"));
   unsigned char x = 0;
-  DC_CK_FAIL(dc_buffer_write(stale, 0, &x, 1), DC_ERR_FAILED_PRECONDITION,
-             "use after release");
+  DC_CK_FAIL(dc_buffer_write(stale, 0, &x, 1), DC_ERR_INVALID_ARGUMENT,
+             "'buffer' is NULL or a released buffer");
 }
 END_TEST
 

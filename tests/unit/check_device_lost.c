@@ -61,7 +61,7 @@ START_TEST(test_sticky_error_marks_the_device_lost) {
              "a new process gets it back");
   DC_CK_OK(dc_device_health(dut, &h));
   ck_assert_int_eq(h.state, DC_DEVICE_LOST);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_buffer_release(b);

@@ -158,7 +158,7 @@ START_TEST(test_encoder_binds_by_index_and_by_name) {
   ck_assert_uint_eq(st.history_length, 5);
   ck_assert_uint_gt(st.encode_ns, 0);
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_buffer_release(x);
   dc_stream_release(s);
   dc_program_release(p);
@@ -196,7 +196,7 @@ START_TEST(test_encoder_validate_takes_no_autotuning_turn) {
   expect_live_buffers(c, 1);
   const int32_t* v = contents(b);
   for (int i = 0; i < 4096; ++i) ck_assert_int_eq(v[i], 50);
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_buffer_release(b);
   dc_stream_release(s);
   dc_program_release(p);
@@ -317,7 +317,7 @@ START_TEST(test_encoder_rejects_bad_arguments) {
   ck_assert_uint_eq(st.arg_errors, 18);
   ck_assert_uint_eq(st.dispatches, 1);
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_buffer_release(x);
   dc_buffer_release(ints);
   dc_stream_release(s);
@@ -359,7 +359,7 @@ START_TEST(test_encoder_rejects_kernels_of_another_device) {
   snprintf(want, sizeof(want), "kernel 'inc' lives on %s", name);
   DC_CK_FAIL(dc_encoder_set_kernel(e2, kernel_of(p, "inc")),
              DC_ERR_INVALID_ARGUMENT, want);
-  dc_encoder_destroy(e2);
+  dc_encoder_release(e2);
 
   // Another device of the same context: the CPU, when it is not the
   // device under test (the "cpu" test case does this with a fake GPU).
@@ -374,11 +374,11 @@ START_TEST(test_encoder_rejects_kernels_of_another_device) {
              "on cpu", name);
     DC_CK_FAIL(dc_encoder_set_kernel(e2, kernel_of(p, "scale")),
                DC_ERR_INVALID_ARGUMENT, want);
-    dc_encoder_destroy(e2);
+    dc_encoder_release(e2);
     dc_stream_release(cpu_stream);
   }
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_stream_release(far_stream);
   dc_stream_release(s);
   dc_program_release(far);
@@ -413,7 +413,7 @@ START_TEST(test_encoder_rejects_kernels_of_a_fake_device) {
   DC_CK_FAIL(dc_encoder_dispatch(e), DC_ERR_FAILED_PRECONDITION, "no grid");
   DC_CK_OK(dc_encoder_history(e, 0, &r));
   ck_assert_uint_eq(r.stream_id, dc_stream_id(cpu_stream));
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_stream_release(cpu_stream);
   dc_stream_release(fake_stream);
   dc_program_release(fp);
@@ -468,7 +468,7 @@ START_TEST(test_encoder_rejects_bad_grids) {
              "engine choose)");
   DC_CK_FAIL(dc_encoder_set_grid(e, 2, empty), DC_ERR_INVALID_ARGUMENT,
              "the grid is empty");
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_stream_release(s);
   dc_program_release(p);
 }
@@ -593,7 +593,7 @@ START_TEST(test_encoder_validate_names_what_is_missing) {
   dc_encoder_stats_t st = stats_of(e);
   ck_assert_uint_eq(st.dispatches, 3);
   ck_assert_uint_eq(st.rejected, 6);
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_buffer_release(o);
   dc_buffer_release(x);
   dc_stream_release(s);
@@ -648,7 +648,7 @@ START_TEST(test_encoder_rebinding_releases_the_previous_buffer) {
   DC_CK_OK(dc_encoder_set_arg(e, 0, &a));
   dc_buffer_release(x);
   ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 1);
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
 
   dc_stream_release(s);
@@ -702,7 +702,7 @@ START_TEST(test_encoder_destroy_with_bindings_leaks_nothing) {
   dc_program_release(p);
   dc_stream_release(s);
   ck_assert_uint_eq(dc_context_live_buffer_count(c), 1);
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   ck_assert_uint_eq(dc_context_live_buffer_count(c), 0);
   ck_assert_uint_eq(dc_context_report_leaks(c), 0);
   dc_context_release(c);
@@ -787,9 +787,9 @@ START_TEST(test_encoder_history_wraps_around) {
   ck_assert_uint_eq(st.rejected, 1);
   ck_assert_uint_eq(st.dispatches, 0);
   ck_assert_uint_eq(st.history_length, 1);
-  dc_encoder_destroy(fresh);
+  dc_encoder_release(fresh);
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_buffer_release(c);
   dc_stream_release(s);
   dc_program_release(p);
@@ -841,7 +841,7 @@ START_TEST(test_encoder_set_stream_moves_later_dispatches) {
   DC_CK_OK(dc_stream_stats(s1, &st1));
   ck_assert_uint_eq(st1.submitted, 2);
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_stream_release(s1);
   dc_buffer_release(c);
   dc_program_release(p);
@@ -865,11 +865,11 @@ START_TEST(test_encoder_null_handling) {
   ck_assert_ptr_null(e);
   DC_CK_FAIL(dc_encoder_create(s, NULL), DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_create: 'out_encoder' must not be NULL");
-  dc_encoder_destroy(NULL);
+  dc_encoder_release(NULL);
 
-#define EXPECT_NULL_ENCODER(call, fn)                                   \
-  DC_CK_FAIL(call, DC_ERR_INVALID_ARGUMENT, fn ": 'encoder' must not be " \
-                                            "NULL")
+#define EXPECT_NULL_ENCODER(call, fn)                                     \
+  DC_CK_FAIL(call, DC_ERR_INVALID_ARGUMENT, fn ": 'encoder' is NULL or a " \
+                                            "released encoder")
   EXPECT_NULL_ENCODER(dc_encoder_set_stream(NULL, s),
                       "dc_encoder_set_stream");
   EXPECT_NULL_ENCODER(dc_encoder_set_kernel(NULL, scale),
@@ -918,7 +918,7 @@ START_TEST(test_encoder_null_handling) {
   ck_assert_uint_eq(st.arg_errors, 3);
   ck_assert_uint_eq(st.args_bound, 0);
 
-  dc_encoder_destroy(e);
+  dc_encoder_release(e);
   dc_stream_release(s);
   dc_program_release(p);
 }

@@ -128,7 +128,7 @@ static dc_status_t run_once(rig_t* r, bool fallback,
       ck_assert_uint_le(op.attempts, 2 * ATTEMPTS);  // the fallback's too
     }
   }
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   return st;
@@ -245,7 +245,7 @@ START_TEST(test_rates_open_breaker_waits) {
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_FAIL(dc_graph_exec_run(e, NULL), DC_ERR_CIRCUIT_OPEN,
              dc_device_name(r.device));
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   rig_close(&r);

@@ -195,7 +195,7 @@ START_TEST(test_graph_explicit_order_and_names) {
   DC_CK_OK(dc_graph_after(g, "first", "ghost"));
   DC_CK_FAIL(dc_graph_validate(g, NULL, 0), DC_ERR_NOT_FOUND,
              "op 'first' runs after 'ghost', which is not in graph 'names'");
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
 }
@@ -319,7 +319,7 @@ START_TEST(test_graph_runs_and_replays_with_new_arguments) {
   }
   DC_CK_FAIL(dc_graph_exec_op(e, 3, &r), DC_ERR_OUT_OF_RANGE, "3 op(s)");
   dc_buffer_release(short_b);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_buffer_release(a);
   dc_buffer_release(a2);
@@ -385,7 +385,7 @@ START_TEST(test_graph_nests_graphs) {
   DC_CK_OK(dc_graph_exec_to_dot(e, dot, sizeof(dot), &len));
   DC_CK_STR_HAS(dot, "inner/y\\nhost\\nstream ");
   DC_CK_STR_HAS(dot, "fillcolor=palegreen");
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_graph_release(child);
@@ -451,7 +451,7 @@ START_TEST(test_graph_subflow_adds_work_at_run_time) {
   ck_assert_str_eq(r.name, "check");
   ck_assert_int_eq(r.state, DC_OP_CANCELLED);
   DC_CK_STR_HAS(r.message, "'split', which it depends on, failed");
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_buffer_release(b);
@@ -487,7 +487,7 @@ START_TEST(test_graph_indirect_dispatch_reads_its_grid) {
   DC_CK_FAIL(dc_graph_dispatch_indirect(g, "bad", k("count"), 1, hits, 0,
                                         NULL, &hit_arg, 1, NULL),
              DC_ERR_INVALID_ARGUMENT, "the grid buffer holds i32");
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_buffer_release(grid_buf);
@@ -548,7 +548,7 @@ START_TEST(test_graph_failure_cancels_dependents_only) {
   dc_stream_stats_t stats;
   DC_CK_OK(dc_stream_stats(dc_stream_group_stream(grp, 0), &stats));
   ck_assert_int_eq(stats.error, DC_OK);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
 }
@@ -584,7 +584,7 @@ START_TEST(test_graph_error_modes) {
       DC_CK_ERROR_HAS("op 'a' failed: a broke");
       ck_assert_int_eq(log.count, 1);
     }
-    dc_graph_exec_destroy(e);
+    dc_graph_exec_release(e);
     dc_graph_release(g);
   }
   dc_stream_group_release(grp);
@@ -612,7 +612,7 @@ START_TEST(test_graph_run_cancellation_and_deadline) {
   DC_CK_FAIL(dc_graph_exec_run(e, &params), DC_ERR_CANCELLED,
              "graph 'cancel': the run was cancelled");
   ck_assert_int_eq(log.count, 0);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
 
   g = new_graph("slow", 0);
@@ -632,7 +632,7 @@ START_TEST(test_graph_run_cancellation_and_deadline) {
   // Without a deadline the same instance completes.
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   ck_assert_int_eq(log.count, 1);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   dc_cancel_token_release(token);
   dc_stream_group_release(grp);
@@ -683,7 +683,7 @@ START_TEST(test_graph_exec_finished_counts_ended_ops) {
   ck_assert_int_eq(dc_graph_exec_run(e, NULL), DC_ERR_DATA_LOSS);
   ck_assert_uint_eq(probe.seen, 1);  // counted again from 0
   ck_assert_uint_eq(dc_graph_exec_finished(e), 4);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   dc_stream_group_release(grp);
 }
@@ -709,7 +709,7 @@ START_TEST(test_graph_instance_survives_graph_growth) {
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   ck_assert_int_eq(log.count, 1);
   ck_assert_uint_eq(dc_graph_exec_op_count(e), 1);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   dc_stream_group_release(grp);
 }
@@ -809,7 +809,7 @@ static void check_random_dags(bool dispatches_only, int runs) {
                       got[j], want[j]);
       }
     }
-    dc_graph_exec_destroy(e);
+    dc_graph_exec_release(e);
     dc_stream_group_release(grp);
     dc_graph_release(g);
     for (int i = 0; i < RANDOM_BUFFERS; ++i) {
@@ -871,7 +871,7 @@ static dc_status_t build_and_run(dc_device_t* d, dc_kernel_t* add,
     st = dc_graph_exec_run(e, NULL);
     *replay_allocations = atomic_load(&counter->attempts) - before;
   }
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(child);
   dc_graph_release(g);
@@ -937,15 +937,15 @@ START_TEST(test_graph_stale_handles_are_refused) {
   DC_CK_OK(dc_stream_group_create(dut, NULL, &grp));
   dc_graph_exec_t* e = NULL;
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
-  dc_graph_exec_destroy(e);
-  dc_graph_exec_destroy(e);  // stale: a no-op
+  dc_graph_exec_release(e);
+  dc_graph_exec_release(e);  // stale: a no-op
   ck_assert_uint_eq(dc_graph_exec_op_count(e), 0);
   dc_graph_release(g);
   ck_assert_uint_eq(dc_graph_op_count(stale), 0);
   dc_graph_retain(stale);   // no-ops
   dc_graph_release(stale);
   DC_CK_FAIL(dc_graph_host(stale, "h", fail_op, NULL, NULL),
-             DC_ERR_INVALID_ARGUMENT, "'graph' is NULL or released");
+             DC_ERR_INVALID_ARGUMENT, "'graph' is NULL or a released graph");
   dc_graph_exec_t* again = SENTINEL;
   DC_CK_FAIL(dc_graph_instantiate(stale, grp, &again),
              DC_ERR_INVALID_ARGUMENT, "graph");
@@ -969,7 +969,7 @@ START_TEST(test_graph_rejects_bad_input) {
   DC_CK_FAIL(dc_graph_host(g, "h", NULL, NULL, NULL), DC_ERR_INVALID_ARGUMENT,
              "op 'h': 'fn' must not be NULL");
   DC_CK_FAIL(dc_graph_host(NULL, "h", fail_op, NULL, NULL),
-             DC_ERR_INVALID_ARGUMENT, "'graph' is NULL or released");
+             DC_ERR_INVALID_ARGUMENT, "'graph' is NULL or a released graph");
   DC_CK_FAIL(dc_graph_copy(g, "c", b, 0, f, 0, 8, NULL),
              DC_ERR_INVALID_ARGUMENT, "op 'c': dtypes differ");
   DC_CK_FAIL(dc_graph_fill(g, "f", b, 4, 8, &zero, NULL), DC_ERR_OUT_OF_RANGE,
@@ -1006,14 +1006,14 @@ START_TEST(test_graph_rejects_bad_input) {
   DC_CK_FAIL(dc_graph_exec_run(NULL, NULL), DC_ERR_INVALID_ARGUMENT,
              "'exec' is NULL");
   ck_assert_uint_eq(dc_graph_exec_op_count(NULL), 0);
-  dc_graph_exec_destroy(NULL);
+  dc_graph_exec_release(NULL);
   dc_graph_exec_cancel(NULL);
   dc_graph_release(NULL);
   // An empty graph runs.
   dc_stream_group_t* grp = new_group(2);
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_buffer_release(b);
   dc_buffer_release(f);

@@ -102,7 +102,7 @@ START_TEST(test_engine_null_arguments) {
   DC_CK_FAIL(dclua_engine_set_boolean(NULL, "x", true), DC_ERR_INVALID_ARGUMENT,
              "dclua_engine_set_boolean");
   DC_CK_FAIL(dclua_engine_set_buffer(g_eng, "x", NULL), DC_ERR_INVALID_ARGUMENT,
-             "NULL buffer");
+             "'buffer' is NULL");
   DC_CK_FAIL(dclua_engine_get_number(g_eng, "x", NULL), DC_ERR_INVALID_ARGUMENT,
              "NULL out");
   DC_CK_FAIL(dclua_engine_get_integer(NULL, "x", &i), DC_ERR_INVALID_ARGUMENT,
@@ -301,7 +301,7 @@ START_TEST(test_engine_buffer_errors) {
              DC_ERR_INVALID_ARGUMENT, "another context");
   dc_buffer_release(foreign);
   DC_CK_FAIL(dclua_engine_set_buffer(g_eng, "f", foreign),
-             DC_ERR_FAILED_PRECONDITION, "after release");
+             DC_ERR_INVALID_ARGUMENT, "'buffer' is NULL or a released buffer");
   dc_context_release(other);
 }
 END_TEST

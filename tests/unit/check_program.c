@@ -263,7 +263,7 @@ START_TEST(test_program_stale_handle_is_refused) {
   dc_program_release(p);
   dc_program_t* copy = dc_test_sentinel();
   DC_CK_FAIL(dc_program_build_for(p, cpu, &copy), DC_ERR_INVALID_ARGUMENT,
-             "'program' is NULL or released");
+             "'program' is NULL or a released program");
   ck_assert_ptr_null(copy);
   ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
 }

@@ -743,7 +743,7 @@ static void chain_of(fixture_t* f, replay_t* r, size_t count,
 }
 
 static void chain_free(replay_t* r) {
-  dc_graph_exec_destroy(r->exec);
+  dc_graph_exec_release(r->exec);
   dc_stream_group_release(r->group);
   dc_graph_release(r->graph);
 }

@@ -117,7 +117,7 @@ static int32_t* run_chains(int ops, double rate, uint32_t max_attempts,
   *out_retries = retries;
   int32_t* out = malloc(sizeof(int32_t) * LEN * CHAINS);
   read_all(bufs, out);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   for (int c = 0; c < CHAINS; ++c) dc_buffer_release(bufs[c]);
@@ -191,7 +191,7 @@ START_TEST(test_retries_start_from_restored_inputs) {
   DC_CK_OK(dc_graph_exec_op(e, 0, &r));
   ck_assert_uint_eq(r.attempts, 2);
   // Without the snapshot (no_snapshot), the first attempt's change stays.
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   atomic_store(&f.calls, 0);
   DC_CK_OK(dc_graph_create(ctx, NULL, &g));
@@ -203,7 +203,7 @@ START_TEST(test_retries_start_from_restored_inputs) {
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   DC_CK_OK(dc_buffer_read(b, 0, v, LEN));
   ck_assert_int_eq(v[0], 3);  // 1 + twice
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_buffer_release(b);
@@ -233,7 +233,7 @@ START_TEST(test_permanent_faults_fail_fast_and_cancel_dependents) {
     DC_CK_OK(dc_graph_exec_op(e, i, &r));
     ck_assert_int_eq(r.state, DC_OP_CANCELLED);
   }
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   dc_buffer_release(b);
@@ -312,7 +312,7 @@ static void check_breaker_and_fallback(size_t streams) {
   DC_CK_OK(dc_graph_instantiate(g, grp, &e));
   DC_CK_OK(dc_graph_exec_run(e, NULL));
   read_all(bufs, clean);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_graph_release(g);
   dc_breaker_t* breaker = NULL;
   DC_CK_OK(dc_breaker_find(c, dc_device_name(primary), &breaker));
@@ -372,7 +372,7 @@ static void check_breaker_and_fallback(size_t streams) {
   snprintf(fell_back_to, sizeof(fell_back_to), "(fell back to %s)",
            dc_device_name(backup));
   DC_CK_STR_HAS(report, fell_back_to);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
@@ -499,7 +499,7 @@ START_TEST(test_lost_device_is_quarantined_and_reported) {
   DC_CK_OK(dc_graph_exec_op(e, 7, &r));
   ck_assert(!r.fell_back);
   ck_assert_str_eq(r.device, dc_device_name(primary));
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
@@ -542,7 +542,7 @@ START_TEST(test_fallback_defaults_to_the_cpu) {
       ck_assert_int_eq(st, DC_ERR_UNAVAILABLE);
       ck_assert(!r.fell_back);
     }
-    dc_graph_exec_destroy(e);
+    dc_graph_exec_release(e);
     dc_graph_release(g);
   }
   dc_stream_group_release(grp);
@@ -653,7 +653,7 @@ START_TEST(test_error_classes_steer_the_op) {
   DC_CK_OK(dc_fault_stats(c, broken_id, &fs));
   ck_assert_uint_eq(fs.injected, 1);  // one launch there, not four
   dc_fault_clear(c);
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_graph_release(g);
   for (int k = 0; k < CHAINS; ++k) dc_buffer_release(bufs[k]);
@@ -704,8 +704,8 @@ START_TEST(test_graph_breaker_objects) {
   dc_breaker_stats_t rs;
   DC_CK_OK(dc_breaker_stats(registry, &rs));
   ck_assert_uint_eq(rs.failures, 1);
-  dc_graph_exec_destroy(eg);
-  dc_graph_exec_destroy(eh);
+  dc_graph_exec_release(eg);
+  dc_graph_exec_release(eh);
   dc_graph_release(g);
   dc_graph_release(h);
   dc_stream_group_release(grp);

@@ -578,7 +578,7 @@ START_TEST(test_cancel_token_stale_handle_is_refused) {
   dc_cancel_token_release(token);
   dc_stream_t* st = new_stream(DC_PRIORITY_NORMAL, "stale token");
   DC_CK_FAIL(dc_stream_set_cancel_token(st, token), DC_ERR_INVALID_ARGUMENT,
-             "the cancel token is released");
+             "'token' is NULL or a released cancel token");
   ck_assert(!dc_cancel_token_is_cancelled(token));
   dc_cancel_token_cancel(token);   // does nothing
   dc_cancel_token_retain(token);   // does nothing
@@ -730,7 +730,7 @@ START_TEST(test_stream_group_picks_and_syncs) {
   ck_assert_ptr_null(dc_stream_group_stream(g, 0));
   ck_assert_ptr_null(dc_stream_group_next(g, DC_PICK_ROUND_ROBIN));
   DC_CK_FAIL(dc_stream_group_sync(g, 0), DC_ERR_INVALID_ARGUMENT,
-             "'group' is NULL or released");
+             "'group' is NULL or a released stream group");
   dc_stream_group_release(g);  // a second release does nothing
 }
 END_TEST
@@ -804,7 +804,7 @@ START_TEST(test_event_stale_handle_is_refused) {
     dc_event_t* ev = new_event(DC_EVENT_DEFAULT);
     ck_assert_ptr_ne(ev, stale);
     DC_CK_FAIL(dc_event_query(stale), DC_ERR_INVALID_ARGUMENT,
-               "'event' is NULL or released");
+               "'event' is NULL or a released event");
     dc_event_release(ev);
   }
   ck_assert_ptr_null(dc_event_device(stale));
@@ -840,13 +840,13 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_FAIL(dc_stream_read(st, i32, 0, host, 0), DC_ERR_INVALID_ARGUMENT,
              "element count is 0");
   DC_CK_FAIL(dc_stream_fill(st, NULL, 0, 1, host), DC_ERR_INVALID_ARGUMENT,
-             "'buffer' must not be NULL");
+             "'buffer' is NULL or a released buffer");
   DC_CK_FAIL(dc_stream_host(st, NULL, NULL), DC_ERR_INVALID_ARGUMENT,
              "'fn' must not be NULL");
   DC_CK_FAIL(dc_stream_record(st, NULL), DC_ERR_INVALID_ARGUMENT,
-             "'event' is NULL or released");
+             "'event' is NULL or a released event");
   DC_CK_FAIL(dc_stream_wait_event(st, NULL), DC_ERR_INVALID_ARGUMENT,
-             "'event' is NULL or released");
+             "'event' is NULL or a released event");
   DC_CK_FAIL(dc_stream_dispatch(st, NULL, &(dc_dispatch_t){.dims = 1},
                                 NULL, 0),
              DC_ERR_INVALID_ARGUMENT, "dc_stream_dispatch: 'kernel' is NULL");
@@ -862,7 +862,7 @@ START_TEST(test_stream_rejects_bad_input) {
   DC_CK_OK(dc_stream_stats(st, &stats));
   ck_assert_uint_eq(stats.submitted, 0);
   DC_CK_FAIL(dc_stream_sync(NULL, 0), DC_ERR_INVALID_ARGUMENT,
-             "'stream' is NULL or released");
+             "'stream' is NULL or a released stream");
   DC_CK_FAIL(dc_stream_query(NULL), DC_ERR_INVALID_ARGUMENT, "dc_stream_query");
   DC_CK_FAIL(dc_stream_reset(NULL), DC_ERR_INVALID_ARGUMENT, "dc_stream_reset");
   DC_CK_FAIL(dc_stream_stats(st, NULL), DC_ERR_INVALID_ARGUMENT,
@@ -918,7 +918,7 @@ START_TEST(test_stream_rejects_bad_input) {
   dc_stream_release(st);
   // A released stream is refused, not used.
   DC_CK_FAIL(dc_stream_sync(st, 0), DC_ERR_INVALID_ARGUMENT,
-             "'stream' is NULL or released");
+             "'stream' is NULL or a released stream");
 }
 END_TEST
 

@@ -531,7 +531,7 @@ START_TEST(test_struct_args_graph) {
              DC_ERR_INVALID_ARGUMENT,
              "dc_graph_exec_set_arg: kernel 'weigh': argument 1 'b' (const "
              "struct big): got 24 bytes, the kernel's struct takes 168");
-  dc_graph_exec_destroy(e);
+  dc_graph_exec_release(e);
   dc_stream_group_release(grp);
   dc_buffer_release(weighed);
   dc_program_release(p);
@@ -563,7 +563,7 @@ START_TEST(test_struct_args_encoder) {
   DC_CK_OK(dc_encoder_dispatch(enc));
   DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
   expect_weighed(weighed, 4);
-  dc_encoder_destroy(enc);
+  dc_encoder_release(enc);
   dc_stream_release(s);
   dc_buffer_release(weighed);
   dc_program_release(p);

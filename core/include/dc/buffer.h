@@ -70,10 +70,11 @@ DC_API bool dc_storage_mode_parse(const char* name,
 // Lifetime: reference counted. dc_buffer_create() returns one reference;
 // the buffer keeps its context alive, and a view keeps its root buffer
 // alive (so the root still counts as a live buffer). Using a buffer after
-// its last release fails with DC_ERR_FAILED_PRECONDITION ("use after
-// release") instead of reading freed memory, for as long as the context
-// lives and at least the next 256 buffer releases of that context (after
-// that the struct may be reused, and a stale handle may name a new buffer).
+// its last release fails with DC_ERR_INVALID_ARGUMENT ("'buffer' is NULL
+// or a released buffer"), as for every engine object, instead of reading
+// freed memory, for as long as the context lives and at least the next 256
+// buffer releases of that context (after that the struct may be reused,
+// and a stale handle may name a new buffer).
 //
 // Thread safety: the object is thread-safe. Its contents are not guarded:
 // concurrent writes to overlapping ranges race, as with any memory.

@@ -30,11 +30,12 @@ DC_EXTERN_C_BEGIN
 // The encoder keeps the last DC_ENCODER_HISTORY commands it submitted or
 // rejected, and counts its work (dc_encoder_stats).
 //
-// Lifetime: owned by the caller; holds references to its stream, kernel
-// and bound buffers until they are replaced or the encoder is destroyed,
-// so the caller may release its own as soon as they are bound. Memory
-// comes from the allocator of the context of the stream it was created
-// with: the encoder on creation,
+// Lifetime: reference counted like every engine object; create returns one
+// reference, which the caller owns. The encoder holds references to its
+// stream, kernel and bound buffers until they are replaced or its last
+// reference goes, so the caller may release its own as soon as they are
+// bound; it keeps the context of the stream it was created with alive.
+// Memory comes from that context's allocator: the encoder on creation,
 // its argument slots by dc_encoder_set_kernel() when a kernel has more
 // arguments than any before it; nothing else allocates.
 // Thread safety: an encoder is used by one thread at a time; different
@@ -49,11 +50,16 @@ typedef struct dc_encoder_t dc_encoder_t;
 // DC_ERR_OUT_OF_MEMORY.
 DC_API dc_status_t dc_encoder_create(dc_stream_t* stream,
                                      dc_encoder_t** out_encoder);
-// Releases the stream, the kernel and the bound buffers, and frees the
-// encoder. Commands already queued still run. NULL is a no-op.
-DC_API void dc_encoder_destroy(dc_encoder_t* encoder);
+// Adds a reference to |encoder|. NULL or a released encoder is a no-op.
+DC_API void dc_encoder_retain(dc_encoder_t* encoder);
 
-// Every function below returns DC_ERR_INVALID_ARGUMENT for a NULL encoder.
+// Drops a reference to |encoder|. The last one releases the stream, the
+// kernel and the bound buffers, and frees the encoder; commands already
+// queued still run. NULL or a released encoder is a no-op.
+DC_API void dc_encoder_release(dc_encoder_t* encoder);
+
+// Every function below returns DC_ERR_INVALID_ARGUMENT for a NULL or
+// released encoder.
 
 // Submits later dispatches to |stream| instead: retains it and releases
 // the previous one. Bindings, grid and history stay. A kernel already
@@ -77,8 +83,8 @@ DC_API dc_status_t dc_encoder_set_kernel(dc_encoder_t* encoder,
 // checked against the kernel's reflection now (kind, dtype, vector width,
 // device, a struct's size), so a mistake is reported where it is made.
 // |arg| is copied, a struct's bytes too (dc_arg_bytes); a buffer is
-// retained until it is rebound, the kernel changes or the encoder is
-// destroyed, and the buffer it replaces is released.
+// retained until it is rebound, the kernel changes or the encoder goes,
+// and the buffer it replaces is released.
 // Returns DC_ERR_FAILED_PRECONDITION with no kernel selected,
 // DC_ERR_OUT_OF_RANGE for an index past the kernel's arguments (listing
 // them), DC_ERR_NOT_FOUND for an unknown name (listing the arguments),

@@ -236,8 +236,16 @@ DC_API dc_status_t dc_graph_instantiate(dc_graph_t* graph,
                                         dc_stream_group_t* group,
                                         dc_graph_exec_t** out_exec);
 
-// Waits for a run in progress, then frees the instance.
-DC_API void dc_graph_exec_destroy(dc_graph_exec_t* exec);
+// An instance is reference counted like a graph: instantiate returns one
+// reference, which the caller owns. It retains its graph and its streams.
+
+// Adds a reference to |exec|. NULL or a released instance is a no-op.
+DC_API void dc_graph_exec_retain(dc_graph_exec_t* exec);
+
+// Drops a reference to |exec|. The last one waits for a run in progress
+// (on another thread), then frees the instance and releases its graph and
+// streams. NULL or a released instance is a no-op.
+DC_API void dc_graph_exec_release(dc_graph_exec_t* exec);
 
 typedef struct dc_run_params_t {
   uint64_t timeout_ns;         // 0: none; past it the run is cancelled

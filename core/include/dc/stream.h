@@ -239,8 +239,12 @@ DC_API dc_status_t dc_stream_group_create(
     dc_device_t* device, const dc_stream_group_params_t* params,
     dc_stream_group_t** out_group);
 
-// Releases the group and its references to its streams (their queued work
-// still finishes).
+// Adds a reference to |group|. NULL or a released group is a no-op.
+DC_API void dc_stream_group_retain(dc_stream_group_t* group);
+
+// Drops a reference to |group|; the last one releases the group's
+// references to its streams (their queued work still finishes). NULL or a
+// released group is a no-op.
 DC_API void dc_stream_group_release(dc_stream_group_t* group);
 
 // Returns the number of streams (0 for NULL).

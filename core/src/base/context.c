@@ -28,6 +28,7 @@
 #define BREAKER_QUARANTINE 64
 #define TOKEN_QUARANTINE 64
 #define GROUP_QUARANTINE 64
+#define ENCODER_QUARANTINE 64
 
 // Logical cores this process may run on (its affinity mask), which is what
 // a worker pool can use; containers often allow fewer than the machine has.
@@ -64,6 +65,7 @@ static void destroy_context(dc_context_t* ctx) {
   dc__object_cache_deinit(&ctx->breaker_cache);
   dc__object_cache_deinit(&ctx->group_cache);
   dc__object_cache_deinit(&ctx->token_cache);
+  dc__object_cache_deinit(&ctx->encoder_cache);
   pthread_mutex_destroy(&ctx->lock);
   dc_allocator_free(ctx->allocator, ctx, sizeof(*ctx));
 }
@@ -104,22 +106,25 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   atomic_init(&ctx->host_refs, 1u);
   pthread_mutex_init(&ctx->lock, NULL);
   ctx->live.prev = ctx->live.next = &ctx->live;
-  dc__object_cache_init(&ctx->buffer_cache, ctx->allocator,
-                        dc__buffer_object_size(), BUFFER_QUARANTINE);
-  dc__object_cache_init(&ctx->stream_cache, ctx->allocator,
-                        dc__stream_object_size(), STREAM_QUARANTINE);
-  dc__object_cache_init(&ctx->graph_cache, ctx->allocator,
-                        dc__graph_object_size(), GRAPH_QUARANTINE);
-  dc__object_cache_init(&ctx->exec_cache, ctx->allocator,
-                        dc__graph_exec_object_size(), EXEC_QUARANTINE);
-  dc__object_cache_init(&ctx->program_cache, ctx->allocator,
-                        dc__program_object_size(), PROGRAM_QUARANTINE);
-  dc__object_cache_init(&ctx->breaker_cache, ctx->allocator,
-                        dc__breaker_object_size(), BREAKER_QUARANTINE);
-  dc__object_cache_init(&ctx->group_cache, ctx->allocator,
-                        dc__stream_group_object_size(), GROUP_QUARANTINE);
-  dc__object_cache_init(&ctx->token_cache, ctx->allocator,
-                        dc__cancel_token_object_size(), TOKEN_QUARANTINE);
+  dc_allocator_t a = ctx->allocator;
+  dc__object_cache_init(&ctx->buffer_cache, a, dc__buffer_object_size(),
+                        BUFFER_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->stream_cache, a, dc__stream_object_size(),
+                        STREAM_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->graph_cache, a, dc__graph_object_size(),
+                        GRAPH_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->exec_cache, a, dc__graph_exec_object_size(),
+                        EXEC_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->program_cache, a, dc__program_object_size(),
+                        PROGRAM_QUARANTINE, dc__program_evict);
+  dc__object_cache_init(&ctx->breaker_cache, a, dc__breaker_object_size(),
+                        BREAKER_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->group_cache, a, dc__stream_group_object_size(),
+                        GROUP_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->token_cache, a, dc__cancel_token_object_size(),
+                        TOKEN_QUARANTINE, NULL);
+  dc__object_cache_init(&ctx->encoder_cache, a, dc__encoder_object_size(),
+                        ENCODER_QUARANTINE, NULL);
   dc__fault_set_init(&ctx->faults);
 
   dc_status_t status = init_context(ctx);

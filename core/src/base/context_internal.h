@@ -62,8 +62,9 @@ struct dc_context_t {
   dc_device_t* devices[DC_MAX_DEVICES];
   struct dc__device_core_t device_cores[DC_MAX_DEVICES];
   size_t device_count;
-  // Recycle the structs of buffers, streams, graphs and programs, so that
-  // checking a stale handle never reads freed memory (object_cache.h).
+  // The quarantines of released objects, one per type, so that checking
+  // a stale handle never reads freed memory (resource.h). Events have
+  // their device's event pool instead.
   dc__object_cache_t buffer_cache;
   dc__object_cache_t stream_cache;
   dc__object_cache_t graph_cache;
@@ -72,6 +73,7 @@ struct dc_context_t {
   dc__object_cache_t breaker_cache;
   dc__object_cache_t group_cache;
   dc__object_cache_t token_cache;
+  dc__object_cache_t encoder_cache;
   dc__fault_set_t faults;           // fault.c
   struct dc__resilience_t* resilience;  // breakers, policies (breaker.c)
   dc__device_health_t health[DC_MAX_DEVICES];  // guarded by lock
@@ -100,11 +102,8 @@ DC_INTERNAL void dc__context_track(dc_context_t* ctx, dc__live_node_t* node);
 // until it calls dc__context_unref(), its very last step.
 DC_INTERNAL void dc__context_untrack(dc_context_t* ctx,
                                      dc__live_node_t* node);
-// Adds a hold on |ctx| for an object that is not on the live list.
-DC_INTERNAL void dc__context_ref(dc_context_t* ctx);
-// Drops an object's hold on |ctx|; destroys the context if the host has
-// released it and this was the last object.
-DC_INTERNAL void dc__context_unref(dc_context_t* ctx);
+// dc__context_ref() and dc__context_unref(), the holds of objects that are
+// not on the live list, are declared in resource.h.
 
 // Notes a failure of work on |device| (device_health.c): counts it, keeps
 // its message, marks the device lost on DC_ERR_DEVICE_LOST (tripping its
@@ -127,6 +126,10 @@ DC_INTERNAL dc_status_t dc__device_outcome(dc_device_t* device,
 // host memory (device_peer.c).
 DC_INTERNAL bool dc__device_copies_peer(const dc_device_t* dst,
                                         const dc_device_t* src);
+
+// The size of struct dc_encoder_t, for the context's object cache
+// (encoder.c; the other types declare theirs beside their structs).
+DC_INTERNAL size_t dc__encoder_object_size(void);
 
 // Runs every registered backend's enumerate on |ctx| (backends/registry.c).
 DC_INTERNAL dc_status_t dc__backends_enumerate(dc_context_t* ctx,

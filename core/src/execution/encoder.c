@@ -15,11 +15,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "context_internal.h"
 #include "program_internal.h"
 
 struct dc_encoder_t {
-  dc_allocator_t allocator;  // made the encoder and |args|
+  dc__resource_t header;     // first (resource.h)
+  dc_context_t* ctx;         // of the first stream; the encoder keeps it
+                             // alive, since its cache holds the encoder
+  dc_allocator_t allocator;  // the context's: made |args|
   dc_stream_t* stream;       // retained
   uint32_t stream_id;
   dc_kernel_t* kernel;       // retained; NULL until one is selected
@@ -42,11 +45,8 @@ struct dc_encoder_t {
 //===-- Helpers ---------------------------------------------------------===//
 
 #define REQUIRE_ENCODER(encoder, fn)                                      \
-  do {                                                                    \
-    if ((encoder) == NULL)                                                \
-      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,                             \
-                     "%s: 'encoder' must not be NULL", fn);               \
-  } while (0)
+  DC_RETURN_IF_ERROR(dc__resource_check((fn), "encoder", DC__RES(encoder), \
+                                        &dc__encoder_type))
 
 static dc_device_t* kernel_device(const dc_kernel_t* kernel) {
   return kernel->program->device;
@@ -107,31 +107,48 @@ dc_status_t dc_encoder_create(dc_stream_t* stream, dc_encoder_t** out_encoder) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'stream' has no device "
                    "(is it released?)", fn);
   }
-  dc_allocator_t allocator = dc_context_allocator(device->context);
-  dc_encoder_t* e = dc_allocator_calloc(allocator, 1, sizeof(*e));
+  dc_context_t* ctx = device->context;
+  dc_encoder_t* e = dc__object_cache_alloc(&ctx->encoder_cache);
   if (e == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate the encoder",
                    fn);
   }
-  e->allocator = allocator;
+  e->ctx = ctx;
+  dc__context_ref(ctx);
+  e->allocator = ctx->allocator;
   dc_stream_retain(stream);
   e->stream = stream;
   e->stream_id = dc_stream_id(stream);
+  dc__resource_init(&e->header, &dc__encoder_type);
   *out_encoder = e;
   return DC_OK;
 }
 
-void dc_encoder_destroy(dc_encoder_t* encoder) {
-  if (encoder == NULL) return;
-  dc_encoder_t* e = encoder;
+static void destroy_encoder(dc__resource_t* r) {
+  dc_encoder_t* e = (dc_encoder_t*)r;
+  dc_context_t* ctx = e->ctx;
   clear_bindings(e);
   dc_kernel_release(e->kernel);
   dc_allocator_free(e->allocator, e->args, e->capacity * sizeof(*e->args));
-  // The stream may hold the last reference to the context whose allocator
-  // made the encoder: free first, release last.
-  dc_stream_t* stream = e->stream;
-  dc_allocator_free(e->allocator, e, sizeof(*e));
-  dc_stream_release(stream);
+  dc_stream_release(e->stream);
+  dc__object_cache_free(&ctx->encoder_cache, e);
+  dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__encoder_type = {
+    .name = "encoder",
+    .destroy = destroy_encoder,
+};
+DC__RESOURCE_FIRST(dc_encoder_t, header);
+
+size_t dc__encoder_object_size(void) { return sizeof(dc_encoder_t); }
+
+void dc_encoder_retain(dc_encoder_t* encoder) {
+  dc__resource_retain(DC__RES(encoder), &dc__encoder_type);
+}
+
+void dc_encoder_release(dc_encoder_t* encoder) {
+  dc__resource_release(DC__RES(encoder), &dc__encoder_type);
 }
 
 dc_status_t dc_encoder_set_stream(dc_encoder_t* encoder, dc_stream_t* stream) {

@@ -9,7 +9,17 @@
 #include "telemetry_internal.h"
 
 static bool is_event(const dc_event_t* ev) {
-  return ev != NULL && ev->magic == DC_MAGIC_EVENT;
+  return dc__resource_live(DC__RES(ev), &dc__event_type);
+}
+
+static dc_status_t check_event(const char* fn, const char* param,
+                               const dc_event_t* ev) {
+  return dc__resource_check(fn, param, DC__RES(ev), &dc__event_type);
+}
+
+// The pool's free list runs through the events' resource headers.
+static dc_event_t* next_free(const dc_event_t* ev) {
+  return (dc_event_t*)ev->header.next_released;
 }
 
 static dc_status_t check_flags(const char* fn, uint32_t flags) {
@@ -75,7 +85,7 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   dc_event_t* ev = NULL;
   if (p->stats.cached > DC_EVENT_POOL_QUARANTINE) {
     ev = p->free_head;
-    p->free_head = ev->pool_next;
+    p->free_head = next_free(ev);
     if (p->free_head == NULL) p->free_tail = NULL;
     --p->stats.cached;
     ++p->stats.reused;
@@ -92,7 +102,7 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate an event", fn);
   }
   // A pooled event keeps nothing from its last use.
-  ev->pool_next = NULL;
+  ev->header.next_released = NULL;
   ev->recorded = 0;
   ev->pending_count = 0;  // the array stays, for reuse
   atomic_store(&ev->recorded_now, 0);
@@ -104,27 +114,24 @@ dc_status_t dc_event_create(dc_device_t* device, uint32_t flags,
   ev->waiters = NULL;
   ev->callback_count = 0;
   ev->message[0] = '\0';
-  atomic_store(&ev->refs, 1u);
-  ev->magic = DC_MAGIC_EVENT;
+  dc__resource_init(&ev->header, &dc__event_type);
   dc__context_track(device->context, &ev->live);
   *out_event = ev;
   return DC_OK;
 }
 
-void dc_event_retain(dc_event_t* ev) {
-  if (is_event(ev)) atomic_fetch_add(&ev->refs, 1u);
-}
-
-void dc_event_release(dc_event_t* ev) {
-  if (!is_event(ev) || atomic_fetch_sub(&ev->refs, 1u) != 1u) return;
+// A released event goes to the back of its pool's free list, which is
+// its quarantine: dc_event_create takes from the front.
+static void destroy_event(dc__resource_t* r) {
+  dc_event_t* ev = (dc_event_t*)r;
   dc__event_pool_t* p = ev->pool;
   dc_context_t* ctx = p->device->context;
-  ev->magic = 0;
+  dc__resource_mark_released(&ev->header);
   dc__context_untrack(ctx, &ev->live);
   pthread_mutex_lock(&p->lock);
-  ev->pool_next = NULL;
+  ev->header.next_released = NULL;
   if (p->free_tail != NULL) {
-    p->free_tail->pool_next = ev;
+    p->free_tail->header.next_released = &ev->header;
   } else {
     p->free_head = ev;
   }
@@ -132,7 +139,21 @@ void dc_event_release(dc_event_t* ev) {
   ++p->stats.cached;
   --p->stats.in_use;
   pthread_mutex_unlock(&p->lock);
-  dc__context_unref(ctx);
+  dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__event_type = {
+    .name = "event",
+    .destroy = destroy_event,
+};
+DC__RESOURCE_FIRST(dc_event_t, header);
+
+void dc_event_retain(dc_event_t* ev) {
+  dc__resource_retain(DC__RES(ev), &dc__event_type);
+}
+
+void dc_event_release(dc_event_t* ev) {
+  dc__resource_release(DC__RES(ev), &dc__event_type);
 }
 
 dc_device_t* dc_event_device(const dc_event_t* ev) {
@@ -178,7 +199,7 @@ dc_status_t dc_event_pool_reserve(dc_device_t* device, uint32_t flags,
       break;
     }
     // Never handed out: first in line.
-    ev->pool_next = p->free_head;
+    ev->header.next_released = DC__RES(p->free_head);
     p->free_head = ev;
     if (p->free_tail == NULL) p->free_tail = ev;
     ++p->stats.cached;
@@ -194,7 +215,7 @@ static size_t trim_pool(dc__event_pool_t* p, size_t keep) {
   size_t freed = 0;
   while (p->stats.cached > keep) {
     dc_event_t* ev = p->free_head;
-    p->free_head = ev->pool_next;
+    p->free_head = next_free(ev);
     if (p->free_head == NULL) p->free_tail = NULL;
     dc_allocator_t a = p->device->context->allocator;
     if (ev->pending) {
@@ -244,10 +265,7 @@ static bool latest_done(const dc_event_t* ev) {
 }
 
 dc_status_t dc_event_query(const dc_event_t* ev) {
-  if (!is_event(ev)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_event_query: 'event' is NULL or released");
-  }
+  DC_RETURN_IF_ERROR(check_event("dc_event_query", "event", ev));
   dc__scheduler_t* s = sched_of(ev);
   pthread_mutex_lock(&s->lock);
   dc_status_t st = !latest_done(ev)
@@ -317,10 +335,7 @@ static bool nothing_pending(const void* arg) {
 
 dc_status_t dc_event_wait(dc_event_t* ev, uint64_t timeout_ns) {
   static const char* fn = "dc_event_wait";
-  if (!is_event(ev)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'event' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_event(fn, "event", ev));
   dc__scheduler_t* s = sched_of(ev);
   dc__telemetry_host_wait(ev->device->context);
   // Short waits end here, without a sleep and a wake-up.
@@ -345,11 +360,8 @@ dc_status_t dc_event_elapsed_ns(const dc_event_t* start, const dc_event_t* end,
   static const char* fn = "dc_event_elapsed_ns";
   DC_REQUIRE_ARG(out_ns, fn);
   *out_ns = 0;
-  if (!is_event(start) || !is_event(end)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: '%s' is NULL or released", fn,
-                   is_event(start) ? "end" : "start");
-  }
+  DC_RETURN_IF_ERROR(check_event(fn, "start", start));
+  DC_RETURN_IF_ERROR(check_event(fn, "end", end));
   if (!(start->flags & DC_EVENT_TIMING) || !(end->flags & DC_EVENT_TIMING)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: '%s' is not a timing event (create it with "
@@ -382,10 +394,7 @@ dc_status_t dc_event_on_complete(dc_event_t* ev, dc_event_callback_t callback,
                                  void* user_data) {
   static const char* fn = "dc_event_on_complete";
   DC_REQUIRE_ARG(callback, fn);
-  if (!is_event(ev)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'event' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_event(fn, "event", ev));
   dc__scheduler_t* s = sched_of(ev);
   pthread_mutex_lock(&s->lock);
   if (latest_done(ev)) {

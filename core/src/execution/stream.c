@@ -8,20 +8,14 @@
 #include "buffer_internal.h"
 #include "stream_internal.h"
 
-// A released stream's storage stays in the context's object cache for a
-// while, so reading the magic of a stale handle is defined.
 static bool is_stream(const dc_stream_t* st) {
-  return st != NULL && st->header.magic == DC_MAGIC_STREAM;
+  return dc__resource_live(DC__RES(st), &dc__stream_type);
 }
 
 size_t dc__stream_object_size(void) { return sizeof(dc_stream_t); }
 
 static dc_status_t check_stream(const char* fn, const dc_stream_t* st) {
-  if (!is_stream(st)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'stream' is NULL or released", fn);
-  }
-  return DC_OK;
+  return dc__resource_check(fn, "stream", DC__RES(st), &dc__stream_type);
 }
 
 //===-- Lifetime --------------------------------------------------------===//
@@ -57,7 +51,6 @@ dc_status_t dc_stream_create(dc_device_t* device,
   st->sched = s;
   st->priority = p.priority;
   st->stats.priority = p.priority;
-  atomic_init(&st->refs, 1u);
   st->live.kind = DC_LIVE_STREAM;
   st->live.describe = describe_stream;
   pthread_mutex_lock(&s->lock);
@@ -79,15 +72,11 @@ dc_status_t dc_stream_create(dc_device_t* device,
   st->all_next = s->streams;
   if (s->streams) s->streams->all_prev = st;
   s->streams = st;
-  st->header.magic = DC_MAGIC_STREAM;
+  dc__resource_init(&st->header, &dc__stream_type);
   pthread_mutex_unlock(&s->lock);
   dc__context_track(ctx, &st->live);
   *out_stream = st;
   return DC_OK;
-}
-
-void dc_stream_retain(dc_stream_t* st) {
-  if (is_stream(st)) atomic_fetch_add(&st->refs, 1u);
 }
 
 void dc__stream_free(dc_stream_t* st) {
@@ -109,19 +98,33 @@ void dc__stream_free(dc_stream_t* st) {
   dc__context_unref(ctx);  // may destroy the context: the very last step
 }
 
-void dc_stream_release(dc_stream_t* st) {
-  if (!is_stream(st) || atomic_fetch_sub(&st->refs, 1u) != 1u) return;
+static void destroy_stream(dc__resource_t* r) {
+  dc_stream_t* st = (dc_stream_t*)r;
   dc__scheduler_t* s = st->sched;
   // Released with work queued is not a leak: off the live list now. The
   // stream still keeps the context alive until it is freed.
   dc__context_untrack(s->ctx, &st->live);
   pthread_mutex_lock(&s->lock);
-  st->header.magic = DC_MAGIC_RELEASED;
+  dc__resource_mark_released(&st->header);
   st->released = true;
   // A stream with work queued is freed by the thread that finishes it.
   bool free_now = st->head == NULL && !st->running;
   pthread_mutex_unlock(&s->lock);
   if (free_now) dc__stream_free(st);
+}
+
+const dc__resource_type_t dc__stream_type = {
+    .name = "stream",
+    .destroy = destroy_stream,
+};
+DC__RESOURCE_FIRST(dc_stream_t, header);
+
+void dc_stream_retain(dc_stream_t* st) {
+  dc__resource_retain(DC__RES(st), &dc__stream_type);
+}
+
+void dc_stream_release(dc_stream_t* st) {
+  dc__resource_release(DC__RES(st), &dc__stream_type);
 }
 
 dc_device_t* dc_stream_device(const dc_stream_t* st) {
@@ -336,10 +339,8 @@ dc_status_t dc_stream_host(dc_stream_t* st, dc_host_fn_t host_fn,
 
 static dc_status_t check_event(const char* fn, const dc_stream_t* st,
                                const dc_event_t* ev, bool same_device) {
-  if (dc_event_device(ev) == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'event' is NULL or released", fn);
-  }
+  DC_RETURN_IF_ERROR(
+      dc__resource_check(fn, "event", DC__RES(ev), &dc__event_type));
   if (same_device ? ev->device != st->device
                   : ev->device->context != st->device->context) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
@@ -512,9 +513,10 @@ size_t dc_stream_cancel(dc_stream_t* st) {
 dc_status_t dc_stream_set_cancel_token(dc_stream_t* st,
                                        dc_cancel_token_t* token) {
   DC_RETURN_IF_ERROR(check_stream("dc_stream_set_cancel_token", st));
-  if (token != NULL && !dc__is_cancel_token(token)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_stream_set_cancel_token: the cancel token is released");
+  if (token != NULL) {
+    DC_RETURN_IF_ERROR(dc__resource_check("dc_stream_set_cancel_token",
+                                          "token", DC__RES(token),
+                                          &dc__cancel_token_type));
   }
   if (token != NULL && token->ctx != dc_device_context(st->device)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
@@ -558,8 +560,8 @@ void dc__context_foreach_stream(dc_context_t* ctx,
             : NULL;
   size_t n = 0;
   for (dc_stream_t* st = s->streams; list && st != NULL; st = st->all_next) {
-    if (!st->released) {
-      atomic_fetch_add(&st->refs, 1u);
+    // A stream whose last release is under way is passed over.
+    if (dc__resource_try_retain(DC__RES(st), &dc__stream_type)) {
       list[n++] = st;
     }
   }
@@ -582,28 +584,35 @@ dc_status_t dc_cancel_token_create(dc_context_t* ctx,
   if (t == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a token", fn);
   }
-  t->header.magic = DC_MAGIC_CANCEL_TOKEN;
-  atomic_init(&t->refs, 1u);
   atomic_init(&t->cancelled, false);
   t->ctx = ctx;
   dc__context_ref(ctx);
+  dc__resource_init(&t->header, &dc__cancel_token_type);
   *out_token = t;
   return DC_OK;
 }
 
 // The token holds one reference on its context for as long as it lives,
-// so the scheduler may add references under its lock with an atomic add.
+// so the scheduler may add references under its lock: a retain takes no
+// other lock.
+static void destroy_cancel_token(dc__resource_t* r) {
+  dc_context_t* ctx = ((dc_cancel_token_t*)r)->ctx;
+  dc__object_cache_free(&ctx->token_cache, r);
+  dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__cancel_token_type = {
+    .name = "cancel token",
+    .destroy = destroy_cancel_token,
+};
+DC__RESOURCE_FIRST(dc_cancel_token_t, header);
+
 void dc_cancel_token_retain(dc_cancel_token_t* t) {
-  if (dc__is_cancel_token(t)) atomic_fetch_add(&t->refs, 1u);
+  dc__resource_retain(DC__RES(t), &dc__cancel_token_type);
 }
 
 void dc_cancel_token_release(dc_cancel_token_t* t) {
-  if (!dc__is_cancel_token(t) || atomic_fetch_sub(&t->refs, 1u) != 1u) {
-    return;
-  }
-  dc_context_t* ctx = t->ctx;
-  dc__object_cache_free(&ctx->token_cache, t);
-  dc__context_unref(ctx);  // last: it may destroy the context
+  dc__resource_release(DC__RES(t), &dc__cancel_token_type);
 }
 
 size_t dc__cancel_token_object_size(void) { return sizeof(dc_cancel_token_t); }

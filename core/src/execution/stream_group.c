@@ -7,15 +7,23 @@
 #define MAX_GROUP_STREAMS 64
 
 struct dc_stream_group_t {
-  dc__object_header_t header;  // first: checked for use after release
+  dc__resource_t header;  // first (resource.h)
   dc_context_t* ctx;
   atomic_size_t next;  // round-robin cursor
   size_t count;
   dc_stream_t* streams[MAX_GROUP_STREAMS];
 };
 
+static void destroy_group(dc__resource_t* r);
+
+const dc__resource_type_t dc__stream_group_type = {
+    .name = "stream group",
+    .destroy = destroy_group,
+};
+DC__RESOURCE_FIRST(dc_stream_group_t, header);
+
 static bool is_group(const dc_stream_group_t* g) {
-  return g != NULL && g->header.magic == DC_MAGIC_GROUP;
+  return dc__resource_live(DC__RES(g), &dc__stream_group_type);
 }
 
 size_t dc__stream_group_object_size(void) { return sizeof(dc_stream_group_t); }
@@ -41,7 +49,7 @@ dc_status_t dc_stream_group_create(dc_device_t* device,
   }
   g->ctx = device->context;
   atomic_init(&g->next, 0);
-  g->header.magic = DC_MAGIC_GROUP;
+  dc__resource_init(&g->header, &dc__stream_group_type);
   for (size_t i = 0; i < count; ++i) {
     char label[48];
     snprintf(label, sizeof(label), "%s.%zu", p.label ? p.label : "group", i);
@@ -60,15 +68,24 @@ dc_status_t dc_stream_group_create(dc_device_t* device,
   return DC_OK;
 }
 
-void dc_stream_group_release(dc_stream_group_t* g) {
-  if (!is_group(g)) return;
-  // The streams keep the context (and its cache) alive: the group goes
-  // back to the cache first, then the streams go.
+// The group holds no hold on the context: its streams keep the context
+// (and its cache) alive, so the group goes back to the cache first, then
+// the streams go.
+static void destroy_group(dc__resource_t* r) {
+  dc_stream_group_t* g = (dc_stream_group_t*)r;
   dc_stream_t* streams[MAX_GROUP_STREAMS];
   size_t count = g->count;
   for (size_t i = 0; i < count; ++i) streams[i] = g->streams[i];
   dc__object_cache_free(&g->ctx->group_cache, g);
   for (size_t i = 0; i < count; ++i) dc_stream_release(streams[i]);
+}
+
+void dc_stream_group_retain(dc_stream_group_t* g) {
+  dc__resource_retain(DC__RES(g), &dc__stream_group_type);
+}
+
+void dc_stream_group_release(dc_stream_group_t* g) {
+  dc__resource_release(DC__RES(g), &dc__stream_group_type);
 }
 
 size_t dc_stream_group_size(const dc_stream_group_t* g) {
@@ -101,10 +118,8 @@ dc_stream_t* dc_stream_group_next(dc_stream_group_t* g, dc_pick_t pick) {
 
 dc_status_t dc_stream_group_sync(dc_stream_group_t* g, uint64_t timeout_ns) {
   static const char* fn = "dc_stream_group_sync";
-  if (!is_group(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'group' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(
+      dc__resource_check(fn, "group", DC__RES(g), &dc__stream_group_type));
   bool infinite = timeout_ns == DC_TIMEOUT_INFINITE;
   uint64_t deadline = infinite ? 0 : dc__now_ns() + timeout_ns;
   dc_status_t first = DC_OK;

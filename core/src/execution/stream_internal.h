@@ -25,10 +25,6 @@
 #include "program_internal.h"
 #include "scheduler.h"
 
-#define DC_MAGIC_STREAM 0xDC5E0001u
-#define DC_MAGIC_EVENT 0xDCE70001u
-#define DC_MAGIC_GROUP 0xDC6A0001u
-#define DC_MAGIC_CANCEL_TOKEN 0xDC7C0001u
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
 #define DC_EVENT_FAILURES 16
@@ -101,20 +97,18 @@ struct dc__cmd_t {
 };
 
 struct dc_cancel_token_t {
-  dc__object_header_t header;  // first: checked for use after release
-  atomic_uint refs;
+  dc__resource_t header;  // first (resource.h)
   dc_context_t* ctx;  // the token keeps it alive
   atomic_bool cancelled;
 };
 
 // Whether |t| is a live token (not NULL, not released).
 static inline bool dc__is_cancel_token(const dc_cancel_token_t* t) {
-  return t != NULL && t->header.magic == DC_MAGIC_CANCEL_TOKEN;
+  return dc__resource_live(DC__RES(t), &dc__cancel_token_type);
 }
 
 struct dc_stream_t {
-  dc__object_header_t header;  // first: checked for use after release
-  atomic_uint refs;
+  dc__resource_t header;  // first (resource.h)
   dc_device_t* device;
   struct dc__scheduler_t* sched;
   uint32_t id;
@@ -156,12 +150,11 @@ struct dc_stream_t {
 };
 
 struct dc_event_t {
-  uint32_t magic;             // DC_MAGIC_EVENT while handed out
-  atomic_uint refs;
+  dc__resource_t header;      // first (resource.h); its link chains the
+                              // pool's free list
   dc_device_t* device;
   struct dc__event_pool_t* pool;
   uint32_t flags;
-  dc_event_t* pool_next;
   dc__live_node_t live;
 
   // Guarded by the scheduler's lock. Records of one event may complete

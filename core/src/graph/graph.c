@@ -8,12 +8,16 @@
 #include "graph_internal.h"
 
 static bool is_graph(const dc_graph_t* g) {
-  return g != NULL && g->header.magic == DC_MAGIC_GRAPH;
+  return dc__resource_live(DC__RES(g), &dc__graph_type);
+}
+
+static dc_status_t check_graph(const char* fn, const char* param,
+                               const dc_graph_t* g) {
+  return dc__resource_check(fn, param, DC__RES(g), &dc__graph_type);
 }
 
 size_t dc__graph_object_size(void) { return sizeof(struct dc_graph_t); }
 
-bool dc__graph_valid(const dc_graph_t* g) { return is_graph(g); }
 
 const char* dc__op_kind_name(dc__op_kind_t kind) {
   switch (kind) {
@@ -62,7 +66,6 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: cannot allocate a graph", fn);
   }
   g->ctx = ctx;
-  atomic_init(&g->refs, 1u);
   g->error_mode = p.error_mode;
   g->fallback = p.fallback;
   g->no_fallback = p.no_fallback;
@@ -77,14 +80,10 @@ dc_status_t dc_graph_create(dc_context_t* ctx, const dc_graph_params_t* params,
               sizeof(g->name));
   g->live.kind = DC_LIVE_GRAPH;
   g->live.describe = describe_graph;
-  g->header.magic = DC_MAGIC_GRAPH;
+  dc__resource_init(&g->header, &dc__graph_type);
   dc__context_track(ctx, &g->live);
   *out_graph = g;
   return DC_OK;
-}
-
-void dc_graph_retain(dc_graph_t* g) {
-  if (is_graph(g)) atomic_fetch_add(&g->refs, 1u);
 }
 
 static void free_op(dc_allocator_t a, dc__op_t* op) {
@@ -112,11 +111,10 @@ static void free_op(dc_allocator_t a, dc__op_t* op) {
   dc_allocator_free(a, op->name, strlen(op->name) + 1);
 }
 
-void dc_graph_release(dc_graph_t* g) {
-  if (!is_graph(g) || atomic_fetch_sub(&g->refs, 1u) != 1u) return;
+static void destroy_graph(dc__resource_t* r) {
+  dc_graph_t* g = (dc_graph_t*)r;
   dc_allocator_t a = g->ctx->allocator;
   dc_context_t* ctx = g->ctx;
-  g->header.magic = DC_MAGIC_RELEASED;
   for (size_t i = 0; i < g->count; ++i) {
     free_op(a, g->ops[i]);
     dc_allocator_free(a, g->ops[i], sizeof(dc__op_t));
@@ -129,6 +127,20 @@ void dc_graph_release(dc_graph_t* g) {
   dc__context_untrack(ctx, &g->live);
   dc__object_cache_free(&ctx->graph_cache, g);
   dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__graph_type = {
+    .name = "graph",
+    .destroy = destroy_graph,
+};
+DC__RESOURCE_FIRST(dc_graph_t, header);
+
+void dc_graph_retain(dc_graph_t* g) {
+  dc__resource_retain(DC__RES(g), &dc__graph_type);
+}
+
+void dc_graph_release(dc_graph_t* g) {
+  dc__resource_release(DC__RES(g), &dc__graph_type);
 }
 
 size_t dc_graph_op_count(const dc_graph_t* g) {
@@ -189,10 +201,7 @@ static dc_status_t oom(const char* fn, const char* name) {
 // Checks the graph and the name of a new op.
 static dc_status_t check_new(const char* fn, const dc_graph_t* g,
                              const char* name) {
-  if (!is_graph(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_graph(fn, "graph", g));
   if (name == NULL || name[0] == '\0') {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: the op needs a name", fn);
   }
@@ -568,8 +577,9 @@ dc_status_t dc_graph_add_graph(dc_graph_t* g, const char* name,
   static const char* fn = "dc_graph_add_graph";
   DC_RETURN_IF_ERROR(check_new(fn, g, name));
   if (!is_graph(child)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: op '%s': 'child' is NULL or released", fn, name);
+    char where[160];
+    snprintf(where, sizeof(where), "%s: op '%s'", fn, name);
+    return check_graph(where, "child", child);
   }
   if (child->ctx != g->ctx || contains(child, g)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
@@ -587,10 +597,7 @@ dc_status_t dc_graph_add_graph(dc_graph_t* g, const char* name,
 dc_status_t dc_graph_after(dc_graph_t* g, const char* op_name,
                            const char* after) {
   static const char* fn = "dc_graph_after";
-  if (!is_graph(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_graph(fn, "graph", g));
   DC_REQUIRE_ARG(op_name, fn);
   DC_REQUIRE_ARG(after, fn);
   long i = dc__graph_find_op(g, op_name);
@@ -613,10 +620,7 @@ dc_status_t dc_graph_after(dc_graph_t* g, const char* op_name,
 dc_status_t dc_graph_validate(dc_graph_t* g, char* warnings,
                               size_t warnings_size) {
   static const char* fn = "dc_graph_validate";
-  if (!is_graph(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_graph(fn, "graph", g));
   if (warnings && warnings_size) warnings[0] = '\0';
   dc__flat_t flat;
   DC_RETURN_IF_ERROR(dc__graph_flatten(fn, g, &flat));
@@ -629,10 +633,7 @@ dc_status_t dc_graph_to_dot(dc_graph_t* g, char* buffer, size_t size,
                             size_t* out_length) {
   static const char* fn = "dc_graph_to_dot";
   DC_REQUIRE_ARG(out_length, fn);
-  if (!is_graph(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_graph(fn, "graph", g));
   dc__flat_t flat;
   DC_RETURN_IF_ERROR(dc__graph_flatten(fn, g, &flat));
   dc_status_t st = dc__flat_to_dot(g->name, &flat, NULL, NULL, buffer, size,

@@ -41,7 +41,7 @@ typedef struct plan_op_t {
 #define MESSAGE_SIZE 384
 
 struct dc_graph_exec_t {
-  dc__object_header_t header;  // first: checked for use after release
+  dc__resource_t header;       // first (resource.h)
   dc__arena_t arena;           // the plan's arrays, freed with the exec
   dc_graph_t* graph;           // retained
   dc_context_t* ctx;
@@ -69,7 +69,11 @@ struct dc_graph_exec_t {
 };
 
 static bool is_exec(const dc_graph_exec_t* e) {
-  return e != NULL && e->header.magic == DC_MAGIC_EXEC;
+  return dc__resource_live(DC__RES(e), &dc__graph_exec_type);
+}
+
+static dc_status_t check_exec(const char* fn, const dc_graph_exec_t* e) {
+  return dc__resource_check(fn, "exec", DC__RES(e), &dc__graph_exec_type);
 }
 
 static const char* const kStateNames[] = {"pending", "ok", "FAILED",
@@ -554,11 +558,14 @@ static dc_status_t plan(dc_graph_exec_t* e) {
 
 //===-- Lifetime --------------------------------------------------------===//
 
-void dc_graph_exec_destroy(dc_graph_exec_t* e) {
-  if (!is_exec(e)) return;
+// Waits for a run in progress (on another thread, which holds no
+// reference of its own), then drops everything the plan holds. The graph
+// keeps the context alive: it goes last.
+static void destroy_exec(dc__resource_t* r) {
+  dc_graph_exec_t* e = (dc_graph_exec_t*)r;
   pthread_mutex_lock(&e->lock);
   while (e->running) pthread_cond_wait(&e->done, &e->lock);
-  e->header.magic = DC_MAGIC_RELEASED;
+  dc__resource_mark_released(&e->header);  // no run starts after this
   pthread_mutex_unlock(&e->lock);
   dc__batch_destroy(e->batch);
   dc_allocator_t a = e->ctx->allocator;
@@ -586,6 +593,20 @@ void dc_graph_exec_destroy(dc_graph_exec_t* e) {
   dc_graph_release(graph);  // last: it may destroy the context
 }
 
+const dc__resource_type_t dc__graph_exec_type = {
+    .name = "graph instance",
+    .destroy = destroy_exec,
+};
+DC__RESOURCE_FIRST(dc_graph_exec_t, header);
+
+void dc_graph_exec_retain(dc_graph_exec_t* e) {
+  dc__resource_retain(DC__RES(e), &dc__graph_exec_type);
+}
+
+void dc_graph_exec_release(dc_graph_exec_t* e) {
+  dc__resource_release(DC__RES(e), &dc__graph_exec_type);
+}
+
 size_t dc__graph_exec_object_size(void) {
   return sizeof(struct dc_graph_exec_t);
 }
@@ -595,15 +616,11 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   static const char* fn = "dc_graph_instantiate";
   DC_REQUIRE_ARG(out_exec, fn);
   *out_exec = NULL;
-  if (!dc__graph_valid(g)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'graph' is NULL or released",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(
+      dc__resource_check(fn, "graph", DC__RES(g), &dc__graph_type));
+  DC_RETURN_IF_ERROR(dc__resource_check(fn, "group", DC__RES(group),
+                                        &dc__stream_group_type));
   size_t S = dc_stream_group_size(group);
-  if (S == 0) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'group' is NULL or released", fn);
-  }
   dc_device_t* device = dc_stream_device(dc_stream_group_stream(group, 0));
   if (dc_device_context(device) != g->ctx) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
@@ -622,7 +639,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   pthread_condattr_destroy(&attr);
   dc_graph_retain(g);
   e->graph = g;
-  e->header.magic = DC_MAGIC_EXEC;
+  dc__resource_init(&e->header, &dc__graph_exec_type);
   dc__arena_init(&e->arena, g->ctx->allocator);
   e->streams = dc__arena_zalloc(&e->arena, S, sizeof(dc_stream_t*));
   dc_status_t st = e->streams ? DC_OK
@@ -642,7 +659,7 @@ dc_status_t dc_graph_instantiate(dc_graph_t* g, dc_stream_group_t* group,
   if (st != DC_OK) {
     dc__saved_error_t saved;
     dc__error_save(&saved);
-    dc_graph_exec_destroy(e);
+    dc_graph_exec_release(e);
     dc__error_restore(&saved);
     return st;
   }
@@ -767,15 +784,15 @@ static bool replay(dc_graph_exec_t* e) {
 dc_status_t dc_graph_exec_run(dc_graph_exec_t* e,
                               const dc_run_params_t* params) {
   static const char* fn = "dc_graph_exec_run";
-  if (!is_exec(e)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_exec(fn, e));
   dc_run_params_t p = params ? *params : (dc_run_params_t){0};
-  if (p.cancel != NULL && dc__cancel_token_context(p.cancel) != e->ctx) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: the cancel token is released or belongs to another "
-                   "context", fn);
+  if (p.cancel != NULL) {
+    DC_RETURN_IF_ERROR(dc__resource_check(fn, "cancel", DC__RES(p.cancel),
+                                          &dc__cancel_token_type));
+    if (dc__cancel_token_context(p.cancel) != e->ctx) {
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                     "%s: the cancel token belongs to another context", fn);
+    }
   }
   // The scheduler calls command_released with its lock held, which then
   // takes e->lock: never call the scheduler with e->lock held.
@@ -849,10 +866,7 @@ void dc_graph_exec_cancel(dc_graph_exec_t* e) {
 dc_status_t dc_graph_exec_set_arg(dc_graph_exec_t* e, const char* op,
                                   size_t arg_index, const dc_arg_t* arg) {
   static const char* fn = "dc_graph_exec_set_arg";
-  if (!is_exec(e)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_exec(fn, e));
   DC_REQUIRE_ARG(op, fn);
   DC_REQUIRE_ARG(arg, fn);
   plan_op_t* p = NULL;
@@ -923,10 +937,7 @@ dc_status_t dc_graph_exec_op(const dc_graph_exec_t* e, size_t index,
                              dc_op_report_t* out) {
   static const char* fn = "dc_graph_exec_op";
   DC_REQUIRE_ARG(out, fn);
-  if (!is_exec(e)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_exec(fn, e));
   if (index >= e->count) {
     return DC_FAIL(DC_ERR_OUT_OF_RANGE, "%s: index %zu, the graph has %zu "
                    "op(s)", fn, index, e->count);
@@ -961,10 +972,7 @@ dc_status_t dc_graph_exec_report(const dc_graph_exec_t* e, char* buffer,
                                  size_t size, size_t* out_length) {
   static const char* fn = "dc_graph_exec_report";
   DC_REQUIRE_ARG(out_length, fn);
-  if (!is_exec(e)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_exec(fn, e));
   size_t used = 0;
   for (size_t k = 0; k < e->count; ++k) {
     dc_op_report_t r;
@@ -995,10 +1003,7 @@ dc_status_t dc_graph_exec_to_dot(const dc_graph_exec_t* e, char* buffer,
                                  size_t size, size_t* out_length) {
   static const char* fn = "dc_graph_exec_to_dot";
   DC_REQUIRE_ARG(out_length, fn);
-  if (!is_exec(e)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'exec' is NULL or destroyed",
-                   fn);
-  }
+  DC_RETURN_IF_ERROR(check_exec(fn, e));
   size_t n = e->flat.count;
   dc__arena_t scratch;
   dc__arena_init(&scratch, e->ctx->allocator);

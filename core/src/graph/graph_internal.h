@@ -17,8 +17,6 @@
 #include "program_internal.h"
 #include "scheduler.h"
 
-#define DC_MAGIC_GRAPH 0xDC670001u
-#define DC_MAGIC_EXEC 0xDC670002u
 #define DC_OP_HISTORY 64  // durations kept per op for its p95
 #define DC_MAX_SNAPSHOTS 8  // buffers an op's retries restore, at most
 
@@ -75,8 +73,7 @@ typedef struct dc__op_t {
 } dc__op_t;
 
 struct dc_graph_t {
-  dc__object_header_t header;  // first: checked for use after release
-  atomic_uint refs;
+  dc__resource_t header;  // first (resource.h)
   dc_context_t* ctx;
   dc__live_node_t live;
   char name[64];
@@ -129,8 +126,6 @@ DC_INTERNAL void dc__graph_warn_uninitialised(dc_graph_t* graph,
                                               char* warnings, size_t size);
 // The index of the op of |graph| called |name|, or -1 (a hash lookup).
 DC_INTERNAL long dc__graph_find_op(const dc_graph_t* graph, const char* name);
-// Whether |graph| is a live graph.
-DC_INTERNAL bool dc__graph_valid(const dc_graph_t* graph);
 
 // The sizes of the structs the context's object caches hold.
 DC_INTERNAL size_t dc__graph_object_size(void);

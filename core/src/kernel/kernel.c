@@ -9,9 +9,12 @@
 #include "program_internal.h"
 #include "telemetry_internal.h"
 
+// A kernel is part of its program: it is live while the program is. A
+// released program keeps its kernels readable while it waits in the
+// quarantine (dc__program_evict), so this reads no freed memory.
 static bool is_kernel(const dc_kernel_t* k) {
-  return k != NULL && k->program != NULL &&
-         k->program->header.magic == DC_MAGIC_PROGRAM;
+  return k != NULL &&
+         dc__resource_live(DC__RES(k->program), &dc__program_type);
 }
 
 void dc_kernel_retain(dc_kernel_t* k) {

@@ -115,13 +115,19 @@ static void describe_program(const dc__live_node_t* node, char* buf,
            p->device->info.name);
 }
 
+// The arena (names, argument tables, the kernels themselves) stays until
+// the quarantine lets the storage go (dc__program_evict), so that a stale
+// kernel handle still finds its released program.
 void dc__program_free(dc_program_t* p) {
   for (size_t i = 0; i < p->kernel_count; ++i) {
     dc__autotune_free(&p->kernels[i]);
   }
   pthread_mutex_destroy(&p->lock);
-  dc__arena_free_all(&p->arena);
   dc__object_cache_free(&p->device->context->program_cache, p);
+}
+
+void dc__program_evict(void* program) {
+  dc__arena_free_all(&((dc_program_t*)program)->arena);
 }
 
 dc_status_t dc__program_new(dc_device_t* device, const char* name,
@@ -132,8 +138,7 @@ dc_status_t dc__program_new(dc_device_t* device, const char* name,
   if (p == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "cannot allocate a program");
   }
-  p->header.magic = DC_MAGIC_PROGRAM;
-  atomic_init(&p->refs, 1u);
+  dc__resource_init(&p->header, &dc__program_type);
   pthread_mutex_init(&p->lock, NULL);
   p->device = device;
   dc__arena_init(&p->arena, allocator);
@@ -266,10 +271,8 @@ dc_status_t dc_program_build_for(const dc_program_t* program,
   static const char* fn = "dc_program_build_for";
   DC_REQUIRE_ARG(out_program, fn);
   *out_program = NULL;
-  if (program == NULL || program->header.magic != DC_MAGIC_PROGRAM) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'program' is NULL or released", fn);
-  }
+  DC_RETURN_IF_ERROR(
+      dc__resource_check(fn, "program", DC__RES(program), &dc__program_type));
   DC_REQUIRE_ARG(device, fn);
   if (program->source == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "%s: program '%s' kept no source",
@@ -297,18 +300,10 @@ dc_status_t dc_program_cache_stats(dc_device_t* device,
 size_t dc__program_object_size(void) { return sizeof(struct dc_program_t); }
 
 static bool is_program(const dc_program_t* p) {
-  return p != NULL && p->header.magic == DC_MAGIC_PROGRAM;
+  return dc__resource_live(DC__RES(p), &dc__program_type);
 }
 
 bool dc__program_valid(const dc_program_t* p) { return is_program(p); }
-
-void dc_program_retain(dc_program_t* p) {
-  if (!is_program(p)) return;
-  // References to an engine-owned program beyond the engine's own keep
-  // the context alive, as references to any other program do.
-  if (p->internal) dc__context_ref(p->device->context);
-  atomic_fetch_add(&p->refs, 1u);
-}
 
 void dc__program_make_internal(dc_program_t* p) {
   dc__context_untrack(p->device->context, &p->live);
@@ -316,21 +311,37 @@ void dc__program_make_internal(dc_program_t* p) {
   p->internal = true;
 }
 
-void dc_program_release(dc_program_t* p) {
-  if (!is_program(p)) return;
-  // Read before the decrement: after it, another thread's release may free
-  // |p|.
+// Only an engine-owned program's references each hold its context (see
+// dc__resource_type_t.pinned_context); any other holds it once, from
+// publish to destroy.
+static dc_context_t* pinned_context(const dc__resource_t* r) {
+  const dc_program_t* p = (const dc_program_t*)r;
+  return p->internal ? p->device->context : NULL;
+}
+
+static void destroy_program(dc__resource_t* r) {
+  dc_program_t* p = (dc_program_t*)r;
   dc_context_t* ctx = p->device->context;
   bool internal = p->internal;
-  if (atomic_fetch_sub(&p->refs, 1u) != 1u) {
-    if (internal) dc__context_unref(ctx);  // it may destroy the context
-    return;
-  }
   if (!internal) dc__context_untrack(ctx, &p->live);
   p->device->vtable->kernels->program_destroy(p->device, p);
-  p->header.magic = DC_MAGIC_RELEASED;
   dc__program_free(p);
   if (!internal) dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__program_type = {
+    .name = "program",
+    .destroy = destroy_program,
+    .pinned_context = pinned_context,
+};
+DC__RESOURCE_FIRST(dc_program_t, header);
+
+void dc_program_retain(dc_program_t* p) {
+  dc__resource_retain(DC__RES(p), &dc__program_type);
+}
+
+void dc_program_release(dc_program_t* p) {
+  dc__resource_release(DC__RES(p), &dc__program_type);
 }
 
 const char* dc_program_build_log(const dc_program_t* p) {
@@ -345,7 +356,8 @@ dc_status_t dc_program_kernel(dc_program_t* p, size_t index,
                               dc_kernel_t** out_kernel) {
   DC_REQUIRE_ARG(out_kernel, "dc_program_kernel");
   *out_kernel = NULL;
-  DC_REQUIRE_ARG(p, "dc_program_kernel");
+  DC_RETURN_IF_ERROR(dc__resource_check("dc_program_kernel", "program",
+                                        DC__RES(p), &dc__program_type));
   if (index >= p->kernel_count) {
     return DC_FAIL(DC_ERR_OUT_OF_RANGE,
                    "dc_program_kernel: index %zu is out of range (program "
@@ -361,7 +373,8 @@ dc_status_t dc_program_find_kernel(dc_program_t* p, const char* name,
   static const char* fn = "dc_program_find_kernel";
   DC_REQUIRE_ARG(out_kernel, fn);
   *out_kernel = NULL;
-  DC_REQUIRE_ARG(p, fn);
+  DC_RETURN_IF_ERROR(
+      dc__resource_check(fn, "program", DC__RES(p), &dc__program_type));
   DC_REQUIRE_ARG(name, fn);
   char names[256] = "";
   size_t used = 0;

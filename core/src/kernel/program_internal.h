@@ -11,8 +11,6 @@
 #include "object_cache.h"
 #include "pp.h"
 
-#define DC_MAGIC_PROGRAM 0xDC960001u
-
 // The parser accepts at most this many parameters per function.
 #define DC_MAX_KERNEL_ARGS 128
 
@@ -33,11 +31,12 @@ struct dc_kernel_t {
 };
 
 struct dc_program_t {
-  dc__object_header_t header;  // first: checked for use after release
+  dc__resource_t header;  // first (resource.h)
   pthread_mutex_t lock;  // guards the kernels' tuning tables
-  bool internal;  // owned by the engine: not a live object, no context ref
+  // Owned by the engine (the built-in program): not a live object; the
+  // engine's reference holds no context, every other one holds one.
+  bool internal;
   bool building;  // inside the backend's program_build
-  atomic_uint refs;
   dc_device_t* device;
   dc__live_node_t live;
   dc__arena_t arena;  // names, argument tables, kernels, log
@@ -70,6 +69,10 @@ DC_INTERNAL void dc__program_free(dc_program_t* program);
 
 // The size of the struct the context's program cache holds.
 DC_INTERNAL size_t dc__program_object_size(void);
+// Frees what a released program keeps while it waits in the cache's
+// quarantine (its arena, with the kernels stale kernel handles point
+// into): the cache's evict hook.
+DC_INTERNAL void dc__program_evict(void* program);
 // Turns a published program into one the engine owns: it leaves the live
 // list and stops keeping the context alive (the context frees it).
 DC_INTERNAL void dc__program_make_internal(dc_program_t* program);

@@ -14,28 +14,13 @@
 
 size_t dc__buffer_object_size(void) { return sizeof(struct dc_buffer_t); }
 
-// Checks that |buffer| is a live buffer. A released one is still readable
-// memory (the context's object cache keeps it), so this is defined.
 dc_status_t dc__buffer_check(const dc_buffer_t* buffer, const char* fn,
-                                const char* param) {
-  if (buffer == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' must not be NULL", fn,
-                   param);
-  }
-  if (buffer->header.magic == DC_MAGIC_RELEASED) {
-    return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
-                   "%s: use after release: '%s' is a released buffer", fn,
-                   param);
-  }
-  if (buffer->header.magic != DC_MAGIC_BUFFER) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' is not a dc_buffer_t",
-                   fn, param);
-  }
-  return DC_OK;
+                             const char* param) {
+  return dc__resource_check(fn, param, DC__RES(buffer), &dc__buffer_type);
 }
 
 static bool is_live(const dc_buffer_t* buffer) {
-  return buffer != NULL && buffer->header.magic == DC_MAGIC_BUFFER;
+  return dc__resource_live(DC__RES(buffer), &dc__buffer_type);
 }
 
 // Checks that |count| elements from |offset| lie inside |buffer|.
@@ -102,8 +87,7 @@ static dc_buffer_t* new_buffer(dc_device_t* device) {
   dc_context_t* ctx = device->context;
   dc_buffer_t* b = dc__object_cache_alloc(&ctx->buffer_cache);
   if (b == NULL) return NULL;
-  b->header.magic = DC_MAGIC_BUFFER;
-  atomic_init(&b->refs, 1u);
+  dc__resource_init(&b->header, &dc__buffer_type);
   b->device = device;
   b->live.describe = describe_buffer;
   b->live.kind = DC_LIVE_BUFFER;
@@ -200,25 +184,35 @@ dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
   return DC_OK;
 }
 
-void dc_buffer_retain(dc_buffer_t* buffer) {
-  if (is_live(buffer)) atomic_fetch_add(&buffer->refs, 1u);
-}
-
-void dc_buffer_release(dc_buffer_t* buffer) {
-  if (!is_live(buffer) || atomic_fetch_sub(&buffer->refs, 1u) != 1u) {
-    return;
-  }
+// A view holds a reference to its root, dropped after the view's storage
+// went back to the cache.
+static void destroy_buffer(dc__resource_t* r) {
+  dc_buffer_t* buffer = (dc_buffer_t*)r;
   dc_device_t* device = buffer->device;
   dc_context_t* ctx = device->context;
   dc_buffer_t* root = buffer->root;
   dc__context_untrack(ctx, &buffer->live);
   if (root == NULL) {
-    dc__memory_pool_release(device->core->pool, buffer->memory, buffer->block_size,
-                            buffer->storage);
+    dc__memory_pool_release(device->core->pool, buffer->memory,
+                            buffer->block_size, buffer->storage);
   }
   dc__object_cache_free(&ctx->buffer_cache, buffer);
   dc_buffer_release(root);
   dc__context_unref(ctx);  // last: it may destroy the context
+}
+
+const dc__resource_type_t dc__buffer_type = {
+    .name = "buffer",
+    .destroy = destroy_buffer,
+};
+DC__RESOURCE_FIRST(dc_buffer_t, header);
+
+void dc_buffer_retain(dc_buffer_t* buffer) {
+  dc__resource_retain(DC__RES(buffer), &dc__buffer_type);
+}
+
+void dc_buffer_release(dc_buffer_t* buffer) {
+  dc__resource_release(DC__RES(buffer), &dc__buffer_type);
 }
 
 //===-- Accessors -------------------------------------------------------===//

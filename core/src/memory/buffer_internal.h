@@ -6,13 +6,10 @@
 #include "context_internal.h"
 #include "dc/buffer.h"
 
-#define DC_MAGIC_BUFFER 0xDCB0FFE5u
-
 // A buffer or a view. A root buffer owns a block from its device's pool; a
 // view points into its root's block and holds a reference to the root.
 struct dc_buffer_t {
-  dc__object_header_t header;  // first: checked for use after release
-  atomic_uint refs;
+  dc__resource_t header;  // first (resource.h)
   dc_device_t* device;
   dc_buffer_t* root;      // NULL for a root buffer
   void* memory;           // the root's block
@@ -26,7 +23,8 @@ struct dc_buffer_t {
   char label[48];
 };
 
-// Fails unless |buffer| is a live buffer; messages name |fn| and |param|.
+// dc__resource_check() for a buffer: DC_ERR_INVALID_ARGUMENT unless
+// |buffer| is a live buffer; messages name |fn| and |param|.
 DC_INTERNAL dc_status_t dc__buffer_check(const dc_buffer_t* buffer,
                                          const char* fn, const char* param);
 // Fails unless |count| (> 0) elements from |offset| lie inside |buffer|.

@@ -30,12 +30,13 @@
 // the params say otherwise: slowness alone rarely means a broken device.
 #define DEFAULT_SLOW_RATIO 1.0
 
-#define DC_MAGIC_BREAKER 0xDCB4EA01u
-
 struct dc_breaker_t {
-  dc__object_header_t header;  // first: checked for use after release
-  atomic_uint refs;
+  dc__resource_t header;  // first (resource.h)
   dc_context_t* ctx;
+  // Owned by the context's registry, whose reference holds no hold on the
+  // context (every other one holds one); otherwise the breaker holds one
+  // from create to destroy.
+  bool in_registry;
   char name[NAME_SIZE];
 
   // While the breaker is closed, the permit dc_breaker_acquire() hands
@@ -300,17 +301,13 @@ static void check_thresholds(dc_breaker_t* b, transitions_t* t, uint64_t now,
 
 //===-- Breakers --------------------------------------------------------===//
 
-// DC_REQUIRE_ARG, naming the parameter as the header does.
 static bool is_breaker(const dc_breaker_t* b) {
-  return b != NULL && b->header.magic == DC_MAGIC_BREAKER;
+  return dc__resource_live(DC__RES(b), &dc__breaker_type);
 }
 
-#define REQUIRE_BREAKER(b, fn_name)                                      \
-  do {                                                                   \
-    if (!is_breaker(b))                                                  \
-      return DC_FAIL(DC_ERR_INVALID_ARGUMENT,                            \
-                     "%s: 'breaker' is NULL or released", fn_name);      \
-  } while (0)
+#define REQUIRE_BREAKER(b, fn_name)                                     \
+  DC_RETURN_IF_ERROR(dc__resource_check((fn_name), "breaker", DC__RES(b), \
+                                        &dc__breaker_type))
 
 dc_status_t dc__breaker_check_name(const char* name, const char* fn) {
   size_t length = strlen(name);
@@ -362,24 +359,42 @@ dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
     dc__object_cache_free(&ctx->breaker_cache, b);
     return st;
   }
-  b->header.magic = DC_MAGIC_BREAKER;
-  atomic_init(&b->refs, 1u);
+  b->in_registry = in_registry;
   pthread_mutex_init(&b->lock, NULL);
   b->state = DC_BREAKER_CLOSED;
   b->epoch = 1;
   atomic_init(&b->closed_permit, b->epoch << 1);
   b->since_ns = now_of(b);
-  if (!in_registry) dc__context_ref(ctx);  // the creator's reference
+  if (!in_registry) dc__context_ref(ctx);  // the breaker's hold
+  dc__resource_init(&b->header, &dc__breaker_type);
   *out = b;
   return DC_OK;
 }
 
-void dc__breaker_destroy(dc_breaker_t* b) {
+static void destroy_breaker(dc__resource_t* r) {
+  dc_breaker_t* b = (dc_breaker_t*)r;
   dc_context_t* ctx = b->ctx;
+  bool in_registry = b->in_registry;
   dc__window_destroy(&b->window, ctx->allocator);
   pthread_mutex_destroy(&b->lock);
   dc__object_cache_free(&ctx->breaker_cache, b);
+  if (!in_registry) dc__context_unref(ctx);  // last: may destroy the context
 }
+
+// A breaker of the registry must not keep the context that owns the
+// registry alive, but a host's reference to it must (see
+// dc__resource_type_t.pinned_context).
+static dc_context_t* pinned_context(const dc__resource_t* r) {
+  const dc_breaker_t* b = (const dc_breaker_t*)r;
+  return b->in_registry ? b->ctx : NULL;
+}
+
+const dc__resource_type_t dc__breaker_type = {
+    .name = "breaker",
+    .destroy = destroy_breaker,
+    .pinned_context = pinned_context,
+};
+DC__RESOURCE_FIRST(dc_breaker_t, header);
 
 size_t dc__breaker_object_size(void) { return sizeof(dc_breaker_t); }
 
@@ -401,19 +416,12 @@ dc_status_t dc_breaker_create(dc_context_t* ctx, const char* name,
   return dc__breaker_new(ctx, name, params, false, out_breaker);
 }
 
-// Each reference but the registry's holds one on the context, so that a
-// breaker someone holds never outlives it.
 void dc_breaker_retain(dc_breaker_t* b) {
-  if (!is_breaker(b)) return;
-  atomic_fetch_add(&b->refs, 1u);
-  dc__context_ref(b->ctx);
+  dc__resource_retain(DC__RES(b), &dc__breaker_type);
 }
 
 void dc_breaker_release(dc_breaker_t* b) {
-  if (!is_breaker(b)) return;
-  dc_context_t* ctx = b->ctx;
-  if (atomic_fetch_sub(&b->refs, 1u) == 1u) dc__breaker_destroy(b);
-  dc__context_unref(ctx);  // may destroy the context
+  dc__resource_release(DC__RES(b), &dc__breaker_type);
 }
 
 const char* dc_breaker_name(const dc_breaker_t* b) {

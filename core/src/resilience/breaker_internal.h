@@ -27,13 +27,12 @@ DC_INTERNAL void dc__resilience_device_policy(const dc_device_t* device,
 #define DC__BREAKER_NAME_SIZE 64
 
 // Makes a breaker with |params| (checked; NULL: the built-in defaults).
-// One |in_registry| holds no reference on its context: the registry
-// destroys it with dc__breaker_destroy when the context goes.
+// One |in_registry| is the registry's: its first reference holds no hold
+// on the context, and the registry releases it when the context goes.
 DC_INTERNAL dc_status_t dc__breaker_new(dc_context_t* ctx, const char* name,
                                         const dc_breaker_params_t* params,
                                         bool in_registry,
                                         dc_breaker_t** out_breaker);
-DC_INTERNAL void dc__breaker_destroy(dc_breaker_t* breaker);
 // The size of struct dc_breaker_t, for the context's object cache.
 DC_INTERNAL size_t dc__breaker_object_size(void);
 

@@ -46,7 +46,9 @@ void dc__resilience_context_destroy(dc_context_t* ctx) {
   resilience_t* r = ctx->resilience;
   ctx->resilience = NULL;
   if (r == NULL) return;
-  for (size_t i = 0; i < r->count; ++i) dc__breaker_destroy(r->breakers[i]);
+  // The registry's references are the last: each the host holds keeps the
+  // context alive.
+  for (size_t i = 0; i < r->count; ++i) dc_breaker_release(r->breakers[i]);
   dc_allocator_free(ctx->allocator, r->breakers,
                     r->capacity * sizeof(*r->breakers));
   pthread_mutex_destroy(&r->lock);
