@@ -482,7 +482,7 @@ void dclua_args_from_table(lua_State* L, dc_kernel_t* kernel, int index,
                            dclua_args_t* out) {
   index = lua_absindex(L, index);
   size_t want = checked_arg_count(L, kernel);
-  bool given[128] = {false};  // DC_MAX_KERNEL_ARGS; by name
+  bool given[DC_KERNEL_MAX_ARGS] = {false};  // by name
   if (want > sizeof(given)) {
     dclua_args_fail(L, dc_kernel_name(kernel), "too many arguments (%zu)", want);
   }

@@ -12,6 +12,10 @@
 #      headers (kernel/), the base utilities (internal.h, strbuf.h,
 #      futex.h, log_internal.h) and its own headers; nothing of another
 #      layer, other backends included.
+#   3b. The OpenCL backend, the proof that a device fits from outside
+#      the compiler, reads programs through dc/backend.h alone (the
+#      lowered program, dc_kernel_bind): of the compiler's headers it
+#      includes only sha256.h, a hash.
 #   4. The binding includes only the public headers of the core.
 set -u
 root=$1
@@ -100,6 +104,16 @@ for dir in "$root"/core/src/backends/*/; do
       in_list "$base" $base_utilities && continue
       fail "$f" "$inc" "a backend includes only the interface"
     done
+  done
+done
+
+# 3b: the OpenCL backend.
+for f in $(find "$root/core/src/backends/opencl" -name '*.[ch]'); do
+  for inc in $(includes "$f"); do
+    base=$(basename "$inc")
+    [ "$base" = sha256.h ] && continue
+    in_list "$base" $kernel_headers &&
+      fail "$f" "$inc" "the OpenCL backend reads programs through dc/backend.h"
   done
 done
 

@@ -172,6 +172,9 @@ typedef struct dc_kernel_arg_info_t {
   size_t field_count;
 } dc_kernel_arg_info_t;
 
+// The most parameters a kernel (or any function of the language) has.
+#define DC_KERNEL_MAX_ARGS 128
+
 typedef struct dc_kernel_info_t {
   const char* name;
   size_t arg_count;

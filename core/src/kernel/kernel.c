@@ -454,8 +454,8 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
 // waiting for it. A fault injected at launch fails it first.
 static dc_status_t launch(dc_kernel_t* k, const dc__prepared_t* prepared,
                           const dc_arg_t* args, dc_device_queue_t* queue) {
-  void* values[DC_MAX_KERNEL_ARGS];
-  size_t lengths[DC_MAX_KERNEL_ARGS];
+  void* values[DC_KERNEL_MAX_ARGS];
+  size_t lengths[DC_KERNEL_MAX_ARGS];
   dc__kernel_pack_args(k, args, values, lengths);
   dc_device_t* device = k->program->device;
   DC_RETURN_IF_ERROR(

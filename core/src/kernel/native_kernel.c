@@ -117,12 +117,12 @@ static dc_status_t check_params(dc_device_t* device,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: kernel '%s' has no function",
                    kFn, params->name);
   }
-  if (params->arg_count > DC_MAX_KERNEL_ARGS ||
+  if (params->arg_count > DC_KERNEL_MAX_ARGS ||
       (params->arg_count > 0 && params->args == NULL)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s' needs %zu argument descriptions (at most "
                    "%d)",
-                   kFn, params->name, params->arg_count, DC_MAX_KERNEL_ARGS);
+                   kFn, params->name, params->arg_count, DC_KERNEL_MAX_ARGS);
   }
   if (device->info.kind != DC_DEVICE_KIND_CPU ||
       device->vtable->kernels == NULL) {

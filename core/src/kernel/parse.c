@@ -747,7 +747,7 @@ static dc__stmt_t* parse_statement(dc__sema_t* s) {
 
 //===-- Functions and the program -----------------------------------------===//
 
-#define MAX_PARAMS 128  // DC_MAX_KERNEL_ARGS
+#define MAX_PARAMS DC_KERNEL_MAX_ARGS
 
 // The program's top-level items, in arrays that grow in the arena.
 typedef struct items_t {

@@ -11,8 +11,6 @@
 #include "object_cache.h"
 #include "pp.h"
 
-// The parser accepts at most this many parameters per function.
-#define DC_MAX_KERNEL_ARGS 128
 
 // A kernel is part of its program: it has no allocation or reference
 // count of its own, and retaining it retains the program.

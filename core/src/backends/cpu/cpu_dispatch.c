@@ -197,7 +197,7 @@ static dc_status_t run_native_groups(void* user_data, size_t begin, size_t end,
   native_job_t* job = user_data;
   const dc_kernel_t* k = job->kernel;
   const dc_launch_t* l = job->launch;
-  void* args[DC_MAX_KERNEL_ARGS];
+  void* args[DC_KERNEL_MAX_ARGS];
   char* local = job->memory ? job->memory + thread * job->per_thread : NULL;
   for (size_t i = 0; i < k->info.arg_count; ++i) {
     args[i] = k->args[i].kind == DC_ARG_LOCAL

@@ -59,9 +59,9 @@ typedef struct dc__cuda_fault_state_t {
 // |params| points at the record, the lengths and the argument values.
 typedef struct dc__cuda_params_t {
   dc__cuda_launch_record_t record;
-  uint64_t lengths[DC_MAX_KERNEL_ARGS];
-  uint64_t local_offsets[DC_MAX_KERNEL_ARGS];
-  void* params[DC_MAX_KERNEL_ARGS + 2];
+  uint64_t lengths[DC_KERNEL_MAX_ARGS];
+  uint64_t local_offsets[DC_KERNEL_MAX_ARGS];
+  void* params[DC_KERNEL_MAX_ARGS + 2];
 } dc__cuda_params_t;
 
 // Checks |launch| of |kernel| against what CUDA allows, fills |p| from

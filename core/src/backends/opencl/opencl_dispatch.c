@@ -24,7 +24,6 @@
 #include <time.h>
 
 #include "opencl_kernel.h"
-#include "program_internal.h"
 
 static const char* kFn = "dc_kernel_dispatch";
 
@@ -35,27 +34,18 @@ static size_t local_base(const dc__opencl_kernel_t* ok) {
   return DC_ALIGN_UP(ok->static_local, 64);
 }
 
-// The launch shapes the device refuses for this kernel, with messages
-// that say why.
+// The group shapes the device refuses, with a message that says why
+// (the core checked the group's size against the kernel's own limit).
 static dc_status_t check_shape(const dc__opencl_device_t* ocl,
-                               const dc_kernel_t* k,
-                               const dc__opencl_kernel_t* ok,
-                               const dc_launch_t* l) {
+                               const dc_kernel_t* k, const dc_launch_t* l) {
   const char* name = ocl->base.info.name;
-  size_t group = l->local[0] * l->local[1] * l->local[2];
-  if (group > ok->max_group) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: kernel '%s' runs at most %zu work-items per group on "
-                   "%s; the dispatch asks for %zu",
-                   kFn, k->info.name, ok->max_group, name, group);
-  }
   for (int d = 0; d < 3; ++d) {
     if (l->local[d] > ocl->max_item_sizes[d]) {
       return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                      "%s: kernel '%s': a work-group of %zux%zux%zu is more "
                      "than %s allows per dimension (%zux%zux%zu)",
-                     kFn, k->info.name, l->local[0], l->local[1], l->local[2],
-                     name, ocl->max_item_sizes[0], ocl->max_item_sizes[1],
+                     kFn, dc_kernel_name(k), l->local[0], l->local[1],
+                     l->local[2], name, ocl->max_item_sizes[0], ocl->max_item_sizes[1],
                      ocl->max_item_sizes[2]);
     }
   }
@@ -69,7 +59,7 @@ static dc_status_t check_shape(const dc__opencl_device_t* ocl,
 static dc_status_t set_arg(dc__opencl_device_t* ocl, const dc_kernel_t* k,
                            cl_uint index, size_t size, const void* value,
                            const char* what) {
-  dc__opencl_kernel_t* ok = k->impl;
+  dc__opencl_kernel_t* ok = dc_kernel_backend_data(k);
   dc__opencl_arg_cache_t* c =
       index < DC_OPENCL_CACHED_ARGS ? &ok->args[index] : NULL;
   bool local = value == NULL;
@@ -87,7 +77,7 @@ static dc_status_t set_arg(dc__opencl_device_t* ocl, const dc_kernel_t* k,
   }
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "clSetKernelArg(%u: %s) of kernel '%s'",
-                             index, what, k->info.name);
+                             index, what, dc_kernel_name(k));
   }
   return DC_OK;
 }
@@ -96,10 +86,10 @@ static dc_status_t set_arg(dc__opencl_device_t* ocl, const dc_kernel_t* k,
 static dc_status_t set_args(dc__opencl_device_t* ocl, const dc_kernel_t* k,
                             const dc_launch_t* l, void* const* args,
                             cl_uint* next) {
-  const dc__opencl_kernel_t* ok = k->impl;
+  const dc__opencl_kernel_t* ok = dc_kernel_backend_data(k);
   cl_uint n = 0;
-  for (size_t i = 0; i < k->info.arg_count; ++i) {
-    const dc_kernel_arg_info_t* a = &k->args[i];
+  for (size_t i = 0; i < ok->arg_count; ++i) {
+    const dc_kernel_arg_info_t* a = dc_kernel_arg_info(k, i);
     switch (a->kind) {
       case DC_ARG_BUFFER: {
         cl_mem mem;
@@ -197,8 +187,9 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
                                     const size_t* lengths,
                                     dc__opencl_checked_t* c,
                                     cl_command_queue queue, cl_uint next) {
-  uint64_t n[DC_MAX_KERNEL_ARGS] = {0};
-  size_t count = k->info.arg_count;
+  uint64_t n[DC_KERNEL_MAX_ARGS] = {0};
+  const dc__opencl_kernel_t* ok = dc_kernel_backend_data(k);
+  size_t count = ok->arg_count;
   for (size_t i = 0; i < count; ++i) n[i] = lengths[i];
   DC_RETURN_IF_ERROR(set_arg(ocl, k, next, sizeof(uint64_t) * DC_MAX(count, 1),
                              n, "lengths"));
@@ -213,13 +204,13 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
                                              NULL);
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "resetting kernel '%s''s fault record",
-                             k->info.name);
+                             dc_kernel_name(k));
   }
   // The write above reads |clear| later: wait for it before returning.
   err = ocl->cl->finish(queue);
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "resetting kernel '%s''s fault record",
-                             k->info.name);
+                             dc_kernel_name(k));
   }
   return DC_OK;
 }
@@ -252,7 +243,7 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
   }
   if (err == CL_SUCCESS) err = cl->wait_for_events(1, &done);
   if (err != CL_SUCCESS) {
-    return dc__opencl_failed(ocl, err, "kernel '%s'", k->info.name);
+    return dc__opencl_failed(ocl, err, "kernel '%s'", dc_kernel_name(k));
   }
   return DC_OK;
 }
@@ -267,7 +258,7 @@ static dc_status_t check_outcome(dc__opencl_device_t* ocl,
                                             sizeof(f), &f, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "reading kernel '%s''s fault record",
-                             k->info.name);
+                             dc_kernel_name(k));
   }
   if (f.set == 0) return DC_OK;
   return dc_kernel_fault_status(k, kFn, &f);
@@ -282,9 +273,9 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
                                const dc_launch_t* l, void* const* args,
                                const size_t* lengths) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  dc__opencl_kernel_t* ok = kernel->impl;
+  dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
   if (queue == NULL) queue = ocl->queue;
-  DC_RETURN_IF_ERROR(check_shape(ocl, kernel, ok, l));
+  DC_RETURN_IF_ERROR(check_shape(ocl, kernel, l));
   dc__opencl_checked_t* c = NULL;
   if (ok->checked) {
     size_t size = ok->module->state_size;
@@ -305,7 +296,7 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
       st = dc__opencl_failed(ocl, err,
                              "clEnqueueNDRangeKernel of kernel '%s' (%zux%zux%zu "
                              "work-items in groups of %zux%zux%zu)",
-                             kernel->info.name, l->global[0], l->global[1],
+                             dc_kernel_name(kernel), l->global[0], l->global[1],
                              l->global[2], l->local[0], l->local[1],
                              l->local[2]);
     }
@@ -317,7 +308,7 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
   } else if (st == DC_OK && wait) {
     cl_int err = ocl->cl->finish(queue);
     if (err != CL_SUCCESS) {
-      st = dc__opencl_failed(ocl, err, "kernel '%s'", kernel->info.name);
+      st = dc__opencl_failed(ocl, err, "kernel '%s'", dc_kernel_name(kernel));
     }
   }
   if (done != NULL) ocl->cl->release_event(done);
@@ -353,7 +344,7 @@ size_t dc__opencl_preferred_group_size(dc_device_t* device,
   (void)device;
   (void)work_items;
   (void)local_memory;
-  const dc__opencl_kernel_t* ok = kernel->impl;
+  const dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
   if (ok == NULL) return 0;
   size_t size = DC_MIN(ok->max_group, (size_t)256);
   size_t multiple = ok->group_multiple > 0 ? ok->group_multiple : 1;

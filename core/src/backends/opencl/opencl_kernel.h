@@ -52,6 +52,7 @@ typedef struct dc__opencl_kernel_t {
   pthread_mutex_t args_lock;
   dc__opencl_arg_cache_t args[DC_OPENCL_CACHED_ARGS];
   dc__opencl_module_t* module;
+  size_t arg_count;     // the kernel's parameters (dc_kernel_info)
   size_t max_group;     // CL_KERNEL_WORK_GROUP_SIZE
   size_t static_local;  // CL_KERNEL_LOCAL_MEM_SIZE before any argument
   size_t group_multiple;  // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE

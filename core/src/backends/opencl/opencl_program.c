@@ -229,6 +229,7 @@ static dc_status_t bind_kernel(dc__opencl_device_t* ocl,
   if (ok->static_local < lowered->kernels[index].local_size) {
     ok->static_local = lowered->kernels[index].local_size;
   }
+  ok->arg_count = info.arg_count;
   ok->local_block = has_local_arg(k, info.arg_count);
   ok->checked = b->checked;
   // The front end sees only the kernel's own barriers; one reached
