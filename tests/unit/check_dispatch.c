@@ -113,7 +113,7 @@ START_TEST(test_dispatch_rejects_bad_arguments) {
                       "f32");
   EXPECT_ARG_REJECTED(saxpy, g, good, 0, dc_arg_buffer(NULL),
                       "kernel 'saxpy': argument 0 'x' (__global const "
-                      "float*): the buffer is NULL or released");
+                      "float*): the buffer is NULL or a released buffer");
   EXPECT_ARG_REJECTED(saxpy, g, good, 2, dc_arg_f64(2.0),
                       "kernel 'saxpy': argument 2 'a' (float): got a value "
                       "of f64");
@@ -126,7 +126,7 @@ START_TEST(test_dispatch_rejects_bad_arguments) {
   dc_buffer_release(gone);
   EXPECT_ARG_REJECTED(saxpy, g, good, 1, dc_arg_buffer(gone),
                       "kernel 'saxpy': argument 1 'y' (__global float*): the "
-                      "buffer is NULL or released");
+                      "buffer is NULL or a released buffer");
 
   // Vectors: the value's width and the buffer's length in whole vectors.
   dc_kernel_t* vec4 = kernel_of(p, "vec4");
@@ -1182,7 +1182,7 @@ START_TEST(test_dispatch_builtin_sum) {
   DC_CK_FAIL(dc_builtin_sum(in, 0, &sum), DC_ERR_INVALID_ARGUMENT,
              "count is 0");
   DC_CK_FAIL(dc_builtin_sum(NULL, 4, &sum), DC_ERR_INVALID_ARGUMENT,
-             "'in' is NULL or released");
+             "'in' is NULL or a released buffer");
   DC_CK_FAIL(dc_builtin_sum(in, 4, NULL), DC_ERR_INVALID_ARGUMENT, "");
   DC_CK_FAIL(dc_builtin_sum(in, 100001, &sum), DC_ERR_INVALID_ARGUMENT,
              "'in' has 100000 elements");
@@ -1260,9 +1260,9 @@ START_TEST(test_dispatch_builtin_matmul_errors) {
   dc_buffer_t* c = new_buffer(dut, DC_DTYPE_F32, 8);   // 2 x 4
   dc_buffer_t* ints = new_buffer(dut, DC_DTYPE_I32, 12);
   DC_CK_FAIL(dc_builtin_matmul(NULL, b, c, 2, 4, 3), DC_ERR_INVALID_ARGUMENT,
-             "'a' is NULL or released");
+             "'a' is NULL or a released buffer");
   DC_CK_FAIL(dc_builtin_matmul(a, NULL, c, 2, 4, 3), DC_ERR_INVALID_ARGUMENT,
-             "'b' is NULL or released");
+             "'b' is NULL or a released buffer");
   DC_CK_FAIL(dc_builtin_matmul(a, b, c, 0, 4, 3), DC_ERR_INVALID_ARGUMENT,
              "sizes must be positive (m 0, n 4, k 3)");
   DC_CK_FAIL(dc_builtin_matmul(a, ints, c, 2, 4, 3), DC_ERR_INVALID_ARGUMENT,

@@ -264,12 +264,12 @@ START_TEST(test_encoder_rejects_bad_arguments) {
   a = dc_arg_buffer(NULL);
   DC_CK_FAIL(dc_encoder_set_arg(e, 0, &a), DC_ERR_INVALID_ARGUMENT,
              "kernel 'scale': argument 0 'x' (__global float*): the buffer "
-             "is NULL or released");
+             "is NULL or a released buffer");
   dc_buffer_t* gone = f32_buffer(8, 0.0f);
   dc_buffer_release(gone);
   a = dc_arg_buffer(gone);
   DC_CK_FAIL(dc_encoder_set_arg(e, 0, &a), DC_ERR_INVALID_ARGUMENT,
-             "the buffer is NULL or released");
+             "the buffer is NULL or a released buffer");
 
   // A buffer of another device: the same device of another context.
   dc_context_t* other = dc_test_kernel_context(NULL);
@@ -899,8 +899,7 @@ START_TEST(test_encoder_null_handling) {
   DC_CK_FAIL(dc_encoder_set_stream(e, NULL), DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_set_stream: 'stream' must not be NULL");
   DC_CK_FAIL(dc_encoder_set_kernel(e, NULL), DC_ERR_INVALID_ARGUMENT,
-             "dc_encoder_set_kernel: 'kernel' is NULL or its program was "
-             "released");
+             "dc_encoder_set_kernel: 'kernel' is NULL or a released kernel");
   DC_CK_OK(dc_encoder_set_kernel(e, scale));
   DC_CK_FAIL(dc_encoder_set_arg(e, 0, NULL), DC_ERR_INVALID_ARGUMENT,
              "dc_encoder_set_arg: 'arg' must not be NULL");

@@ -178,7 +178,7 @@ dc_status_t dc_encoder_set_kernel(dc_encoder_t* encoder, dc_kernel_t* kernel) {
   dc_encoder_t* e = encoder;
   if (!dc__kernel_valid(kernel)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'kernel' is NULL or its program was released", fn);
+                   "%s: 'kernel' is NULL or a released kernel", fn);
   }
   dc_device_t* device = dc_stream_device(e->stream);
   if (kernel_device(kernel) != device) {

@@ -432,7 +432,7 @@ dc_status_t dc_graph_dispatch_indirect(
   DC_RETURN_IF_ERROR(check_new(fn, g, name));
   if (!dc__kernel_valid(kernel)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: op '%s': 'kernel' is NULL or released", fn, name);
+                   "%s: op '%s': 'kernel' is NULL or a released kernel", fn, name);
   }
   if (dims < 1 || dims > 3) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,

@@ -102,7 +102,7 @@ static dc_status_t check_matrix(const char* fn, const char* name,
                                 const dc_buffer_t* b, dc_device_t* device,
                                 size_t rows, size_t cols) {
   if (b == NULL || dc_buffer_device(b) == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' is NULL or released",
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: '%s' is NULL or a released buffer",
                    fn, name);
   }
   if (b->dtype != DC_DTYPE_F32) {
@@ -132,7 +132,7 @@ dc_status_t dc_builtin_matmul(dc_buffer_t* a, dc_buffer_t* b, dc_buffer_t* c,
                               size_t m, size_t n, size_t k) {
   static const char* fn = "dc_builtin_matmul";
   if (a == NULL || dc_buffer_device(a) == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'a' is NULL or released",
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'a' is NULL or a released buffer",
                    fn);
   }
   if (m == 0 || n == 0 || k == 0) {
@@ -177,7 +177,7 @@ dc_status_t dc_builtin_sum(dc_buffer_t* in, size_t count, float* out_sum) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: count is 0", fn);
   }
   if (in == NULL || dc_buffer_device(in) == NULL) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'in' is NULL or released",
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: 'in' is NULL or a released buffer",
                    fn);
   }
   DC_RETURN_IF_ERROR(check_matrix(fn, "in", in, in->device, 1, count));

@@ -33,7 +33,7 @@ dc_status_t dc_kernel_info(const dc_kernel_t* k, dc_kernel_info_t* out_info) {
   DC_REQUIRE_ARG(out_info, "dc_kernel_info");
   if (!is_kernel(k)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_kernel_info: 'kernel' is NULL or released");
+                   "dc_kernel_info: 'kernel' is NULL or a released kernel");
   }
   *out_info = k->info;
   return DC_OK;
@@ -102,7 +102,7 @@ static dc_status_t check_buffer_arg(const char* fn, const dc_kernel_t* k,
   const dc_kernel_arg_info_t* info = &k->args[i];
   char detail[200];
   if (a->buffer == NULL || dc_buffer_device(a->buffer) == NULL) {
-    return arg_error(fn, k, i, "the buffer is NULL or released");
+    return arg_error(fn, k, i, "the buffer is NULL or a released buffer");
   }
   if (a->buffer->device != k->program->device) {
     snprintf(detail, sizeof(detail),
@@ -419,7 +419,7 @@ dc_status_t dc__kernel_prepare(const char* fn, dc_kernel_t* k,
   DC_REQUIRE_ARG(dispatch, fn);
   if (!is_kernel(k)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: 'kernel' is NULL or its program was released", fn);
+                   "%s: 'kernel' is NULL or a released kernel", fn);
   }
   if (arg_count != k->info.arg_count || (arg_count > 0 && args == NULL)) {
     char names[256];
@@ -548,7 +548,7 @@ dc_status_t dc_kernel_fault_status(const dc_kernel_t* k, const char* fn,
   if (fn == NULL) fn = "dc_kernel_dispatch";
   if (!dc__kernel_valid(k)) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "dc_kernel_fault_status: 'kernel' is NULL or released");
+                   "dc_kernel_fault_status: 'kernel' is NULL or a released kernel");
   }
   DC_REQUIRE_ARG(f, "dc_kernel_fault_status");
   switch ((dc_kernel_fault_kind_t)f->kind) {
