@@ -1,7 +1,7 @@
 // fuzz_frontend.c: the kernel compiler's front end as a fuzz target:
 // build options, the preprocessor and the parser over one input, then
-// both code generators (CPU C and CUDA C++, with and without bounds
-// checks) over every program the analysis accepts, in a fresh arena and
+// every code generator (CPU C, CUDA C++ and the lowering to OpenCL C, with
+// and without bounds checks) over every program the analysis accepts, in a fresh arena and
 // build log, all freed at the end.
 //
 // The input's first line holds the build options when it starts with '-'
@@ -24,6 +24,7 @@
 #include "backends/cuda/cuda_codegen.h"
 #include "kernel/ast.h"
 #include "kernel/kernel_limits.h"
+#include "kernel/lower.h"
 #include "kernel/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -94,7 +95,7 @@ static void check_status(dc_status_t st, const dc__diag_t* diag,
   }
 }
 
-// Writes |ast| with both generators: a generator may refuse a program the
+// Writes |ast| with every generator: a generator may refuse a program the
 // analysis took only with COMPILE and a message (a form it documents as
 // unsupported), never crash or fail otherwise.
 static void generate(dc__arena_t* arena, const dc__program_ast_t* ast,
@@ -112,6 +113,14 @@ static void generate(dc__arena_t* arena, const dc__program_ast_t* ast,
     dc__cuda_codegen_options_t cuda = {.file = "fuzz.cl",
                                        .checked = bounds};
     check_status(dc__cuda_codegen(arena, ast, &cuda, diag, &t), diag, arena);
+    dc_lowered_program_t lowered;
+    dc_status_t st =
+        dc__lower_opencl(arena, ast, "fuzz.cl", bounds, diag, &lowered);
+    check_status(st, diag, arena);
+    if (st == DC_OK && (lowered.text == NULL ||
+                        strlen(lowered.text) != lowered.length)) {
+      violated("the OpenCL C lowering's text and length disagree");
+    }
   }
 }
 
