@@ -81,6 +81,10 @@ static void make_ready(dc__scheduler_t* s, dc_stream_t* st) {
   make_ready_for(s, st, 0);
 }
 
+void dc__stream_make_ready_locked(dc_stream_t* st) {
+  make_ready(st->sched, st);
+}
+
 // The first stream of the highest non-empty rank; equal ranks take turns
 // because a stream goes to the back of its list after each command.
 // A stream that dc_stream_cancel() emptied while it waited on a list is
@@ -975,131 +979,6 @@ dc_status_t dc__scheduler_grow(dc__scheduler_t* s) {
     ++s->thread_count;
   }
   return DC_OK;
-}
-
-//===-- Events ----------------------------------------------------------===//
-
-bool dc__event_done_locked(const dc_event_t* ev, uint64_t generation) {
-  if (generation > ev->recorded) return false;
-  for (uint32_t i = 0; i < ev->pending_count; ++i) {
-    if (ev->pending[i] == generation) return false;
-  }
-  return true;
-}
-
-bool dc__event_reserve_locked(dc_event_t* ev, uint32_t count) {
-  if (count <= ev->pending_capacity) return true;
-  dc_allocator_t a = ev->device->context->allocator;
-  uint64_t* grown = dc_allocator_malloc(a, count * sizeof(uint64_t));
-  if (grown == NULL) return false;
-  if (ev->pending_count) {
-    memcpy(grown, ev->pending, ev->pending_count * sizeof(uint64_t));
-  }
-  if (ev->pending) {
-    dc_allocator_free(a, ev->pending, ev->pending_capacity * sizeof(uint64_t));
-  }
-  ev->pending = grown;
-  ev->pending_capacity = count;
-  return true;
-}
-
-uint64_t dc__event_new_generation_locked(dc_event_t* ev) {
-  if (ev->pending_count == ev->pending_capacity &&
-      !dc__event_reserve_locked(ev, DC_MAX(4u, ev->pending_capacity * 2))) {
-    return 0;
-  }
-  ev->pending[ev->pending_count++] = ++ev->recorded;
-  atomic_store_explicit(&ev->recorded_now, ev->recorded,
-                        memory_order_relaxed);
-  atomic_store_explicit(&ev->pending_now, ev->pending_count,
-                        memory_order_release);
-  return ev->recorded;
-}
-
-dc_status_t dc__event_outcome_locked(const dc_event_t* ev,
-                                     uint64_t generation) {
-  for (uint32_t i = 0; i < ev->failed_count; ++i) {
-    if (ev->failed[i].generation == generation) {
-      return dc_set_error(ev->failed[i].status, "%s", ev->message);
-    }
-  }
-  return DC_OK;
-}
-
-size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
-                                 dc_status_t status, const char* message,
-                                 dc__event_callback_t* due) {
-  dc__scheduler_t* s = ev->device->context->scheduler;
-  for (uint32_t i = 0; i < ev->pending_count; ++i) {
-    if (ev->pending[i] == generation) {
-      ev->pending[i] = ev->pending[--ev->pending_count];
-      break;
-    }
-  }
-  if (status != DC_OK) {
-    if (ev->failed_count == DC_EVENT_FAILURES) {  // forget the oldest
-      memmove(&ev->failed[0], &ev->failed[1],
-              (DC_EVENT_FAILURES - 1) * sizeof(ev->failed[0]));
-      --ev->failed_count;
-    }
-    ev->failed[ev->failed_count].generation = generation;
-    ev->failed[ev->failed_count++].status = status;
-    dc__strlcpy(ev->message, message, sizeof(ev->message));
-  }
-  if (generation == ev->recorded) ev->time_ns = dc__now_ns();
-  // Streams parked on the event re-check their own generation when they
-  // run again.
-  while (ev->waiters != NULL) {
-    dc_stream_t* st = ev->waiters;
-    ev->waiters = st->wait_next;
-    st->wait_next = NULL;
-    st->blocked = false;
-    make_ready(s, st);
-  }
-  size_t n = 0;
-  for (uint32_t i = 0; i < ev->callback_count;) {
-    if (dc__event_done_locked(ev, ev->callbacks[i].generation)) {
-      due[n++] = ev->callbacks[i];
-      ev->callbacks[i] = ev->callbacks[--ev->callback_count];
-    } else {
-      ++i;
-    }
-  }
-  if (n > 0) dc_event_retain(ev);  // kept for the callbacks
-  atomic_store_explicit(&ev->pending_now, ev->pending_count,
-                        memory_order_release);
-  if (ev->host_waiters > 0) pthread_cond_broadcast(&s->done_cv);
-  return n;
-}
-
-void dc__event_run_callbacks(dc_event_t* ev, const dc__event_callback_t* due,
-                             size_t count) {
-  dc__scheduler_t* s = ev->device->context->scheduler;
-  for (size_t i = 0; i < count; ++i) {
-    pthread_mutex_lock(&s->lock);
-    dc_status_t status = dc__event_outcome_locked(ev, due[i].generation);
-    pthread_mutex_unlock(&s->lock);
-    due[i].fn(ev, status, due[i].user_data);
-  }
-  dc_event_release(ev);
-}
-
-void dc__scheduler_add_device(dc__scheduler_t* s, size_t index,
-                              dc_device_t* device) {
-  for (int t = 0; t < 2; ++t) {
-    s->event_pools[index][t].device = device;
-    s->event_pools[index][t].flags = t ? DC_EVENT_TIMING : 0u;
-  }
-}
-
-dc__event_pool_t* dc__event_pool_of(dc_device_t* device, bool timing) {
-  dc_context_t* ctx = device->context;
-  for (size_t i = 0; i < ctx->device_count; ++i) {
-    if (ctx->devices[i] == device) {
-      return &ctx->scheduler->event_pools[i][timing ? 1 : 0];
-    }
-  }
-  return NULL;
 }
 
 //===-- Lifetime --------------------------------------------------------===//

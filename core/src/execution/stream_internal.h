@@ -229,6 +229,9 @@ DC_INTERNAL dc_status_t dc__scheduler_grow(dc__scheduler_t* sched);
 // from the scheduler's free lists or the allocator (lock held), zeroed
 // but for the argument storage; NULL when out of memory.
 DC_INTERNAL dc__cmd_t* dc__cmd_new(dc__scheduler_t* sched, size_t arg_count);
+// Puts |stream| on its scheduler's ready list unless it is there or
+// running (lock held): a thread will take it.
+DC_INTERNAL void dc__stream_make_ready_locked(dc_stream_t* stream);
 // Appends |cmd| to |stream|, which is alive and not released (lock held),
 // and makes the stream ready if it was idle.
 DC_INTERNAL void dc__stream_push(dc_stream_t* stream, dc__cmd_t* cmd);
@@ -313,7 +316,7 @@ DC_INTERNAL bool dc__poll_ns(bool (*done)(const void* arg), const void* arg,
                              uint64_t spin_ns, uint64_t timeout_ns);
 
 
-// The event pools of |device| (scheduler.c owns them).
+// The event pools of |device|, which its scheduler holds (event.c).
 DC_INTERNAL dc__event_pool_t* dc__event_pool_of(dc_device_t* device,
                                                 bool timing);
 DC_INTERNAL void dc__event_pool_deinit(dc__event_pool_t* pool);
