@@ -17,7 +17,7 @@ static const char default_key = 'n';  // registry: dclua_set_default_device
 
 // Pushes a table describing |info|; field names follow dc_device_info_t.
 static void push_info(lua_State* L, const dc_device_info_t* info) {
-  lua_createtable(L, 0, 16);
+  lua_createtable(L, 0, 17);
   dclua_set_string(L, "name", info->name);
   dclua_set_string(L, "backend", info->backend);
   dclua_set_string(L, "model", info->model);
@@ -34,6 +34,7 @@ static void push_info(lua_State* L, const dc_device_info_t* info) {
   dclua_set_integer(L, "cache_l3_size", info->cache_l3_size);
   dclua_set_integer(L, "cache_line_size", info->cache_line_size);
   dclua_set_boolean(L, "unified_memory", info->unified_memory);
+  dclua_set_string(L, "pci_bus_id", info->pci_bus_id);
 }
 
 void dclua_push_device(lua_State* L, dc_device_t* device) {

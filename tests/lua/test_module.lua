@@ -21,6 +21,12 @@ check(({[8]=true, [16]=true, [32]=true, [64]=true})[cpu.simd_width],
       "simd width is a vector width in bytes")
 check(type(cpu.model) == "string" and #cpu.model > 0, "cpu model name")
 check(cpu.unified_memory == true, "cpu memory is unified")
+check(cpu.pci_bus_id == "", "the cpu has no PCI address")
+for _, d in ipairs(dc.devices()) do
+  check(d.pci_bus_id == "" or d.pci_bus_id:match(
+          "^%x%x%x%x:%x%x:%x%x%.%x$") ~= nil,
+        d.name .. ": a PCI address or none: " .. d.pci_bus_id)
+end
 
 -- Error objects: is_error recognises only them.
 check(dc.is_error({}) == false, "a plain table is not an error object")

@@ -208,7 +208,11 @@ static inline bool dc_test_device_is_a_cpu(void) {
 static bool dc_test_fake_registered;
 
 // The |backends| parameter of the tests' contexts (NULL: DC_DEVICES).
+// DC_TEST_BACKENDS, when set, replaces the choice below: for runs that
+// leave a backend out (e.g. "cpu,opencl": a GPU through OpenCL alone).
 static inline const char* dc_test_backends(void) {
+  const char* forced = getenv("DC_TEST_BACKENDS");
+  if (forced != NULL && *forced != '\0') return forced;
 #ifdef DC_TEST_EVERY_BACKEND
   return NULL;
 #else

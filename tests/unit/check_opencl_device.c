@@ -34,6 +34,31 @@ static size_t opencl_device_count(dc_context_t* ctx) {
   return n;
 }
 
+// The OpenCL devices of a "cpu,opencl" context that |ctx| has through
+// another backend (the same PCI address).
+static size_t driven_by_others(dc_context_t* ctx) {
+  dc_context_t* alone = opencl_context();
+  size_t twins = 0;
+  for (size_t i = 0; i < dc_context_device_count(alone); ++i) {
+    dc_device_t* d = NULL;
+    DC_CK_OK(dc_context_device(alone, i, &d));
+    const dc_device_info_t* info = dc_device_info(d);
+    if (strcmp(info->backend, "opencl") != 0 || info->pci_bus_id[0] == 0) {
+      continue;
+    }
+    for (size_t j = 0; j < dc_context_device_count(ctx); ++j) {
+      dc_device_t* o = NULL;
+      DC_CK_OK(dc_context_device(ctx, j, &o));
+      if (strcmp(dc_device_info(o)->backend, "opencl") != 0 &&
+          strcmp(dc_device_info(o)->pci_bus_id, info->pci_bus_id) == 0) {
+        ++twins;
+      }
+    }
+  }
+  dc_context_release(alone);
+  return twins;
+}
+
 static dc_device_t* opencl_device(dc_context_t* ctx) {
   dc_device_t* d = NULL;
   DC_CK_OK(dc_context_find_device(ctx, "opencl:0", &d));
@@ -43,20 +68,46 @@ static dc_device_t* opencl_device(dc_context_t* ctx) {
 //===-- Discovery -------------------------------------------------------===//
 
 START_TEST(test_opencl_is_enabled_by_name_only) {
-  dc_context_t* ctx = dc_test_context_new(NULL);  // "cpu"
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "cpu";
+  dc_context_t* ctx = dc_test_context_new(&p);
   ck_assert_uint_eq(opencl_device_count(ctx), 0);
   dc_context_release(ctx);
-  dc_context_params_t p = dc_test_quiet_params();
   p.backends = "all";
   ctx = dc_test_context_new(&p);
   ck_assert_uint_eq(opencl_device_count(ctx), 0);  // not part of "all"
   dc_context_release(ctx);
   p.backends = "all,opencl";
   ctx = dc_test_context_new(&p);
-  ck_assert_uint_eq(opencl_device_count(ctx), (size_t)g_devices);
+  // Every OpenCL device, but for a GPU that CUDA drives already.
+  ck_assert_uint_eq(opencl_device_count(ctx),
+                    (size_t)g_devices - driven_by_others(ctx));
   dc_device_t* first = NULL;
   DC_CK_OK(dc_context_device(ctx, 0, &first));
   ck_assert_str_eq(dc_device_info(first)->backend, "cpu");  // still device 0
+  dc_context_release(ctx);
+}
+END_TEST
+
+START_TEST(test_one_piece_of_hardware_is_one_device) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.backends = "all,opencl";
+  dc_context_t* ctx = dc_test_context_new(&p);
+  size_t count = dc_context_device_count(ctx);
+  for (size_t i = 0; i < count; ++i) {
+    dc_device_t* a = NULL;
+    DC_CK_OK(dc_context_device(ctx, i, &a));
+    const char* pci = dc_device_info(a)->pci_bus_id;
+    if (pci[0] == '\0') continue;
+    ck_assert_uint_eq(strlen(pci), 12);  // dddd:bb:dd.f
+    for (size_t j = i + 1; j < count; ++j) {
+      dc_device_t* b = NULL;
+      DC_CK_OK(dc_context_device(ctx, j, &b));
+      ck_assert_msg(strcmp(pci, dc_device_info(b)->pci_bus_id) != 0,
+                    "%s and %s are both PCI %s", dc_device_info(a)->name,
+                    dc_device_info(b)->name, pci);
+    }
+  }
   dc_context_release(ctx);
 }
 END_TEST
@@ -292,6 +343,7 @@ static Suite* opencl_device_suite(void) {
   tcase_add_checked_fixture(discovery, fixture, fixture);
   tcase_set_timeout(discovery, 120);
   tcase_add_test(discovery, test_opencl_is_enabled_by_name_only);
+  tcase_add_test(discovery, test_one_piece_of_hardware_is_one_device);
   tcase_add_test(discovery, test_opencl_is_a_reserved_backend_name);
   tcase_add_test(discovery, test_without_a_driver_there_are_no_devices);
   suite_add_tcase(s, discovery);

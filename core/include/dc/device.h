@@ -71,6 +71,12 @@ typedef struct dc_device_info_t {
   // runs on a thread of its own. 0: the device cannot run cooperative
   // kernels.
   uint32_t max_cooperative_groups;
+  // The hardware's PCI address, "dddd:bb:dd.f" in lower-case hex
+  // ("0000:3b:00.0"), or "" where the driver does not say or it is no PCI
+  // device (the CPU). Two backends that reach one GPU report one address:
+  // a context adds such a GPU once (the OpenCL backend leaves out a device
+  // that an earlier backend of the context drives already).
+  char pci_bus_id[16];
 } dc_device_info_t;
 
 // Returns the device's capabilities (borrowed, valid while the context

@@ -195,6 +195,7 @@ typedef struct gpu_attributes_t {
   int l2_size, cc_major, cc_minor;
   int unified_addressing, can_map_host, cooperative;
   int memory_pools, managed_memory;
+  int pci_domain, pci_bus, pci_device;
 } gpu_attributes_t;
 
 static dc_status_t read_attributes(dc__cuda_device_t* cuda,
@@ -227,6 +228,9 @@ static dc_status_t read_attributes(dc__cuda_device_t* cuda,
        "memory pools"},
       {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &a->managed_memory,
        "managed memory"},
+      {CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, &a->pci_domain, "PCI domain"},
+      {CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, &a->pci_bus, "PCI bus"},
+      {CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, &a->pci_device, "PCI device"},
   };
   for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); ++i) {
     CUresult r = cuda->api->cu->device_get_attribute(
@@ -284,6 +288,9 @@ static dc_status_t describe(dc__cuda_device_t* cuda,
   // block at all; the dispatch checks each kernel's real limit with the
   // occupancy API and refuses a grid that cannot be resident.
   info->max_cooperative_groups = a->cooperative ? (uint32_t)a->sm_count : 0;
+  snprintf(info->pci_bus_id, sizeof(info->pci_bus_id), "%04x:%02x:%02x.0",
+           (unsigned)a->pci_domain & 0xffffu, (unsigned)a->pci_bus & 0xffu,
+           (unsigned)a->pci_device & 0x1fu);
   return DC_OK;
 }
 

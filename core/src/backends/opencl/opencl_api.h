@@ -21,6 +21,15 @@
 
 #include "internal.h"
 
+// Device queries of extensions (the values their specifications give):
+// the PCI address, from cl_khr_pci_bus_info (four cl_uint: domain, bus,
+// device, function) or NVIDIA's cl_nv_device_attribute_query (the slot
+// holds device << 3 | function).
+#define DC_CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+#define DC_CL_DEVICE_PCI_BUS_ID_NV 0x4008
+#define DC_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#define DC_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
+
 // X(return type, symbol, field, parameters): every function the backend
 // calls.
 #define DC_OPENCL_FUNCTIONS(X)                                                \

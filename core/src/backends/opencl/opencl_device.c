@@ -1,7 +1,8 @@
 // opencl_device.c: finds the OpenCL devices of every platform the ICD
 // loader knows, reads their capabilities from the driver and sets each
-// up as a dc device "opencl:N" (N counts devices across the platforms, in
-// the loader's order).
+// up as a dc device "opencl:N" (N counts the devices added across the
+// platforms, in the loader's order). A GPU that an earlier backend of the
+// context drives already (same PCI address) is left out.
 //
 // Each device holds a cl_context of its own and one in-order command
 // queue on which every synchronous operation runs (opencl_internal.h).
@@ -146,6 +147,31 @@ static bool has_extension(dc__opencl_device_t* ocl, const char* extension) {
   return found;
 }
 
+// Writes the device's PCI address into |out| ("" where the driver does
+// not say).
+static void pci_address(dc__opencl_device_t* ocl, char* out, size_t size) {
+  const dc__opencl_functions_t* cl = ocl->cl;
+  cl_uint khr[4] = {0};  // domain, bus, device, function
+  cl_uint bus = 0, slot = 0, domain = 0;
+  out[0] = '\0';
+  if (has_extension(ocl, "cl_khr_pci_bus_info") &&
+      cl->get_device_info(ocl->device, DC_CL_DEVICE_PCI_BUS_INFO_KHR,
+                          sizeof(khr), khr, NULL) == CL_SUCCESS) {
+    snprintf(out, size, "%04x:%02x:%02x.%x", khr[0] & 0xffffu, khr[1] & 0xffu,
+             khr[2] & 0x1fu, khr[3] & 7u);
+  } else if (has_extension(ocl, "cl_nv_device_attribute_query") &&
+             cl->get_device_info(ocl->device, DC_CL_DEVICE_PCI_BUS_ID_NV,
+                                 sizeof(bus), &bus, NULL) == CL_SUCCESS &&
+             cl->get_device_info(ocl->device, DC_CL_DEVICE_PCI_SLOT_ID_NV,
+                                 sizeof(slot), &slot, NULL) == CL_SUCCESS) {
+    // Older drivers have no domain query: domain 0, as on most hosts.
+    cl->get_device_info(ocl->device, DC_CL_DEVICE_PCI_DOMAIN_ID_NV,
+                        sizeof(domain), &domain, NULL);
+    snprintf(out, size, "%04x:%02x:%02x.%x", domain & 0xffffu, bus & 0xffu,
+             (slot >> 3) & 0x1fu, slot & 7u);
+  }
+}
+
 // Fills |info| and the backend's own limits from the driver's answers.
 static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
   cl_uint units = 0, line = 0;
@@ -215,6 +241,7 @@ static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
   info->unified_memory = false;  // no memory is host-visible (memory.c)
   info->stream_count = OPENCL_STREAM_COUNT;
   info->max_cooperative_groups = 0;  // OpenCL 1.2 has no grid barrier
+  pci_address(ocl, info->pci_bus_id, sizeof(info->pci_bus_id));
   return DC_OK;
 }
 
@@ -254,39 +281,73 @@ static void log_device(dc_context_t* ctx, const dc__opencl_device_t* ocl) {
          ocl->fp64 ? ", fp64" : "");
 }
 
-// Adds device |index| of |platform|, named opencl:|ordinal|. A device
-// the driver cannot set up is skipped with a warning (returns DC_OK);
-// only a failure of the host (no memory, a full context) fails the
-// context's creation.
+// The device of |ctx| at PCI address |pci|, or NULL ("" matches none).
+static dc_device_t* device_at(dc_context_t* ctx, const char* pci) {
+  for (size_t i = 0; pci[0] != '\0' && i < dc_context_device_count(ctx);
+       ++i) {
+    dc_device_t* device = NULL;
+    if (dc_context_device(ctx, i, &device) == DC_OK &&
+        strcmp(dc_device_info(device)->pci_bus_id, pci) == 0) {
+      return device;
+    }
+  }
+  return NULL;
+}
+
+// Whether the context drives |info|'s hardware already through an
+// earlier backend (a GPU that CUDA and NVIDIA's OpenCL both reach): one
+// process using a GPU through both drivers at once is not something
+// their vendors support, and NVIDIA's fails kernels when CUDA holds the
+// GPU (docs/backends.md).
+static bool driven_already(dc_context_t* ctx, const dc_device_info_t* info) {
+  dc_device_t* twin = device_at(ctx, info->pci_bus_id);
+  if (twin == NULL) return false;
+  const dc_device_info_t* t = dc_device_info(twin);
+  DC_LOG(ctx, DC_LOG_INFO, "opencl",
+         "%s (PCI %s) left out: it is %s, which the context drives already; "
+         "leave '%s' out of the backends to use it through OpenCL",
+         info->model, info->pci_bus_id, t->name, t->backend);
+  return true;
+}
+
+// Adds device |id| of |platform| as opencl:|*ordinal| and counts it. A
+// device the driver cannot set up, or one the context has already
+// through another backend, is skipped (returns DC_OK, not counted); only
+// a failure of the host (no memory, a full context) fails the context's
+// creation.
 static dc_status_t add_device(dc_context_t* ctx,
                               const dc__opencl_functions_t* cl,
                               cl_platform_id platform, cl_device_id id,
-                              int ordinal) {
+                              int* ordinal) {
   dc_allocator_t allocator = dc_context_allocator(ctx);
   dc__opencl_device_t* ocl = dc_allocator_calloc(allocator, 1, sizeof(*ocl));
   if (ocl == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                    "dc_context_create: cannot allocate the opencl:%d device",
-                   ordinal);
+                   *ordinal);
   }
   ocl->cl = cl;
   ocl->allocator = allocator;
-  ocl->ordinal = ordinal;
+  ocl->ordinal = *ordinal;
   ocl->platform = platform;
   ocl->device = id;
   pthread_mutex_init(&ocl->slots_lock, NULL);
   pthread_mutex_init(&ocl->lock, NULL);
   // The name is needed by error messages before the device is initialised.
   snprintf(ocl->base.info.name, sizeof(ocl->base.info.name), "opencl:%d",
-           ordinal);
+           *ordinal);
   cl->get_platform_info(platform, CL_PLATFORM_NAME,
                         sizeof(ocl->platform_name) - 1, ocl->platform_name,
                         NULL);
   dc_device_info_t info;
   dc_status_t status = describe(ocl, &info);
+  if (status == DC_OK && driven_already(ctx, &info)) {
+    opencl_destroy(&ocl->base);
+    return DC_OK;
+  }
   if (status == DC_OK) status = open_device(ocl);
   if (status != DC_OK) {
-    DC_LOG(ctx, DC_LOG_WARN, "opencl", "opencl:%d left out: %s", ordinal,
+    DC_LOG(ctx, DC_LOG_WARN, "opencl", "opencl:%d left out: %s", *ordinal,
            dc_last_error());
     opencl_destroy(&ocl->base);
     return DC_OK;
@@ -298,6 +359,7 @@ static dc_status_t add_device(dc_context_t* ctx,
     return status;
   }
   log_device(ctx, ocl);
+  ++*ordinal;
   return DC_OK;
 }
 
@@ -329,13 +391,13 @@ dc_status_t dc__opencl_enumerate(dc_context_t* ctx) {
     for (cl_uint d = 0; d < count && d < OPENCL_MAX_DEVICES &&
                         ordinal < (int)OPENCL_MAX_DEVICES;
          ++d) {
-      DC_RETURN_IF_ERROR(add_device(ctx, cl, platforms[p], ids[d], ordinal));
-      ++ordinal;
+      DC_RETURN_IF_ERROR(add_device(ctx, cl, platforms[p], ids[d], &ordinal));
     }
   }
   if (ordinal == 0) {
     DC_LOG(ctx, DC_LOG_DEBUG, "opencl",
-           "no devices: %u platform(s), none with a device", platform_count);
+           "no devices: %u platform(s), no device added from them",
+           platform_count);
   }
   return DC_OK;
 }
