@@ -20,6 +20,7 @@
 //   buffer create+release 1, 64 MiB   dc_buffer_create + release vs
 //                                     cuMemAllocFromPoolAsync + cuMemFreeAsync
 //                                     on a caching pool
+//   host <-> device transfers         bench_cuda_transfer.c
 //
 // The engine side uses the public API only (dc/dc.h); the raw side is
 // bench_cuda_raw.h, loaded with dlopen like the engine's backend, so the
@@ -38,8 +39,8 @@
 // process is idle. The others use the harness as it is (bench_run_group,
 // BENCH_QUIESCE).
 //
-// BENCH_CUDA=launch,roundtrip,vadd,matmul,graph,alloc (a comma-separated
-// subset) runs only those parts.
+// BENCH_CUDA=launch,roundtrip,vadd,matmul,graph,alloc,transfer (a
+// comma-separated subset) runs only those parts.
 //
 // Besides row/ratio/note, this program prints `rate` records (GB/s,
 // GFLOP/s from a row's median), which run.sh shows beside the medians.
@@ -49,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_cuda_raw.h"
+#include "bench_cuda_parts.h"
 #include "bench_util.h"
 #include "dc/dc.h"
 #include "harness.h"
@@ -742,6 +743,7 @@ static void run_parts(bench_t* B, bool kernels) {
   if (bench_want_part("BENCH_CUDA", "matmul")) bench_matmul(B);
   if (kernels && bench_want_part("BENCH_CUDA", "graph")) bench_graph(B);
   if (bench_want_part("BENCH_CUDA", "alloc")) bench_alloc(B);
+  if (bench_want_part("BENCH_CUDA", "transfer")) bench_transfer(&B->cu);
 }
 
 int main(int argc, char** argv) {

@@ -127,6 +127,13 @@ typedef struct bench_cu_record_t {
     (void* dst, CUdeviceptr src, size_t size))                               \
   X(CUresult, "cuMemcpyDtoDAsync_v2", memcpy_dtod_async,                     \
     (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream))        \
+  X(CUresult, "cuMemcpyHtoDAsync_v2", memcpy_htod_async,                     \
+    (CUdeviceptr dst, const void* src, size_t size, CUstream stream))        \
+  X(CUresult, "cuMemcpyDtoHAsync_v2", memcpy_dtoh_async,                     \
+    (void* dst, CUdeviceptr src, size_t size, CUstream stream))              \
+  X(CUresult, "cuMemHostAlloc", mem_host_alloc,                              \
+    (void** ptr, size_t size, unsigned int flags))                           \
+  X(CUresult, "cuMemFreeHost", mem_free_host, (void* ptr))                   \
   X(CUresult, "cuMemPoolCreate", mem_pool_create,                            \
     (CUmemoryPool * pool, const bench_cu_mem_pool_props_t* props))           \
   X(CUresult, "cuMemPoolDestroy", mem_pool_destroy, (CUmemoryPool pool))     \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_scripts.sh DCLUA SCRIPTS: the ready-made pipeline scripts of
-# scripts/ (image_pipeline, matmul_chain, map_reduce): their command
+# scripts/ (image_pipeline, matmul_chain, map_reduce, stream_pipeline): their command
 # lines, the table form, the files they write, runs with injected faults
 # (retried, or moved to a fallback device), the sandbox, and checks that
 # catch a broken kernel.
@@ -45,6 +45,7 @@ has() { grep -q -- "$1" "$tmp/out"; }
 img=$scripts/image_pipeline.lua
 mm=$scripts/matmul_chain.lua
 mr=$scripts/map_reduce.lua
+sp=$scripts/stream_pipeline.lua
 
 # --help: the usage, exit 0, nothing run.
 expect 0 "usage: dclua scripts/image_pipeline.lua" "$img" --help
@@ -72,6 +73,13 @@ expect 0 "check: ok" "$mr" --expr "exp(-x * x) * 2.0f" --count 3000 \
   --group 64 --groups 3 --check
 expect 0 "check: ok" "$mr" --expr "x > 0.5f ? x : 0.0f" \
   --lua-expr "x > 0.5 and x or 0" --count 777 --group 1 --check
+expect 0 "usage: dclua scripts/stream_pipeline.lua" "$sp" --help
+expect 0 "check: ok" "$sp" --chunks 5 --chunk-elements 1000 --check
+check "stream_pipeline: both orders timed" has "^speedup: [0-9]"
+expect 0 "check: ok" "$sp" --chunks 3 --chunk-elements 7 --buffers 8 \
+  --streams 3 --check --runs 1 --warmup 0
+expect 2 "option --buffers: expected an integer from 1 to 64, got '0'" \
+  "$sp" --buffers 0
 
 # Bad command lines: one clear line and exit 2, as the runner's own usage
 # errors, without a traceback.
@@ -188,6 +196,13 @@ retried=$((retried + $(grep -c "retried" "$tmp/out")))
 expect 0 "check: ok" "$mr" --count 5000 --check
 retried=$((retried + $(grep -c "retried" "$tmp/out")))
 check "faults were injected and retried ($retried ops)" test "$retried" -gt 0
+# Copies that fail (three in ten) are retried and the data arrives whole.
+# (A run of 24 copies without a fault has odds of 0.7^24, 0.02%, and the
+# draws are seeded.)
+DC_FAULTS="copy:rate=0.3:seed=11"
+expect 0 "check: ok" "$sp" --chunks 8 --chunk-elements 3000 --check \
+  --retry-attempts 30 --runs 1 --warmup 0
+check "stream_pipeline: failed copies were retried" has "^retried: "
 # Every launch fails and nothing retries: the run fails, visibly.
 DC_FAULTS="launch:rate=1"
 expect 1 "UNAVAILABLE: graph 'image_pipeline': op '.*' failed: injected fault" \

@@ -382,22 +382,20 @@ END_TEST
 
 //===-- core: across devices and contexts -------------------------------===//
 
-START_TEST(test_buffer_copy_across_contexts_uses_staging) {
+START_TEST(test_buffer_copy_across_contexts_goes_host_to_host) {
   dc_test_allocator_t counting = {0};
   dc_context_params_t p = dc_test_quiet_params();
   p.allocator = dc_test_allocator(&counting);
   p.thread_count = 1;
   dc_context_t* other = dc_test_context_new(&p);
-  size_t n = ((size_t)5 << 20) / 4 + 3;  // more than one staging piece
+  size_t n = ((size_t)5 << 20) / 4 + 3;
   dc_buffer_t* src = make_iota(n, "src");
   dc_buffer_t* dst = dc_test_buffer_new(dc_test_cpu(other), DC_DTYPE_U32, n,
                                         "dst");
   size_t before = atomic_load(&counting.allocations);
   DC_CK_OK(dc_buffer_copy(dst, 0, src, 0, n));
-  // The copy staged through the destination context's host allocator, in
-  // pieces of at most 4 MiB, and gave the staging memory back.
-  ck_assert_uint_eq(atomic_load(&counting.allocations), before + 1);
-  ck_assert_uint_eq(atomic_load(&counting.largest), (size_t)4 << 20);
+  // Both sides are host memory: the copy needs no staging.
+  ck_assert_uint_eq(atomic_load(&counting.allocations), before);
   uint32_t* host = NULL;
   DC_CK_OK(dc_buffer_host_pointer(dst, (void**)&host));
   for (size_t i = 0; i < n; ++i) {
@@ -413,6 +411,50 @@ START_TEST(test_buffer_copy_across_contexts_uses_staging) {
   dc_buffer_release(src);
   dc_buffer_release(dst);
   dc_context_release(other);
+  DC_CK_ALLOCATOR_BALANCED(&counting);
+}
+END_TEST
+
+// Two fake GPUs: private memory the host cannot see, no peer copies.
+static dc_context_t* context_with_two_fakes(dc_test_allocator_t* counting,
+                                            dc_buffer_t** out_src,
+                                            dc_buffer_t** out_dst,
+                                            size_t n) {
+  dc_context_params_t p = dc_test_quiet_params();
+  p.allocator = dc_test_allocator(counting);
+  p.thread_count = 1;
+  dc_context_t* c = dc_test_context_with_fakes(&p, 2);
+  dc_device_t *f0 = NULL, *f1 = NULL;
+  DC_CK_OK(dc_context_find_device(c, "fake:0", &f0));
+  DC_CK_OK(dc_context_find_device(c, "fake:1", &f1));
+  *out_src = make_on(f0, DC_DTYPE_U32, n, DC_STORAGE_PRIVATE, "src");
+  *out_dst = make_on(f1, DC_DTYPE_U32, n, DC_STORAGE_PRIVATE, "dst");
+  return c;
+}
+
+START_TEST(test_buffer_copy_between_hidden_memories_uses_staging) {
+  dc_test_allocator_t counting = {0};
+  size_t n = ((size_t)5 << 20) / 4 + 3;  // more than one staging piece
+  dc_buffer_t *src = NULL, *dst = NULL;
+  dc_context_t* c = context_with_two_fakes(&counting, &src, &dst, n);
+  uint32_t* in = dc_test_xmalloc(n * 4);
+  for (size_t i = 0; i < n; ++i) in[i] = (uint32_t)(i * 3);
+  DC_CK_OK(dc_buffer_write(src, 0, in, n));
+  size_t before = atomic_load(&counting.allocations);
+  DC_CK_OK(dc_buffer_copy(dst, 0, src, 0, n));
+  // The copy staged through the context's host allocator, in pieces of
+  // at most 4 MiB, and gave the staging memory back.
+  ck_assert_uint_eq(atomic_load(&counting.allocations), before + 1);
+  ck_assert_uint_eq(atomic_load(&counting.largest), (size_t)4 << 20);
+  memset(in, 0, n * 4);
+  DC_CK_OK(dc_buffer_read(dst, 0, in, n));
+  for (size_t i = 0; i < n; ++i) {
+    if (in[i] != (uint32_t)(i * 3)) ck_abort_msg("element %zu is %u", i, in[i]);
+  }
+  free(in);
+  dc_buffer_release(src);
+  dc_buffer_release(dst);
+  dc_context_release(c);
   DC_CK_ALLOCATOR_BALANCED(&counting);
 }
 END_TEST
@@ -569,13 +611,8 @@ END_TEST
 
 START_TEST(test_buffer_copy_staging_out_of_memory) {
   dc_test_allocator_t counting = {0};
-  dc_context_params_t p = dc_test_quiet_params();
-  p.allocator = dc_test_allocator(&counting);
-  p.thread_count = 1;
-  dc_context_t* other = dc_test_context_new(&p);
-  dc_buffer_t* src = make_iota(10, "src");
-  dc_buffer_t* dst = dc_test_buffer_new(dc_test_cpu(other), DC_DTYPE_U32, 10,
-                                        "dst");
+  dc_buffer_t *src = NULL, *dst = NULL;
+  dc_context_t* c = context_with_two_fakes(&counting, &src, &dst, 10);
   counting.fail_at = atomic_load(&counting.attempts) + 1;
   DC_CK_FAIL(dc_buffer_copy(dst, 0, src, 0, 10), DC_ERR_OUT_OF_MEMORY,
              "dc_buffer_copy");
@@ -583,7 +620,7 @@ START_TEST(test_buffer_copy_staging_out_of_memory) {
   counting.fail_at = 0;
   dc_buffer_release(src);
   dc_buffer_release(dst);
-  dc_context_release(other);
+  dc_context_release(c);
   DC_CK_ALLOCATOR_BALANCED(&counting);
 }
 END_TEST
@@ -972,7 +1009,8 @@ static Suite* buffer_suite(void) {
   tcase_add_test(core, test_buffer_view_of_view_is_view_of_original);
   tcase_add_test(core, test_buffer_labels);
   tcase_add_test(core, test_buffer_retain_release);
-  tcase_add_test(core, test_buffer_copy_across_contexts_uses_staging);
+  tcase_add_test(core, test_buffer_copy_across_contexts_goes_host_to_host);
+  tcase_add_test(core, test_buffer_copy_between_hidden_memories_uses_staging);
   tcase_add_test(core, test_buffer_copy_across_devices);
   tcase_add_test(core, test_buffer_host_pointer_needs_host_visible_memory);
   suite_add_tcase(s, core);

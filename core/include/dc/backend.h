@@ -391,6 +391,28 @@ typedef struct dc_device_peer_ops_t {
   bool (*direct)(dc_device_t* from, dc_device_t* to);
 } dc_device_peer_ops_t;
 
+// Pinning (optional; every function required in the table): page-locking
+// host memory so that this backend's devices move it by DMA at the bus's
+// speed, without staging it (cuMemHostRegister). The engine pins the
+// pool blocks of host-visible buffers (a CPU device's) when a copy of at
+// least 1 MiB between them and such a device happens, keeps them pinned
+// while its pool caches them, and unpins them before they are freed
+// (docs/c/buffers.md, "dc_buffer_copy"). A pin counts for every device of
+// the backend, as a portable registration does.
+typedef struct dc_device_pinning_ops_t {
+  // Pins [host, host + size). Returns DC_ERR_OUT_OF_MEMORY when the
+  // system refuses to lock more memory (the engine then stages the copy).
+  dc_status_t (*pin)(dc_device_t* device, void* host, size_t size);
+  // Undoes pin(|host|, |size|), made through any device of the backend.
+  void (*unpin)(dc_device_t* device, void* host, size_t size);
+  // As the memory table's write and read, with |host| inside memory this
+  // backend pinned: straight between it and the device, no staging.
+  dc_status_t (*write_pinned)(dc_device_t* device, void* memory,
+                              size_t offset, const void* host, size_t size);
+  dc_status_t (*read_pinned)(dc_device_t* device, const void* memory,
+                             size_t offset, void* host, size_t size);
+} dc_device_pinning_ops_t;
+
 // A device's operations: lifetime, the memory table every device has, and
 // one table per optional capability, NULL where the device lacks it.
 // dc_device_initialize() checks that each table present is complete.
@@ -409,6 +431,7 @@ typedef struct dc_device_vtable_t {
   const dc_device_event_ops_t* events;   // needs queues
   const dc_device_graph_ops_t* graphs;   // needs kernels
   const dc_device_peer_ops_t* peer;
+  const dc_device_pinning_ops_t* pinning;
 } dc_device_vtable_t;
 
 // The part of every device that the core owns. Backends embed it first in

@@ -50,6 +50,9 @@ static void destroy_context(dc_context_t* ctx) {
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc__builtins_release(ctx->devices[i]);
   }
+  // Pinned blocks are unpinned through their backend's device, which may
+  // go before the pool that holds them.
+  dc__host_pins_destroy(&ctx->pins, ctx->allocator);
   for (size_t i = ctx->device_count; i-- > 0;) {
     dc_device_t* device = ctx->devices[i];
     dc__memory_pool_destroy(device->core->pool);
@@ -105,6 +108,7 @@ dc_status_t dc_context_create(const dc_context_params_t* params,
   atomic_init(&ctx->interrupts, 0u);
   atomic_init(&ctx->host_refs, 1u);
   pthread_mutex_init(&ctx->lock, NULL);
+  dc__host_pins_init(&ctx->pins);
   ctx->live.prev = ctx->live.next = &ctx->live;
   dc_allocator_t a = ctx->allocator;
   dc__object_cache_init(&ctx->buffer_cache, a, dc__buffer_object_size(),

@@ -8,6 +8,7 @@
 #include "dc/backend.h"
 #include "dc/context.h"
 #include "fault_set.h"
+#include "host_pins.h"
 #include "internal.h"
 #include "log_internal.h"
 #include "object_cache.h"
@@ -82,6 +83,7 @@ struct dc_context_t {
   // Bytes/s measured from devices[i] to devices[j], 0 until measured
   // (device_peer.c). Guarded by lock.
   uint64_t peer_bandwidth[DC_MAX_DEVICES][DC_MAX_DEVICES];
+  dc__host_pins_t pins;  // host blocks pinned for DMA (host_pins.c)
 };
 
 DC_INTERNAL void dc__log_default_sink(void* user_data,

@@ -54,6 +54,11 @@ static const char* vtable_gap(const dc_device_vtable_t* vt) {
   if (vt->peer != NULL && vt->peer->copy == NULL) {
     return "has a peer table without copy";
   }
+  const dc_device_pinning_ops_t* p = vt->pinning;
+  if (p != NULL &&
+      (!p->pin || !p->unpin || !p->write_pinned || !p->read_pinned)) {
+    return "has a pinning table that lacks a function";
+  }
   return NULL;
 }
 

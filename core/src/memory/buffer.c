@@ -6,6 +6,7 @@
 
 #include "buffer_internal.h"
 #include "fault_internal.h"
+#include "host_pins.h"
 #include "memory_pool_internal.h"
 #include "scheduler.h"
 
@@ -174,6 +175,7 @@ dc_status_t dc_buffer_create_view(dc_buffer_t* buffer, size_t offset,
   dc_buffer_retain(root);
   v->root = root;
   v->memory = root->memory;
+  v->block_size = root->block_size;
   v->byte_offset = buffer->byte_offset + offset * dc_dtype_size(buffer->dtype);
   v->length = count;
   v->dtype = buffer->dtype;
@@ -304,18 +306,37 @@ dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
                          value, esize);
 }
 
+// The host pointer of |b|'s block, or NULL when the host cannot see it.
+static void* host_block(const dc_buffer_t* b) {
+  return b->device->vtable->memory->host_pointer(b->device, b->memory,
+                                                 b->storage);
+}
+
 // Copies between devices: by the backend when it copies between its own
 // devices (copy_peer: GPU to GPU, without host memory in between where
-// the GPUs reach each other), else through a bounded host staging buffer.
+// the GPUs reach each other); straight from or into the host block when
+// one side is host memory (host_pins.h: pinned when it pays); else
+// through a bounded host staging buffer.
 static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
                                        const dc_buffer_t* src,
                                        size_t src_byte, size_t bytes) {
-  if (dc__device_copies_peer(dst->device, src->device)) {
-    dc_device_t* d = dst->device;
-    return d->vtable->peer->copy(d, dst->memory, dst_byte, src->device,
-                                src->memory, src_byte, bytes, NULL);
+  dc_device_t* s = src->device;
+  dc_device_t* d = dst->device;
+  if (dc__device_copies_peer(d, s)) {
+    return d->vtable->peer->copy(d, dst->memory, dst_byte, s, src->memory,
+                                 src_byte, bytes, NULL);
   }
-  dc_allocator_t allocator = dc_context_allocator(dst->device->context);
+  void* block = host_block(src);
+  if (block != NULL) {
+    return dc__host_pins_write(d, dst->memory, dst_byte, block,
+                               src->block_size, src_byte, bytes);
+  }
+  block = host_block(dst);
+  if (block != NULL) {
+    return dc__host_pins_read(s, src->memory, src_byte, block,
+                              dst->block_size, dst_byte, bytes);
+  }
+  dc_allocator_t allocator = dc_context_allocator(d->context);
   size_t stage_size = DC_MIN(bytes, STAGING_BYTES);
   void* stage = dc_allocator_malloc(allocator, stage_size);
   if (stage == NULL) {
@@ -326,11 +347,10 @@ static dc_status_t copy_across_devices(dc_buffer_t* dst, size_t dst_byte,
   dc_status_t status = DC_OK;
   for (size_t done = 0; done < bytes && status == DC_OK;) {
     size_t n = DC_MIN(stage_size, bytes - done);
-    dc_device_t* s = src->device;
-    dc_device_t* d = dst->device;
     status = s->vtable->memory->read(s, src->memory, src_byte + done, stage, n);
     if (status == DC_OK) {
-      status = d->vtable->memory->write(d, dst->memory, dst_byte + done, stage, n);
+      status =
+          d->vtable->memory->write(d, dst->memory, dst_byte + done, stage, n);
     }
     done += n;
   }

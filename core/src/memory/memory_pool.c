@@ -105,14 +105,21 @@ static block_t* unlink_cached(dc__memory_pool_t* pool, size_t keep) {
   return victims;
 }
 
+// Gives a block back to the device, unpinning it first if it is host
+// memory that a backend pinned (host_pins.h).
+static void deallocate(dc__memory_pool_t* pool, void* memory, size_t size,
+                       dc_storage_mode_t mode) {
+  dc__host_pins_forget(pool->device, memory, mode);
+  pool->device->vtable->memory->deallocate(pool->device, memory, size, mode);
+}
+
 // Frees |victims| to the device, then returns their nodes to |spare|.
 static void free_unlinked(dc__memory_pool_t* pool, block_t* victims) {
   if (victims == NULL) return;
   size_t freed = 0;
   block_t* last = victims;
   for (block_t* b = victims; b != NULL; b = b->next) {
-    pool->device->vtable->memory->deallocate(pool->device, b->memory, b->size,
-                                     b->mode);
+    deallocate(pool, b->memory, b->size, b->mode);
     freed += b->size;
     last = b;
   }
@@ -272,7 +279,7 @@ void dc__memory_pool_release(dc__memory_pool_t* pool, void* memory,
   }
   pthread_mutex_unlock(&pool->lock);
   if (node == NULL) {
-    pool->device->vtable->memory->deallocate(pool->device, memory, block_size, mode);
+    deallocate(pool, memory, block_size, mode);
   }
 }
 

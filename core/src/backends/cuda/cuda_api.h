@@ -119,6 +119,7 @@ enum { CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4 };  // CUmemPool_attribute
 enum { CU_STREAM_NON_BLOCKING = 0x1 };
 enum { CU_EVENT_DEFAULT = 0x0, CU_EVENT_DISABLE_TIMING = 0x2 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 0x1, CU_MEMHOSTALLOC_DEVICEMAP = 0x2 };
+enum { CU_MEMHOSTREGISTER_PORTABLE = 0x1 };
 enum { CU_MEM_ATTACH_GLOBAL = 0x1 };  // CUmemAttach_flags
 enum {  // CUpointer_attribute
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
@@ -207,6 +208,9 @@ enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };  // cublasOperation_t
   X(CUresult, "cuMemHostAlloc", mem_host_alloc,                              \
     (void** ptr, size_t size, unsigned int flags))                           \
   X(CUresult, "cuMemFreeHost", mem_free_host, (void* ptr))                   \
+  X(CUresult, "cuMemHostRegister_v2", mem_host_register,                     \
+    (void* ptr, size_t size, unsigned int flags))                            \
+  X(CUresult, "cuMemHostUnregister", mem_host_unregister, (void* ptr))       \
   X(CUresult, "cuMemHostGetDevicePointer_v2", mem_host_get_device_pointer,   \
     (CUdeviceptr * device_ptr, void* host_ptr, unsigned int flags))          \
   X(CUresult, "cuMemcpyHtoDAsync_v2", memcpy_htod_async,                     \

@@ -103,6 +103,12 @@ dc_status_t dc__cuda_leave(dc__cuda_device_t* cuda, dc_status_t status) {
 
 //===-- The vtable ------------------------------------------------------===//
 
+static void free_device(dc__cuda_device_t* cuda) {
+  for (int i = 0; i < 2; ++i) pthread_mutex_destroy(&cuda->lanes[i].lock);
+  pthread_mutex_destroy(&cuda->lock);
+  dc_allocator_free(cuda->allocator, cuda, sizeof(*cuda));
+}
+
 // Runs alone: the context destroys a device after every buffer and
 // program on it is gone, so no other call can reach it and nothing is
 // locked (the kernel teardown may lock for itself).
@@ -120,8 +126,7 @@ static void cuda_destroy(dc_device_t* device) {
     if (cuda->pool != NULL) cu->mem_pool_trim_to(cuda->pool, 0);
   }
   cu->primary_ctx_release(cuda->device);
-  pthread_mutex_destroy(&cuda->lock);
-  dc_allocator_free(cuda->allocator, cuda, sizeof(*cuda));
+  free_device(cuda);
 }
 
 // A sticky error is for the rest of the process: the driver's
@@ -175,6 +180,13 @@ static const dc_device_peer_ops_t kCudaPeer = {
     .direct = dc__cuda_peer_direct,
 };
 
+static const dc_device_pinning_ops_t kCudaPinning = {
+    .pin = dc__cuda_pin,
+    .unpin = dc__cuda_unpin,
+    .write_pinned = dc__cuda_write_pinned,
+    .read_pinned = dc__cuda_read_pinned,
+};
+
 static const dc_device_vtable_t kCudaVtable = {
     .destroy = cuda_destroy,
     .broken = cuda_broken,
@@ -184,6 +196,7 @@ static const dc_device_vtable_t kCudaVtable = {
     .events = &kCudaEvents,
     .graphs = &kCudaGraphs,
     .peer = &kCudaPeer,
+    .pinning = &kCudaPinning,
 };
 
 //===-- Capabilities ----------------------------------------------------===//
@@ -386,14 +399,10 @@ static dc_status_t new_device(dc_context_t* ctx, const dc__cuda_api_t* api,
   snprintf(cuda->base.info.name, sizeof(cuda->base.info.name), "cuda:%d",
            ordinal);
   pthread_mutex_init(&cuda->lock, NULL);
+  for (int i = 0; i < 2; ++i) pthread_mutex_init(&cuda->lanes[i].lock, NULL);
   *out = cuda;
   CUresult r = api->cu->device_get(&cuda->device, ordinal);
   return r == CUDA_SUCCESS ? DC_OK : dc__cuda_failed(cuda, r, "cuDeviceGet");
-}
-
-static void free_device(dc__cuda_device_t* cuda) {
-  pthread_mutex_destroy(&cuda->lock);
-  dc_allocator_free(cuda->allocator, cuda, sizeof(*cuda));
 }
 
 // Reads |cuda|'s capabilities and opens it; |info| gets what it can do.

@@ -47,6 +47,15 @@ typedef struct dc__cuda_device_t {
   // A sticky error broke the context for the rest of the process.
   atomic_bool broken;
 
+  // Copies with pinned host memory (cuda_memory.c), one lane a direction
+  // ([0] to the GPU, [1] from it): its own stream and lock, so that a copy
+  // each way runs at once on the two copy engines, beside the device
+  // stream and the queues.
+  struct {
+    pthread_mutex_t lock;
+    CUstream stream;  // made on first use
+  } lanes[2];
+
   pthread_mutex_t lock;  // guards everything below
   CUstream stream;       // where every synchronous operation runs
   int priority_least, priority_greatest;  // CUDA stream priorities
@@ -122,6 +131,17 @@ DC_INTERNAL dc_status_t dc__cuda_fill(dc_device_t* device, void* memory,
 DC_INTERNAL dc_status_t dc__cuda_copy(dc_device_t* device, void* dst,
                                       size_t dst_offset, const void* src,
                                       size_t src_offset, size_t size);
+// Host memory pinned for DMA (dc_device_pinning_ops_t).
+DC_INTERNAL dc_status_t dc__cuda_pin(dc_device_t* device, void* host,
+                                     size_t size);
+DC_INTERNAL void dc__cuda_unpin(dc_device_t* device, void* host, size_t size);
+DC_INTERNAL dc_status_t dc__cuda_write_pinned(dc_device_t* device,
+                                              void* memory, size_t offset,
+                                              const void* host, size_t size);
+DC_INTERNAL dc_status_t dc__cuda_read_pinned(dc_device_t* device,
+                                             const void* memory,
+                                             size_t offset, void* host,
+                                             size_t size);
 // Frees the staging buffer and its events. Call with the context current.
 DC_INTERNAL void dc__cuda_memory_teardown(dc__cuda_device_t* cuda);
 

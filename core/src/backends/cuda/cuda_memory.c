@@ -18,9 +18,11 @@
 //
 // Every handle is a device address (a CUdeviceptr cast to void*), so a
 // copy between any two is one cuMemcpyAsync that the driver routes by
-// address. Host transfers of private and managed memory go through a
-// pinned staging buffer in two halves: while the copy engine moves one,
-// the host fills or drains the other. Shared memory is the host's: it is
+// address. Host memory the engine pinned (a CPU-device buffer's block,
+// host_pins.h) moves by one DMA each way. Other writes from host memory
+// go through a pinned staging buffer in two halves: while the copy engine
+// moves one, the host fills the other; reads of 1 MiB or more use the
+// driver's staging, smaller ones ours. Shared memory is the host's: it is
 // read, written and filled with memcpy directly, as the device stream is
 // idle between operations.
 //
@@ -39,6 +41,9 @@
 // memory per device.
 #define STAGING_MIN_HALF ((size_t)64 << 10)
 #define STAGING_MAX_HALF ((size_t)8 << 20)
+// Reads of at least this many bytes into pageable memory go through the
+// driver's staging rather than ours (read_chunks).
+#define READ_DRIVER_MIN ((size_t)1 << 20)
 
 // An overlapping copy of more than this many pieces of its shift goes
 // through a temporary instead, of at most OVERLAP_TEMP_MAX bytes.
@@ -288,6 +293,10 @@ static dc_status_t reserve_staging(dc__cuda_device_t* cuda, size_t transfer,
 
 void dc__cuda_memory_teardown(dc__cuda_device_t* cuda) {
   const dc__cuda_driver_t* cu = cuda->api->cu;
+  for (int i = 0; i < 2; ++i) {
+    if (cuda->lanes[i].stream != NULL) cu->stream_destroy(cuda->lanes[i].stream);
+    cuda->lanes[i].stream = NULL;
+  }
   if (cuda->staging != NULL) cu->mem_free_host(cuda->staging);
   cuda->staging = NULL;
   cuda->staging_size = 0;
@@ -324,6 +333,43 @@ static dc_status_t wait_half(dc__cuda_device_t* cuda, size_t index) {
 
 //===-- Transfers -------------------------------------------------------===//
 
+// Host copies into the staging halves of at least this many bytes are
+// split into pieces over the context's worker pool: one thread's memcpy
+// (about 8 GB/s on an H200 host) is far slower than the bus.
+#define PARALLEL_COPY_MIN ((size_t)2 << 20)
+#define PARALLEL_COPY_PIECE ((size_t)512 << 10)
+
+typedef struct host_copy_t {
+  char* dst;
+  const char* src;
+  size_t size;
+} host_copy_t;
+
+static dc_status_t copy_pieces(void* user_data, size_t begin, size_t end,
+                               uint32_t thread_index) {
+  (void)thread_index;
+  const host_copy_t* c = user_data;
+  size_t from = begin * PARALLEL_COPY_PIECE;
+  size_t to = DC_MIN(end * PARALLEL_COPY_PIECE, c->size);
+  memcpy(c->dst + from, c->src + from, to - from);
+  return DC_OK;
+}
+
+// memcpy, over the worker pool when it is large. The pieces only copy
+// bytes, so running them under the device lock cannot deadlock; a pool
+// that is busy runs them on the calling thread.
+static void host_copy(dc__cuda_device_t* cuda, char* dst, const char* src,
+                      size_t size) {
+  dc_worker_pool_t* pool = dc_context_worker_pool(cuda->base.context);
+  if (size < PARALLEL_COPY_MIN || dc_worker_pool_thread_count(pool) < 2) {
+    memcpy(dst, src, size);
+    return;
+  }
+  host_copy_t c = {dst, src, size};
+  size_t pieces = (size + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE;
+  (void)dc_worker_pool_parallel_for(pool, 0, pieces, 1, copy_pieces, &c);
+}
+
 // Queues |size| bytes from |src| to device address |dst| through the
 // staging halves in turn: a half is refilled once its previous chunk has
 // left (the first two are free, the stream being idle).
@@ -336,7 +382,7 @@ static dc_status_t write_chunks(dc__cuda_device_t* cuda, CUdeviceptr dst,
     size_t n = DC_MIN(half, size - done);
     if (index >= 2) DC_RETURN_IF_ERROR(wait_half(cuda, index));
     char* stage = staging_half(cuda, half, index);
-    memcpy(stage, src + done, n);
+    host_copy(cuda, stage, src + done, n);
     CUresult r =
         cuda->api->cu->memcpy_htod_async(dst + done, stage, n, cuda->stream);
     if (r != CUDA_SUCCESS) {
@@ -360,10 +406,22 @@ static dc_status_t queue_read_chunk(dc__cuda_device_t* cuda, CUdeviceptr src,
   return record_half(cuda, index);
 }
 
-// Reads |size| bytes at device address |src| into |dst|: chunk i+1 is on
-// its way into one half while the host drains chunk i from the other.
+// Reads |size| bytes at device address |src| into |dst|. Large reads go
+// to the driver's own path for pageable memory, which drains its staging
+// faster than one host thread's memcpy does (13.9 against 7.8 GB/s on an
+// H200, docs/benchmarks.md); small ones take the staging halves: chunk
+// i+1 is on its way into one half while the host drains chunk i from the
+// other.
 static dc_status_t read_chunks(dc__cuda_device_t* cuda, CUdeviceptr src,
                                char* dst, size_t size) {
+  if (size >= READ_DRIVER_MIN) {
+    CUresult r = cuda->api->cu->memcpy_dtoh_async(dst, src, size,
+                                                  cuda->stream);
+    if (r != CUDA_SUCCESS) {
+      return dc__cuda_failed(cuda, r, "cuMemcpyDtoHAsync of %zu bytes", size);
+    }
+    return DC_OK;
+  }
   size_t half = 0;
   DC_RETURN_IF_ERROR(reserve_staging(cuda, size, &half));
   size_t chunks = (size + half - 1) / half;
@@ -418,6 +476,92 @@ dc_status_t dc__cuda_read(dc_device_t* device, const void* memory,
     status = finish(cuda, status, what);
   }
   return dc__cuda_leave(cuda, status);
+}
+
+//===-- Pinned host memory ----------------------------------------------===//
+// Registered portable, so a pin made through one GPU serves them all. A
+// transfer with pinned memory is one DMA on its direction's lane: no
+// staging, no host copy, and no wait for the device lock.
+
+dc_status_t dc__cuda_pin(dc_device_t* device, void* host, size_t size) {
+  dc__cuda_device_t* cuda = cuda_of(device);
+  DC_RETURN_IF_ERROR(dc__cuda_enter(cuda));
+  CUresult r = cuda->api->cu->mem_host_register(host, size,
+                                                CU_MEMHOSTREGISTER_PORTABLE);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "cuMemHostRegister of %zu bytes", size);
+  }
+  return DC_OK;
+}
+
+// A failure is logged: the memory is about to be freed either way.
+void dc__cuda_unpin(dc_device_t* device, void* host, size_t size) {
+  dc__cuda_device_t* cuda = cuda_of(device);
+  dc__saved_error_t caller_error;
+  dc__error_save(&caller_error);
+  dc_status_t status = dc__cuda_enter(cuda);
+  if (status == DC_OK) {
+    CUresult r = cuda->api->cu->mem_host_unregister(host);
+    if (r != CUDA_SUCCESS) {
+      status = dc__cuda_failed(cuda, r, "cuMemHostUnregister of %zu bytes",
+                               size);
+    }
+  }
+  if (status != DC_OK) {
+    dc_context_log(device->context, DC_LOG_WARN, "cuda", "%s",
+                   dc_last_error());
+  }
+  dc__error_restore(&caller_error);
+}
+
+// Copies |size| bytes between device address |device| and pinned host
+// memory |host| on lane |to_host| (0: to the GPU) and waits for it.
+static dc_status_t lane_copy(dc__cuda_device_t* cuda, bool to_host,
+                             CUdeviceptr device, void* host, size_t size) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  pthread_mutex_lock(&cuda->lanes[to_host].lock);
+  CUstream* stream = &cuda->lanes[to_host].stream;
+  dc_status_t status = dc__cuda_enter(cuda);
+  CUresult r = CUDA_SUCCESS;
+  if (status == DC_OK && *stream == NULL) {
+    r = cu->stream_create(stream, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS) {
+      *stream = NULL;
+      status = dc__cuda_failed(cuda, r, "cuStreamCreate (copy lane)");
+    }
+  }
+  if (status == DC_OK) {
+    r = to_host ? cu->memcpy_dtoh_async(host, device, size, *stream)
+                : cu->memcpy_htod_async(device, host, size, *stream);
+    if (r != CUDA_SUCCESS) {
+      status = dc__cuda_failed(cuda, r, "%s of %zu pinned bytes",
+                               to_host ? "cuMemcpyDtoHAsync"
+                                       : "cuMemcpyHtoDAsync",
+                               size);
+    }
+  }
+  if (status == DC_OK) {
+    status = dc__cuda_wait(cuda, *stream,
+                           to_host ? "read into pinned memory"
+                                   : "write from pinned memory");
+  } else if (*stream != NULL) {
+    cu->stream_synchronize(*stream);  // nothing of it may still run
+  }
+  pthread_mutex_unlock(&cuda->lanes[to_host].lock);
+  return dc__cuda_settle(cuda, status);
+}
+
+dc_status_t dc__cuda_write_pinned(dc_device_t* device, void* memory,
+                                  size_t offset, const void* host,
+                                  size_t size) {
+  return lane_copy(cuda_of(device), false, address_of(memory, offset),
+                   (void*)host, size);
+}
+
+dc_status_t dc__cuda_read_pinned(dc_device_t* device, const void* memory,
+                                 size_t offset, void* host, size_t size) {
+  return lane_copy(cuda_of(device), true, address_of(memory, offset), host,
+                   size);
 }
 
 //===-- Fill ------------------------------------------------------------===//
