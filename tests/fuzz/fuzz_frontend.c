@@ -1,7 +1,7 @@
 // fuzz_frontend.c: the kernel compiler's front end as a fuzz target:
 // build options, the preprocessor and the parser over one input, then
-// every code generator (CPU C, CUDA C++ and the lowering to OpenCL C, with
-// and without bounds checks) over every program the analysis accepts, in a fresh arena and
+// every lowering (C, CUDA C++ and OpenCL C, with and without bounds
+// checks) over every program the analysis accepts, in a fresh arena and
 // build log, all freed at the end.
 //
 // The input's first line holds the build options when it starts with '-'
@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cpu/cpu_codegen.h"
-#include "backends/cuda/cuda_codegen.h"
 #include "kernel/ast.h"
 #include "kernel/kernel_limits.h"
 #include "kernel/lower.h"
@@ -95,31 +93,44 @@ static void check_status(dc_status_t st, const dc__diag_t* diag,
   }
 }
 
-// Writes |ast| with every generator: a generator may refuse a program the
+// What every lowering promises on success: text of the length it says,
+// and one description per kernel.
+static void check_lowered(dc_status_t st, const dc_lowered_program_t* l,
+                          const dc__program_ast_t* ast, const char* what) {
+  if (st != DC_OK) return;
+  size_t kernels = 0;
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    kernels += ast->functions[i].is_kernel && ast->functions[i].body != NULL;
+  }
+  if (l->text == NULL || strlen(l->text) != l->length) violated(what);
+  if (l->kernel_count != kernels || (kernels > 0 && l->kernels == NULL)) {
+    violated(what);
+  }
+}
+
+// Lowers |ast| to every dialect: a lowering may refuse a program the
 // analysis took only with COMPILE and a message (a form it documents as
 // unsupported), never crash or fail otherwise.
 static void generate(dc__arena_t* arena, const dc__program_ast_t* ast,
                      dc__diag_t* diag) {
-  dc__exec_mode_t* modes =
-      dc__arena_zalloc(arena, ast->function_count + 1, sizeof(*modes));
-  if (modes == NULL) return;
+  typedef dc_status_t (*lower_fn)(dc__arena_t*, const dc__program_ast_t*,
+                                  const char*, bool, dc__diag_t*,
+                                  dc_lowered_program_t*);
+  static const struct {
+    lower_fn lower;
+    const char* what;
+  } kDialects[] = {
+      {dc__lower_c, "the C lowering's text or kernels are wrong"},
+      {dc__lower_cuda, "the CUDA C++ lowering's text or kernels are wrong"},
+      {dc__lower_opencl, "the OpenCL C lowering's text or kernels are wrong"},
+  };
   for (int bounds = 0; bounds < 2; ++bounds) {
-    dc__strbuf_t c;
-    dc__strbuf_init(&c, arena);
-    dc__codegen_options_t cpu = {.file = "fuzz.cl", .checked = bounds};
-    check_status(dc__cpu_codegen(arena, ast, &cpu, diag, &c, modes), diag,
-                 arena);
-    dc__cuda_translation_t t;
-    dc__cuda_codegen_options_t cuda = {.file = "fuzz.cl",
-                                       .checked = bounds};
-    check_status(dc__cuda_codegen(arena, ast, &cuda, diag, &t), diag, arena);
-    dc_lowered_program_t lowered;
-    dc_status_t st =
-        dc__lower_opencl(arena, ast, "fuzz.cl", bounds, diag, &lowered);
-    check_status(st, diag, arena);
-    if (st == DC_OK && (lowered.text == NULL ||
-                        strlen(lowered.text) != lowered.length)) {
-      violated("the OpenCL C lowering's text and length disagree");
+    for (size_t d = 0; d < sizeof(kDialects) / sizeof(kDialects[0]); ++d) {
+      dc_lowered_program_t lowered;
+      dc_status_t st =
+          kDialects[d].lower(arena, ast, "fuzz.cl", bounds, diag, &lowered);
+      check_status(st, diag, arena);
+      check_lowered(st, &lowered, ast, kDialects[d].what);
     }
   }
 }

@@ -5,11 +5,11 @@
 # "#ifdef DC_NEED_<X>" and "#endif  // DC_NEED_<X>" (internal names start
 # with DC_, DC__ or dc__), since the code generator decides from it which
 # sections a kernel needs. Run in script mode:
-#   cmake -DPRELUDE=<cpu_prelude.h> -P check_table.cmake
+#   cmake -DPRELUDE=<lower_c_prelude.h> -P check_table.cmake
 
 cmake_minimum_required(VERSION 3.20)
 if(NOT PRELUDE)
-  message(FATAL_ERROR "usage: cmake -DPRELUDE=<cpu_prelude.h> -P ${CMAKE_CURRENT_LIST_FILE}")
+  message(FATAL_ERROR "usage: cmake -DPRELUDE=<lower_c_prelude.h> -P ${CMAKE_CURRENT_LIST_FILE}")
 endif()
 file(READ "${PRELUDE}" text)
 

@@ -1,5 +1,5 @@
 // prelude_test.c: checks every type and built-in of the CPU kernel prelude
-// (core/src/backends/cpu/cpu_prelude.h) with scalars and all vector widths.
+// (core/src/kernel/lower_c_prelude.h) with scalars and all vector widths.
 //
 // Built by tests/prelude/CMakeLists.txt, or standalone from the top:
 //   gcc -std=gnu11 -O3 -march=native -Wall -Wextra -I core/src/kernel
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #define DC_NEED_ALL 1
-#include "cpu_prelude.h"
+#include "lower_c_prelude.h"
 
 #ifndef PRELUDE_TEST_PART
 #define PRELUDE_TEST_PART 0
@@ -183,7 +183,7 @@ static inline size_t wi_all(dc__wi_t* _wi, int d) {
 }
 
 TEST_FN test_workitem(void) {
-  dc__launch_t launch = {.work_dim = 2,
+  dc_c_launch_t launch = {.work_dim = 2,
                          .global_size = {64, 6, 1},
                          .global_offset = {5, 7, 0},
                          .local_size = {16, 3, 1},
@@ -1382,7 +1382,7 @@ TEST_FN test_atomics(void) {
     }
 
 TEST_FN test_async(void) {
-  dc__launch_t launch = {.work_dim = 2,
+  dc_c_launch_t launch = {.work_dim = 2,
                          .global_size = {3, 2, 1},
                          .local_size = {3, 2, 1},
                          .num_groups = {1, 1, 1}};

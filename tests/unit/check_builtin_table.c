@@ -623,8 +623,8 @@ END_TEST
 // Each OpenCL name the CUDA preludes define ("#define sin dc__sin", and the
 // work-item functions).
 START_TEST(test_builtin_table_cuda_prelude_names) {
-  static const char* const kFiles[] = {"cuda_prelude.h",
-                                       "cuda_prelude_builtins.h"};
+  static const char* const kFiles[] = {"lower_cuda_prelude.h",
+                                       "lower_cuda_prelude_builtins.h"};
   int names = 0;
   for (size_t f = 0; f < 2; ++f) {
     char path[1024];

@@ -1,14 +1,15 @@
-// check_cuda_codegen.c: the CUDA device's code generator and its NVRTC
-// compile, without a GPU. The generator's output is checked as text
+// check_cuda_codegen.c: the lowering to CUDA C++ (DC_KERNEL_DIALECT_CUDA_C)
+// and the CUDA device's NVRTC compile of it, without a GPU. The generator's output is checked as text
 // everywhere; where NVRTC can be loaded (the CUDA toolkit installed), the
 // whole kernel corpus (tests/kernels), the built-in kernels and the
 // compile errors are compiled for sm_90 too. Launching is the corpus
 // runner's business (check_kernel_corpus.c) on a machine with a GPU.
 // SPDX-License-Identifier: MIT
 #include "check_util.h"
-#include "cuda_codegen.h"
 #include "cuda_compile.h"
 #include "kernel_manifest.h"
+#include "lower.h"
+#include "pp.h"
 
 extern const char dc__builtin_kernels_text[];
 
@@ -17,7 +18,7 @@ extern const char dc__builtin_kernels_text[];
 typedef struct translated_t {
   dc__arena_t arena;
   dc__diag_t diag;
-  dc__cuda_translation_t t;
+  dc_lowered_program_t t;
   dc_status_t status;
 } translated_t;
 
@@ -38,8 +39,8 @@ static void translate(translated_t* x, const char* source, bool bounds) {
     x->status = dc__parse(&x->arena, &tokens, &x->diag, &ast);
   }
   if (x->status == DC_OK) {
-    dc__cuda_codegen_options_t cg = {.file = "gen.cl", .checked = bounds};
-    x->status = dc__cuda_codegen(&x->arena, &ast, &cg, &x->diag, &x->t);
+    x->status = dc__lower_cuda(&x->arena, &ast, "gen.cl", bounds, &x->diag,
+                               &x->t);
   }
 }
 
@@ -57,8 +58,8 @@ static void expect_translation(const char* source, bool bounds,
   ck_assert_msg(x.status == DC_OK, "translation failed: %s",
                 x.diag.log ? x.diag.log : dc_last_error());
   for (const char* const* w = wanted; *w != NULL; ++w) {
-    ck_assert_msg(strstr(x.t.source, *w) != NULL,
-                  "the translation lacks '%s':\n%s", *w, x.t.source);
+    ck_assert_msg(strstr(x.t.text, *w) != NULL,
+                  "the translation lacks '%s':\n%s", *w, x.t.text);
   }
   translated_free(&x);
 }
@@ -92,7 +93,7 @@ START_TEST(test_kernels_become_cuda_entry_points) {
       "__kernel __attribute__((reqd_work_group_size(8, 4, 1)))\n"
       "void fixed(__global int* o) { o[0] = 1; }\n";
   static const char* const kWanted[] = {
-      "#include \"" DC_CUDA_PRELUDE_NAME "\"",
+      "#include \"dclua_prelude.cuh\"",
       "extern \"C\" __global__ void",
       " dc_k_k(const dc__launch_t _wi,",
       " unsigned long long dc_loff_1",
@@ -199,7 +200,7 @@ START_TEST(test_c_that_cxx_rejects_is_rewritten) {
   expect_translation(kSource, false, kWanted);
   translated_t x;
   translate(&x, kSource, false);
-  ck_assert_ptr_null(strstr(x.t.source, "__global int"));
+  ck_assert_ptr_null(strstr(x.t.text, "__global int"));
   translated_free(&x);
 }
 END_TEST
@@ -230,9 +231,11 @@ START_TEST(test_grid_sync_and_checked_mode) {
   expect_translation(kSource, true, kWanted);
   translated_t x;
   translate(&x, kSource, true);
-  ck_assert(x.t.uses_grid_sync);
-  ck_assert(x.t.reaches_barrier[0]);  // step
-  ck_assert(x.t.reaches_barrier[1]);  // k, through step
+  DC_CK_STR_HAS(x.t.text, "#define DC__GRID_SYNC 1\n");
+  ck_assert_uint_eq(x.t.kernel_count, 1);
+  ck_assert_str_eq(x.t.kernels[0].entry, "dc_k_k");
+  ck_assert(x.t.kernels[0].reaches_barrier);  // k, through step
+  ck_assert_str_eq(x.t.header_name, "dclua_prelude.cuh");
   translated_free(&x);
 }
 END_TEST
@@ -275,14 +278,88 @@ END_TEST
 
 static const dc__cuda_nvrtc_t* nvrtc;
 
+// NVRTC's log, into the build log of a compile without a device.
+static void log_to_diag(void* diag, const char* text) {
+  dc__diag_append(diag, text);
+}
+
+// Parses "sm_90" or "compute_90".
+static bool parse_arch(const char* arch, dc__cuda_target_t* out) {
+  char* end = NULL;
+  const char* digits = NULL;
+  if (strncmp(arch, "sm_", 3) == 0) digits = arch + 3;
+  if (strncmp(arch, "compute_", 8) == 0) digits = arch + 8;
+  if (digits == NULL) return false;
+  long value = strtol(digits, &end, 10);
+  out->arch = (int)value;
+  out->ptx = digits == arch + 8;
+  return end != digits && *end == '\0' && value > 0 && value < 1000;
+}
+
+// Builds |source| (the program |name|, with the build |options|, may be
+// NULL) as dc_program_create would for a CUDA device, for |arch|
+// ("sm_90" for a cubin, "compute_90" for PTX), checked when |checked|:
+// the front end, the lowering and NVRTC. Returns what dc_program_create
+// would (DC_ERR_COMPILE with the first error in dc_last_error()); the
+// build log goes to |log| (|log_size| bytes, truncated, may be 0), the
+// image to |out| when it compiled.
+static dc_status_t compile_for_arch(const char* name, const char* source,
+                                    const char* options, const char* arch,
+                                    bool checked, char* log, size_t log_size,
+                                    dc__cuda_image_t* out) {
+  memset(out, 0, sizeof(*out));
+  if (log_size > 0) log[0] = '\0';
+  dc__cuda_target_t target;
+  ck_assert_msg(parse_arch(arch, &target), "'%s' is no architecture", arch);
+  dc_allocator_t allocator = dc_allocator_system();
+  dc__arena_t arena;
+  dc__arena_init(&arena, allocator);
+  dc__diag_t diag;
+  dc__diag_init(&diag, allocator, name);
+  dc__build_options_t opts;
+  dc__token_list_t tokens = {0};
+  dc__program_ast_t ast;
+  dc_lowered_program_t lowered;
+  dc_status_t st = dc__parse_build_options(&arena, options, &diag, &opts);
+  if (st == DC_OK) {
+    st = dc__preprocess(&arena, source, strlen(source), &opts, &diag,
+                        &tokens);
+  }
+  if (st == DC_OK) st = dc__parse(&arena, &tokens, &diag, &ast);
+  if (st == DC_OK) {
+    st = dc__lower_cuda(&arena, &ast, diag.file, checked || opts.checked,
+                        &diag, &lowered);
+  }
+  if (st == DC_OK) {
+    char path[1024];
+    (void)dc__cuda_dump_source(diag.file, &lowered, path, sizeof(path));
+    dc_build_flags_t flags = {.fast_math = opts.fast_math,
+                              .finite_math = opts.finite_math,
+                              .no_signed_zeros = opts.no_signed_zeros,
+                              .mad_enable = opts.mad_enable,
+                              .opt_disable = opts.opt_disable,
+                              .opt_max = opts.opt_max};
+    dc__cuda_log_sink_t sink = {log_to_diag, &diag};
+    st = dc__cuda_nvrtc_compile(nvrtc, &lowered, diag.file, &flags, &target,
+                                &sink, allocator, out);
+  }
+  if (st == DC_ERR_COMPILE || (st != DC_OK && diag.errors > 0)) {
+    st = dc__diag_fail(&diag, "dc_program_create");
+  }
+  if (log_size > 0 && diag.log != NULL) dc__strlcpy(log, diag.log, log_size);
+  dc__diag_free(&diag);
+  dc__arena_free_all(&arena);
+  return st;
+}
+
 // Compiles |source| for |arch|; returns the status, the image freed.
 static dc_status_t compile(const char* name, const char* source,
                            const char* options, const char* arch, bool bounds,
                            char* log, size_t log_size) {
   dc__cuda_image_t image;
   dc_status_t st =
-      dc__cuda_compile_for_arch(nvrtc, name, source, options, arch, bounds,
-                                dc_allocator_system(), log, log_size, &image);
+      compile_for_arch(name, source, options, arch, bounds, log, log_size,
+                       &image);
   if (st == DC_OK) {
     ck_assert_ptr_nonnull(image.data);
     ck_assert_uint_gt(image.size, 0);
@@ -360,9 +437,8 @@ START_TEST(test_images_hold_the_entry_points) {
   static const char* const kArchs[] = {"sm_90", "compute_90"};
   for (size_t a = 0; a < 2; ++a) {
     dc__cuda_image_t image;
-    DC_CK_OK(dc__cuda_compile_for_arch(nvrtc, "entries.cl", kSource, NULL,
-                                       kArchs[a], false, dc_allocator_system(),
-                                       NULL, 0, &image));
+    DC_CK_OK(compile_for_arch("entries.cl", kSource, NULL, kArchs[a], false,
+                              NULL, 0, &image));
     ck_assert(image.ptx == (a == 1));
     for (const char* name = "dc_k_first"; name != NULL;
          name = strcmp(name, "dc_k_first") == 0 ? "dc_k_second" : NULL) {
@@ -443,7 +519,7 @@ START_TEST(test_targets_follow_nvrtc) {
   DC_CK_FAIL(dc__cuda_pick_target(nvrtc, 1, 0, &t), DC_ERR_UNSUPPORTED,
              "compute capability 1.0");
   char text[256];
-  dc__build_options_t options = {.fast_math = true};
+  dc_build_flags_t options = {.fast_math = true};
   dc__cuda_options_text(&options, &(dc__cuda_target_t){86, false}, text,
                         sizeof(text));
   DC_CK_STR_HAS(text, "--gpu-architecture=sm_86");

@@ -71,13 +71,16 @@ typedef struct dc_program_build_t {
   dc_build_flags_t flags;
   bool checked;  // build in checked mode (-dc-checked, or the context's
                  // checked_kernels): bounds, interrupts, time limits
-  // The typed tree and diagnostics, for the engine's own code generators
-  // (core/src/kernel/program_internal.h); a backend outside the tree
-  // reads the lowered form instead.
+  // The typed tree and diagnostics, the compiler's own
+  // (core/src/kernel/program_internal.h): dc_program_build_lower reads
+  // them; backends read the lowered form.
   struct dc__build_tree_t* tree;
 } dc_program_build_t;
 
-// Forms a program can be lowered to.
+// Forms a program can be lowered to. Each says how a kernel is called;
+// every dialect lowers a program whole, its kernels in the order of
+// dc_program_kernel, and keeps the user's lines (#line directives naming
+// the build's name).
 typedef enum dc_kernel_dialect_e {
   // OpenCL C 1.2, for a driver's compiler. Each kernel K becomes
   //
@@ -97,7 +100,52 @@ typedef enum dc_kernel_dialect_e {
   // the word that stops the dispatch when the host sets it to nonzero, and
   // dc_fault the fault record (dc_kernel_fault_t's layout) followed by
   // scratch: checked_state_size bytes in all, zeroed before the dispatch.
+  // OpenCL C 1.2 cannot synchronise a grid: dc_grid_sync() lowers to
+  // nothing, and a device that builds this dialect reports
+  // max_cooperative_groups 0, so that the engine refuses to dispatch such
+  // a kernel (the program's other kernels run).
   DC_KERNEL_DIALECT_OPENCL_C = 1,
+  // C (gcc >= 12 or clang >= 14, -std=gnu11) for the host's compiler, to
+  // be built into a shared object whose kernels run on the engine's
+  // threads; dc/kernel_abi_c.h spells the calling convention, and is the
+  // start of the text. Kernel K exports dc_k_K_run (its entry),
+  // dc_k_K_scratch_size and dc_k_K_local_size. run runs a range of K's
+  // work-groups on the calling thread, each group's work-items in turn, as
+  // the kernel's execution says ("loop": no barrier; "regions" or
+  // "fibers": the group's work-items run together through its barriers).
+  // It takes the vtable dispatch's |args| and |lengths| as they are (a
+  // buffer's host pointer, a value's bytes, a __local argument's offset
+  // into the group's local memory). In checked mode every access is
+  // bounded by |lengths| and the program's own objects, loops call
+  // launch->poll, and the first fault (or stop) fills the fault record
+  // and ends the call. dc_grid_sync() calls launch->grid_sync, which the
+  // backend sets for a kernel that uses it, running every group of the
+  // dispatch at once, one thread each.
+  DC_KERNEL_DIALECT_C = 2,
+  // CUDA C++ (C++17) for NVRTC with -default-device. The text includes
+  // the prelude by name (#include "<header_name>", |header| its text, for
+  // nvrtcCreateProgram's headers). Each kernel K becomes
+  //
+  //   extern "C" __global__ void dc_k_K(const dc__launch_t record,
+  //       [const dc__lengths_t<P> dc_len,]   // checked mode only
+  //       ...K's parameters...)
+  //
+  // where record is { uint32 dims; uint64 offset[3]; uint64 watchdog_ns; }
+  // (the dispatch's dimensions, its global offset, and in checked mode
+  // the kernel time limit in ns, 0: none, which every work-item keeps on
+  // its own clock); a buffer is its device address, a __local pointer a
+  // 64-bit byte offset into the block's dynamic shared memory, which
+  // holds the group's __local arguments (the kernel's own __shared__
+  // variables are static); a value its bytes. In checked mode dc_len
+  // holds every argument's size in bytes (uint64 n[P], P the parameter
+  // count, at least 1). A program with a kernel that synchronises its
+  // grid has the global dc__grid { uint32 arrived, generation, exited,
+  // broken; }, to zero before each launch of such a kernel, which is
+  // cooperative (cuLaunchCooperativeKernel); broken is nonzero after it
+  // when some groups did not reach a dc_grid_sync() that others did. A
+  // checked program has the global dc__fault (dc_kernel_fault_t's layout),
+  // to zero before each launch and read after it.
+  DC_KERNEL_DIALECT_CUDA_C = 3,
 } dc_kernel_dialect_t;
 
 // One kernel of a lowered program.
@@ -111,23 +159,35 @@ typedef struct dc_lowered_kernel_t {
   // for a driver that does not say (CL_KERNEL_LOCAL_MEM_SIZE may be 0);
   // the checked-mode scratch is not counted.
   size_t local_size;
+  // How its work-items run, for dc_kernel_binding_t.execution:
+  // DC_KERNEL_DIALECT_C's "loop", "regions" or "fibers"; NULL in the
+  // other dialects, where the device runs every work-item itself.
+  const char* execution;
 } dc_lowered_kernel_t;
 
 // A program lowered to one dialect; it lives as long as the build.
 typedef struct dc_lowered_program_t {
-  const char* text;  // NUL-terminated; everything it needs is included
+  // NUL-terminated; everything it needs is included, but for |header|.
+  const char* text;
   size_t length;
+  // The header the text includes by name, for a compiler that takes
+  // headers apart (DC_KERNEL_DIALECT_CUDA_C's prelude); NULL for none.
+  const char* header_name;
+  const char* header;  // its text, NUL-terminated
   size_t kernel_count;  // as dc_program_kernel_count, in the same order
   const dc_lowered_kernel_t* kernels;
-  // Checked mode: the bytes of the state buffer behind dc_fault (the
-  // fault record, then scratch), and of the __local scratch each kernel
-  // declares itself (part of its static __local size).
+  // DC_KERNEL_DIALECT_OPENCL_C in checked mode (0 otherwise): the bytes
+  // of the state buffer behind dc_fault (the fault record, then scratch),
+  // and of the __local scratch each kernel declares itself (part of its
+  // static __local size).
   size_t checked_state_size;
   size_t checked_local_scratch;
 } dc_lowered_program_t;
 
 // The record a checked kernel writes at its first fault (in the state
-// buffer of DC_KERNEL_DIALECT_OPENCL_C). |set| is nonzero once written.
+// buffer of DC_KERNEL_DIALECT_OPENCL_C, in dc__fault of
+// DC_KERNEL_DIALECT_CUDA_C; dc_c_fault_t has its layout). |set| is nonzero
+// once written.
 typedef struct dc_kernel_fault_t {
   int32_t set;
   uint32_t kind;  // dc_kernel_fault_kind_t
@@ -148,10 +208,6 @@ typedef enum dc_kernel_fault_kind_e {
 #define DC_KERNEL_FAULT_OBJECT 0xFFFFFFFFu
 
 // Lowers the program of |build| to |dialect|. Call only from program_build.
-// OpenCL C 1.2 cannot synchronise a grid: dc_grid_sync() lowers to
-// nothing, and a device that builds this dialect reports
-// max_cooperative_groups 0, so that the engine refuses to dispatch such a
-// kernel (the program's other kernels run).
 // Returns DC_ERR_INVALID_ARGUMENT for NULL pointers, a build that is not
 // in progress or an unknown dialect, DC_ERR_COMPILE (with the reasons in
 // the build log) for what the dialect cannot express, DC_ERR_OUT_OF_MEMORY.
@@ -166,6 +222,22 @@ DC_API dc_status_t dc_program_build_lower(dc_program_build_t* build,
 DC_API dc_status_t dc_program_build_error(dc_program_build_t* build,
                                           uint32_t line, const char* format,
                                           ...) DC_PRINTF_LIKE(3, 4);
+
+// Appends |text| as it is to the build log of |build|: the device
+// compiler's own output, whose lines already name the program and line
+// (the lowered text's #line directives). NULL |build| or |text|, or a
+// build not in progress: DC_ERR_INVALID_ARGUMENT.
+DC_API dc_status_t dc_program_build_append_log(dc_program_build_t* build,
+                                               const char* text);
+
+// Sets |*out_fingerprint| to a fingerprint of the front end and the
+// lowering to |dialect|, their preludes included, taken when the library
+// was built (a hexadecimal digest). A compile cache keyed by it, the
+// build's options and its source finds its entry without lowering the
+// program. Returns DC_ERR_INVALID_ARGUMENT for a NULL |out_fingerprint|
+// or an unknown dialect.
+DC_API dc_status_t dc_kernel_dialect_fingerprint(dc_kernel_dialect_t dialect,
+                                                 const char** out_fingerprint);
 
 // What a backend's build attaches to one kernel.
 typedef struct dc_kernel_binding_t {
@@ -202,6 +274,23 @@ DC_API void* dc_program_backend_data(const dc_program_t* program);
 DC_API dc_status_t dc_kernel_fault_status(const dc_kernel_t* kernel,
                                           const char* fn,
                                           const dc_kernel_fault_t* fault);
+
+// What dispatch needs of a native kernel (dc_kernel_create_native), which
+// runs on a CPU device without a build: its function, its user data and
+// its arguments' descriptions (borrowed from the kernel, |arg_count| of
+// them, in order).
+typedef struct dc_native_kernel_t {
+  dc_native_kernel_fn_t fn;
+  void* user_data;
+  const dc_kernel_arg_info_t* args;
+  size_t arg_count;
+} dc_native_kernel_t;
+
+// Fills |out_native| when |kernel| is a native kernel and returns true;
+// returns false, |out_native| cleared, for a kernel of a built program or
+// a NULL or released kernel (and for a NULL |out_native|).
+DC_API bool dc_kernel_native(const dc_kernel_t* kernel,
+                             dc_native_kernel_t* out_native);
 
 // The geometry of one dispatch, checked and completed by the core: every
 // dimension up to 3 is filled (unused ones are 1 work-item, offset 0), and

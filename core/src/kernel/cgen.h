@@ -1,7 +1,7 @@
 // cgen.h: the code generator of kernel programs, shared by the devices
 // that compile C-like source: the CPU device (C for the system compiler,
-// after cpu_prelude.h) and the CUDA device (C++ for NVRTC, after
-// cuda_prelude.h).
+// after lower_c_prelude.h) and the CUDA device (C++ for NVRTC, after
+// lower_cuda_prelude.h).
 //
 // It walks the typed tree (tree.h) and writes what the tree says, never
 // the user's text: names are spelled from declarations (with
@@ -12,7 +12,7 @@
 // variables it keeps elsewhere, how its barriers, returns and __local
 // declarations run) and through what it wraps around functions: the CPU
 // back end splits kernels at barriers into loops over work-items
-// (cpu_codegen.c), the CUDA back end keeps their structure.
+// (lower_c.c), the CUDA back end keeps their structure.
 // SPDX-License-Identifier: MIT
 #ifndef DC_KERNEL_CGEN_H_
 #define DC_KERNEL_CGEN_H_

@@ -275,7 +275,7 @@ static const char* swizzle_text(dc__cgen_t* g, const char* base,
     used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
                              k ? ", " : "", lanes[k]);
   }
-  // In C a 3-lane vector is its 4-lane type (cpu_prelude.h): its 4th lane
+  // In C a 3-lane vector is its 4-lane type (lower_c_prelude.h): its 4th lane
   // copies a lane of |base|, so that it stays defined (lane 3 makes .xyz
   // of a 4-lane vector no shuffle at all).
   if (count == 3 && !g->hooks->cxx) {

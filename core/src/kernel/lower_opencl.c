@@ -613,54 +613,6 @@ static uint32_t scratch_words(const dc__program_ast_t* ast) {
   return (widest + 7) / 8;
 }
 
-// Adds the bytes of the __local variables declared in |s| to |*bytes|,
-// each at its alignment (OpenCL C declares them in kernels only).
-static void count_locals(const dc__stmt_t* s, size_t* bytes) {
-  if (s == NULL) return;
-  if (s->kind == DC_STMT_DECL) {
-    for (uint32_t i = 0; i < s->declarator_count; ++i) {
-      const dc__ty_t* t = s->declarators[i].decl->type;
-      if (t->space != DC_ADDRESS_LOCAL) continue;
-      size_t align = dc__ty_align(t) ? dc__ty_align(t) : 1;
-      *bytes = (*bytes + align - 1) / align * align + dc__ty_size(t);
-    }
-  }
-  for (uint32_t i = 0; i < s->child_count; ++i) {
-    count_locals(s->children[i], bytes);
-  }
-  count_locals(s->init, bytes);
-  count_locals(s->body, bytes);
-  count_locals(s->else_body, bytes);
-}
-
-// The kernels' entry points, barriers and __local bytes, in the order of
-// the program's kernels (program.c's reflect: kernel functions with
-// bodies).
-static dc_lowered_kernel_t* describe_kernels(dc__arena_t* arena,
-                                             const dc__program_ast_t* ast,
-                                             size_t* out_count) {
-  size_t count = 0;
-  for (uint32_t i = 0; i < ast->function_count; ++i) {
-    count += ast->functions[i].is_kernel && ast->functions[i].body != NULL;
-  }
-  dc_lowered_kernel_t* kernels =
-      dc__arena_zalloc(arena, count + 1, sizeof(*kernels));
-  if (kernels == NULL) return NULL;
-  size_t k = 0;
-  for (uint32_t i = 0; i < ast->function_count; ++i) {
-    const dc__function_t* fn = &ast->functions[i];
-    if (!fn->is_kernel || fn->body == NULL) continue;
-    kernels[k].entry =
-        dc__arena_printf(arena, "%s%s", KERNEL_PREFIX, fn->decl->name);
-    kernels[k].reaches_barrier =
-        fn->calls_barrier || fn->helper_reaches_barrier;
-    count_locals(fn->body, &kernels[k].local_size);
-    if (kernels[k++].entry == NULL) return NULL;
-  }
-  *out_count = count;
-  return kernels;
-}
-
 dc_status_t dc__lower_opencl(dc__arena_t* arena, const dc__program_ast_t* ast,
                              const char* file, bool checked, dc__diag_t* diag,
                              dc_lowered_program_t* out) {
@@ -668,7 +620,8 @@ dc_status_t dc__lower_opencl(dc__arena_t* arena, const dc__program_ast_t* ast,
   emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
   if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
-  out->kernels = describe_kernels(arena, ast, &out->kernel_count);
+  out->kernels =
+      dc__lower_describe_kernels(arena, ast, KERNEL_PREFIX, &out->kernel_count);
   if (out->kernels == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc__strbuf_init(&e->out, arena);
   dc__cgen_init(&e->g, arena, diag, ast, checked ? &kCheckedHooks : &kHooks,

@@ -1,6 +1,7 @@
 // program_build.c: what a backend's program_build reads and writes
-// (dc/backend.h, "Building kernels"): the lowered program, build errors,
-// and the backend's data on programs and kernels.
+// (dc/backend.h, "Building kernels"): the lowered program and the
+// dialects' fingerprints, the build log, the backend's data on programs
+// and kernels, native kernels.
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,13 +26,41 @@ dc_status_t dc_program_build_lower(dc_program_build_t* b,
                    "%s: 'build' is NULL or not a build in progress (call it "
                    "from program_build)", fn);
   }
-  if (dialect != DC_KERNEL_DIALECT_OPENCL_C) {
+  const struct dc__build_tree_t* t = b->tree;
+  switch (dialect) {
+    case DC_KERNEL_DIALECT_OPENCL_C:
+      return dc__lower_opencl(t->arena, t->ast, t->diag->file, b->checked,
+                              t->diag, out);
+    case DC_KERNEL_DIALECT_C:
+      return dc__lower_c(t->arena, t->ast, t->diag->file, b->checked,
+                         t->diag, out);
+    case DC_KERNEL_DIALECT_CUDA_C:
+      return dc__lower_cuda(t->arena, t->ast, t->diag->file, b->checked,
+                            t->diag, out);
+  }
+  return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: unknown dialect %d", fn,
+                 (int)dialect);
+}
+
+// The fingerprint of the compiler's sources (core/src/kernel, every
+// lowering and prelude, dc/kernel_abi_c.h), taken at build time
+// (source_digest.cmake).
+extern const char dc__compiler_digest[];
+
+dc_status_t dc_kernel_dialect_fingerprint(dc_kernel_dialect_t dialect,
+                                          const char** out) {
+  static const char* fn = "dc_kernel_dialect_fingerprint";
+  DC_REQUIRE_ARG(out, fn);
+  *out = NULL;
+  if (dialect != DC_KERNEL_DIALECT_OPENCL_C &&
+      dialect != DC_KERNEL_DIALECT_C && dialect != DC_KERNEL_DIALECT_CUDA_C) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: unknown dialect %d", fn,
                    (int)dialect);
   }
-  const struct dc__build_tree_t* t = b->tree;
-  return dc__lower_opencl(t->arena, t->ast, t->diag->file, b->checked,
-                          t->diag, out);
+  // One digest serves every dialect: they share the front end and the
+  // code generator, and a change to any lowering is rare enough.
+  *out = dc__compiler_digest;
+  return DC_OK;
 }
 
 dc_status_t dc_program_build_error(dc_program_build_t* b, uint32_t line,
@@ -49,6 +78,18 @@ dc_status_t dc_program_build_error(dc_program_build_t* b, uint32_t line,
   va_end(ap);
   dc__diag_error(b->tree->diag, line, 0, "%s", message);
   return DC_ERR_COMPILE;
+}
+
+dc_status_t dc_program_build_append_log(dc_program_build_t* b,
+                                        const char* text) {
+  static const char* fn = "dc_program_build_append_log";
+  DC_REQUIRE_ARG(text, fn);
+  if (!in_progress(b)) {
+    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
+                   "%s: 'build' is NULL or not a build in progress", fn);
+  }
+  dc__diag_append(b->tree->diag, text);
+  return DC_OK;
 }
 
 // Whether |k| is a kernel of a program being built.
@@ -88,4 +129,15 @@ void dc_program_set_backend_data(dc_program_t* p, void* data) {
 
 void* dc_program_backend_data(const dc_program_t* p) {
   return dc__program_valid(p) ? p->impl : NULL;
+}
+
+bool dc_kernel_native(const dc_kernel_t* k, dc_native_kernel_t* out) {
+  if (out == NULL) return false;
+  memset(out, 0, sizeof(*out));
+  if (!dc__kernel_valid(k) || k->native_fn == NULL) return false;
+  *out = (dc_native_kernel_t){.fn = k->native_fn,
+                              .user_data = k->native_user_data,
+                              .args = k->args,
+                              .arg_count = k->info.arg_count};
+  return true;
 }

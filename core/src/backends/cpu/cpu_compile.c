@@ -180,7 +180,7 @@ dc_status_t dc__cpu_compiler_identify(const char* compiler,
 }
 
 // Compiler flags that follow the program's build options.
-static size_t math_flags(const dc__build_options_t* o, char** argv,
+static size_t math_flags(const dc_build_flags_t* o, char** argv,
                          size_t n) {
   if (o->fast_math) argv[n++] = "-ffast-math";
   if (o->finite_math) argv[n++] = "-ffinite-math-only";
@@ -216,18 +216,19 @@ static size_t first_error_line(const char* log, const char** out) {
 // the step does, with the compiler's whole output in the build log; a
 // missing system header or library is DC_ERR_UNAVAILABLE.
 static dc_status_t run_step(char* const argv[], const char* output,
-                            const char* file, dc__diag_t* diag,
-                            const char* what) {
+                            dc_program_build_t* build,
+                            dc_allocator_t allocator, const char* what) {
+  const char* file = build->name;
   int exit_code = 0;
   DC_RETURN_IF_ERROR(run(argv, output, &exit_code));
   if (exit_code == 0) return DC_OK;
   const size_t log_size = (size_t)1 << 16;
-  char* log = dc_allocator_malloc(diag->allocator, log_size);
+  char* log = dc_allocator_malloc(allocator, log_size);
   if (log == NULL) {
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for the compiler output");
   }
   read_file(output, log, log_size);
-  dc__diag_append(diag, log);
+  dc_program_build_append_log(build, log);
   const char* line = NULL;
   size_t n = first_error_line(log, &line);
   // A system header or library the toolchain lacks is the machine's
@@ -243,7 +244,7 @@ static dc_status_t run_step(char* const argv[], const char* output,
         "apt-get install libc6-dev): the C compiler '%s' could not %s for "
         "program '%s': %.*s",
         argv[0], what, file, (int)strcspn(missing, "\n"), missing);
-    dc_allocator_free(diag->allocator, log, log_size);
+    dc_allocator_free(allocator, log, log_size);
     return st;
   }
   dc_status_t st = DC_FAIL(DC_ERR_INTERNAL,
@@ -252,7 +253,7 @@ static dc_status_t run_step(char* const argv[], const char* output,
                            "bug of the engine, please report it with the "
                            "program",
                            argv[0], what, file, exit_code, (int)n, line);
-  dc_allocator_free(diag->allocator, log, log_size);
+  dc_allocator_free(allocator, log, log_size);
   return st;
 }
 
@@ -260,9 +261,10 @@ static dc_status_t run_step(char* const argv[], const char* output,
 // build |options|.
 static dc_status_t compile_object(const char* compiler, const char* source,
                                   const char* object,
-                                  const dc__build_options_t* options,
-                                  const char* output, const char* file,
-                                  dc__diag_t* diag) {
+                                  const dc_build_flags_t* options,
+                                  const char* output,
+                                  dc_program_build_t* build,
+                                  dc_allocator_t allocator) {
   char* argv[32];
   size_t n = 0;
   argv[n++] = (char*)compiler;
@@ -294,7 +296,8 @@ static dc_status_t compile_object(const char* compiler, const char* source,
   argv[n++] = (char*)object;
   argv[n++] = (char*)source;
   argv[n] = NULL;
-  return run_step(argv, output, file, diag, "compile the generated code");
+  return run_step(argv, output, build, allocator,
+                  "compile the generated code");
 }
 
 // Links |object| into the shared object |so_path|: a step of its own,
@@ -306,23 +309,23 @@ static dc_status_t compile_object(const char* compiler, const char* source,
 // -mno-daz-ftz would keep it out in one step; gcc 12 and clang lack it.)
 static dc_status_t link_object(const char* compiler, const char* object,
                                const char* so_path, const char* output,
-                               const char* file, dc__diag_t* diag) {
+                               dc_program_build_t* build,
+                               dc_allocator_t allocator) {
   char* argv[] = {(char*)compiler, "-shared", "-o", (char*)so_path,
                   (char*)object,   "-lm",     NULL};
-  return run_step(argv, output, file, diag, "link the generated code");
+  return run_step(argv, output, build, allocator, "link the generated code");
 }
 
 dc_status_t dc__cpu_compile(const char* compiler, const char* work_dir,
                             const char* code, size_t length,
-                            const dc__build_options_t* options,
-                            const char* file, dc__diag_t* diag,
-                            const char* so_path) {
+                            dc_program_build_t* build,
+                            dc_allocator_t allocator, const char* so_path) {
   char source[4096], object[4096], output[4096];
   snprintf(source, sizeof(source), "%s/kernel.c", work_dir);
   snprintf(object, sizeof(object), "%s/kernel.o", work_dir);
   snprintf(output, sizeof(output), "%s/compiler.txt", work_dir);
   DC_RETURN_IF_ERROR(write_source(source, code, length));
-  DC_RETURN_IF_ERROR(compile_object(compiler, source, object, options,
-                                    output, file, diag));
-  return link_object(compiler, object, so_path, output, file, diag);
+  DC_RETURN_IF_ERROR(compile_object(compiler, source, object, &build->flags,
+                                    output, build, allocator));
+  return link_object(compiler, object, so_path, output, build, allocator);
 }

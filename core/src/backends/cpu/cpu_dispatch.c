@@ -12,7 +12,6 @@
 #include "cpu_internal.h"
 #include "futex.h"
 #include "log_internal.h"
-#include "program_internal.h"
 
 //===-- The grid barrier -------------------------------------------------===//
 
@@ -95,13 +94,13 @@ static void grid_exit(cpu_grid_t* g) {
 
 typedef struct cpu_job_t {
   const dc__cpu_kernel_t* kernel;
-  const dc__launch_t* launch;
+  const dc_c_launch_t* launch;
   void* const* args;
   const size_t* lengths;
   char* memory;        // per thread: local memory, then scratch
   size_t per_thread;
   size_t local_bytes;
-  dc__fault_t fault;
+  dc_c_fault_t fault;
   cpu_grid_t* grid;    // a cooperative dispatch's barrier, else NULL
 } cpu_job_t;
 
@@ -118,9 +117,9 @@ static dc_status_t run_groups(void* user_data, size_t begin, size_t end,
 // Runs a cooperative dispatch: every group at once, each on a thread of
 // its own, meeting at grid_sync(). dc__kernel_prepare() has checked that
 // the groups fit the pool (max_cooperative_groups).
-static dc_status_t run_cooperative(const dc_kernel_t* k,
+static dc_status_t run_cooperative(const dc__cpu_kernel_t* k,
                                    dc_worker_pool_t* pool, size_t groups,
-                                   dc__launch_t* launch, cpu_job_t* job) {
+                                   dc_c_launch_t* launch, cpu_job_t* job) {
   cpu_grid_t grid = {
       .count = (unsigned)groups,
       .spin_ns = dc_worker_pool_idle_policy(pool) == DC_IDLE_POWER ? 0
@@ -137,23 +136,23 @@ static dc_status_t run_cooperative(const dc_kernel_t* k,
     return DC_FAIL(st, "dc_kernel_dispatch: kernel '%s' synchronises its "
                    "grid (dc_grid_sync), but its %zu work-groups cannot run "
                    "at once: %s",
-                   k->info.name, groups, why);
+                   k->name, groups, why);
   }
   if (atomic_load(&grid.broken) && !job->fault.set) {
     return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                    "dc_kernel_dispatch: kernel '%s' reached dc_grid_sync() "
                    "in some work-groups but not in others (every work-group "
                    "must reach each one); its results are undefined",
-                   k->info.name);
+                   k->name);
   }
   return DC_OK;
 }
 
-static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
-  _Static_assert(DC_KFAULT_POINTER == (int)DC_KERNEL_FAULT_POINTER &&
-                     DC_KFAULT_WATCHDOG == (int)DC_KERNEL_FAULT_WATCHDOG &&
-                     DC_ORIGIN_OBJECT == DC_KERNEL_FAULT_OBJECT,
-                 "cpu_abi.h's fault kinds are dc/backend.h's");
+static dc_status_t report_fault(const dc_kernel_t* k, const dc_c_fault_t* f) {
+  _Static_assert(DC_C_FAULT_POINTER == (int)DC_KERNEL_FAULT_POINTER &&
+                     DC_C_FAULT_WATCHDOG == (int)DC_KERNEL_FAULT_WATCHDOG &&
+                     DC_C_FAULT_OBJECT == DC_KERNEL_FAULT_OBJECT,
+                 "dc/kernel_abi_c.h's fault kinds are dc/backend.h's");
   dc_kernel_fault_t fault = {.set = 1, .kind = (uint32_t)f->kind,
                              .arg = f->arg, .line = f->line,
                              .index = f->index, .length = f->length,
@@ -161,7 +160,7 @@ static dc_status_t report_fault(const dc_kernel_t* k, const dc__fault_t* f) {
   return dc_kernel_fault_status(k, "dc_kernel_dispatch", &fault);
 }
 
-// What a checked kernel's polls ask (cpu_abi.h): whether the context was
+// What a checked kernel's polls ask (dc/kernel_abi_c.h): whether the context was
 // interrupted since the dispatch started, or its time limit has passed.
 typedef struct cpu_watch_t {
   const unsigned* interrupts;
@@ -169,15 +168,15 @@ typedef struct cpu_watch_t {
   uint64_t deadline_ns;  // 0: none
 } cpu_watch_t;
 
-static unsigned cpu_poll(const dc__launch_t* launch) {
+static unsigned cpu_poll(const dc_c_launch_t* launch) {
   const cpu_watch_t* w = launch->poll_ctx;
   if (w->interrupts != NULL &&
       __atomic_load_n(w->interrupts, __ATOMIC_RELAXED) !=
           w->interrupts_at_start) {
-    return DC_KFAULT_STOPPED;
+    return DC_C_FAULT_STOPPED;
   }
   if (w->deadline_ns != 0 && dc__now_ns() > w->deadline_ns) {
-    return DC_KFAULT_WATCHDOG;
+    return DC_C_FAULT_WATCHDOG;
   }
   return 0;
 }
@@ -185,7 +184,7 @@ static unsigned cpu_poll(const dc__launch_t* launch) {
 // A native kernel's work-groups: one call of the host function each, with
 // __local arguments pointing into the thread's block.
 typedef struct native_job_t {
-  const dc_kernel_t* kernel;
+  const dc_native_kernel_t* kernel;
   const dc_launch_t* launch;
   void* const* args;
   char* memory;
@@ -195,11 +194,11 @@ typedef struct native_job_t {
 static dc_status_t run_native_groups(void* user_data, size_t begin, size_t end,
                                      uint32_t thread) {
   native_job_t* job = user_data;
-  const dc_kernel_t* k = job->kernel;
+  const dc_native_kernel_t* k = job->kernel;
   const dc_launch_t* l = job->launch;
   void* args[DC_KERNEL_MAX_ARGS];
   char* local = job->memory ? job->memory + thread * job->per_thread : NULL;
-  for (size_t i = 0; i < k->info.arg_count; ++i) {
+  for (size_t i = 0; i < k->arg_count; ++i) {
     args[i] = k->args[i].kind == DC_ARG_LOCAL
                   ? local + (uintptr_t)job->args[i]
                   : job->args[i];
@@ -214,14 +213,14 @@ static dc_status_t run_native_groups(void* user_data, size_t begin, size_t end,
       g.global_size[d] = l->global[d];
       g.first_global_id[d] = l->offset[d] + g.group_id[d] * l->local[d];
     }
-    DC_RETURN_IF_ERROR(k->native_fn(k->native_user_data, &g, args));
+    DC_RETURN_IF_ERROR(k->fn(k->user_data, &g, args));
   }
   return DC_OK;
 }
 
 // Allocates |threads| blocks of |per_thread| bytes, 64-byte aligned; NULL
 // for zero bytes. |*out_size| receives what to free.
-static dc_status_t thread_blocks(dc_device_t* device, const dc_kernel_t* k,
+static dc_status_t thread_blocks(dc_device_t* device, const char* kernel,
                                  size_t per_thread, size_t threads,
                                  void** out_block, char** out_memory,
                                  size_t* out_size) {
@@ -235,7 +234,7 @@ static dc_status_t thread_blocks(dc_device_t* device, const dc_kernel_t* k,
     return DC_FAIL(DC_ERR_OUT_OF_MEMORY,
                    "dc_kernel_dispatch: kernel '%s': no memory for %zu bytes "
                    "of work-group storage",
-                   k->info.name, *out_size);
+                   kernel, *out_size);
   }
   *out_memory = (char*)DC_ALIGN_UP((uintptr_t)*out_block, 64);
   return DC_OK;
@@ -243,15 +242,23 @@ static dc_status_t thread_blocks(dc_device_t* device, const dc_kernel_t* k,
 
 static dc_status_t dispatch_native(dc_device_t* device, dc_kernel_t* kernel,
                                    const dc_launch_t* l, void* const* args) {
+  dc_native_kernel_t native;
+  if (!dc_kernel_native(kernel, &native)) {
+    return DC_FAIL(DC_ERR_INTERNAL,
+                   "dc_kernel_dispatch: kernel '%s' was not built for the "
+                   "CPU device",
+                   dc_kernel_name(kernel));
+  }
   dc_worker_pool_t* pool = dc_context_worker_pool(device->context);
   size_t threads = dc_worker_pool_thread_count(pool);
   size_t groups = l->groups[0] * l->groups[1] * l->groups[2];
-  native_job_t job = {.kernel = kernel, .launch = l, .args = args,
+  native_job_t job = {.kernel = &native, .launch = l, .args = args,
                       .per_thread = DC_ALIGN_UP(l->local_memory, 64)};
   void* block;
   size_t size;
-  DC_RETURN_IF_ERROR(thread_blocks(device, kernel, job.per_thread, threads,
-                                   &block, &job.memory, &size));
+  DC_RETURN_IF_ERROR(thread_blocks(device, dc_kernel_name(kernel),
+                                   job.per_thread, threads, &block,
+                                   &job.memory, &size));
   size_t chunk = DC_MAX(groups / (threads * 4), (size_t)1);
   dc_status_t st = dc_worker_pool_parallel_for(pool, 0, groups, chunk,
                                                run_native_groups, &job);
@@ -262,15 +269,14 @@ static dc_status_t dispatch_native(dc_device_t* device, dc_kernel_t* kernel,
 dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
                              const dc_launch_t* l, void* const* args,
                              const size_t* lengths) {
-  if (kernel->native_fn != NULL) {
-    return dispatch_native(device, kernel, l, args);
-  }
-  const dc__cpu_kernel_t* ck = kernel->impl;
+  // A native kernel has no build, so no backend data.
+  const dc__cpu_kernel_t* ck = dc_kernel_backend_data(kernel);
+  if (ck == NULL) return dispatch_native(device, kernel, l, args);
   cpu_watch_t watch = {
       .interrupts = l->interrupts,
       .interrupts_at_start = l->interrupts_at_start,
       .deadline_ns = l->time_limit_ns ? dc__now_ns() + l->time_limit_ns : 0};
-  dc__launch_t launch = {.work_dim = l->dims, .poll = cpu_poll,
+  dc_c_launch_t launch = {.work_dim = l->dims, .poll = cpu_poll,
                          .poll_ctx = &watch};
   for (int d = 0; d < 3; ++d) {
     launch.global_size[d] = l->global[d];
@@ -289,18 +295,19 @@ dc_status_t dc__cpu_dispatch(dc_device_t* device, dc_kernel_t* kernel,
                    DC_ALIGN_UP(ck->scratch_size(group_size), 64);
   void* block;
   size_t memory_size;
-  DC_RETURN_IF_ERROR(thread_blocks(device, kernel, job.per_thread, threads,
-                                   &block, &job.memory, &memory_size));
+  DC_RETURN_IF_ERROR(thread_blocks(device, ck->name, job.per_thread,
+                                   threads, &block, &job.memory,
+                                   &memory_size));
   // Kernels without barriers do the same work in every group: one
   // contiguous range per thread, as a static OpenMP loop splits it, streams
   // memory best. Barrier kernels keep smaller chunks to balance.
-  size_t chunks_per_thread = ck->mode == DC_EXEC_LOOP ? 1 : 4;
+  size_t chunks_per_thread = ck->uses_barrier ? 4 : 1;
   size_t chunk = DC_MAX((groups + threads * chunks_per_thread - 1) /
                             (threads * chunks_per_thread),
                         (size_t)1);
   dc_status_t st =
-      kernel->info.uses_grid_sync
-          ? run_cooperative(kernel, pool, groups, &launch, &job)
+      ck->uses_grid_sync
+          ? run_cooperative(ck, pool, groups, &launch, &job)
           : dc_worker_pool_parallel_for(pool, 0, groups, chunk, run_groups,
                                         &job);
   dc_allocator_free(dc_context_allocator(device->context), block,

@@ -5,9 +5,8 @@
 
 #include <pthread.h>
 
-#include "cpu_abi.h"
-#include "cpu_codegen.h"
 #include "dc/backend.h"
+#include "dc/kernel_abi_c.h"
 #include "internal.h"
 
 typedef struct dc__kcache_t dc__kcache_t;
@@ -57,12 +56,15 @@ DC_INTERNAL dc_status_t dc__cpu_enumerate(dc_context_t* ctx, void* user_data);
 DC_INTERNAL void dc__cpu_read_info(uint32_t worker_threads,
                                    dc_device_info_t* info);
 
-// What a CPU program keeps per kernel: the entry points of its module
+// What a CPU program keeps per kernel (its dc_kernel_backend_data): the
+// entry points of its module and what dispatches read of the kernel
 // (cpu_program.c binds them, cpu_dispatch.c runs them).
 typedef struct dc__cpu_kernel_t {
-  dc__kernel_run_fn run;
-  dc__kernel_size_fn scratch_size;
-  dc__exec_mode_t mode;
+  dc_c_kernel_run_fn run;
+  dc_c_kernel_size_fn scratch_size;
+  const char* name;     // borrowed from the kernel
+  bool uses_barrier;    // its groups run their work-items together
+  bool uses_grid_sync;  // its dispatches are cooperative
 } dc__cpu_kernel_t;
 
 // Kernels on the CPU: building (cpu_program.c), running (cpu_dispatch.c).

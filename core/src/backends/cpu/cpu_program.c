@@ -1,12 +1,14 @@
 // cpu_program.c: kernels on the CPU device: building (through the compile
 // cache) and loading; cpu_dispatch.c runs them.
 //
-// A program's cache key is the SHA-256 of everything that decides the
-// shared object: the engine's kernel ABI, prelude, code generator and
-// compiler driver with its compile and link flags (a fingerprint of their
-// sources, cpu_compile.c included, taken at build time, so the embedded
-// prelude text needs no hashing at run time), the compiler's
-// identity, the CPU it targets (-march=native), the build options and the
+// A program is lowered to C (DC_KERNEL_DIALECT_C, dc/kernel_abi_c.h) and
+// compiled by the host's C compiler (cpu_compile.c) into a shared object.
+// Its cache key is the SHA-256 of everything that decides the shared
+// object: the C kernel ABI, the compiler's fingerprint
+// (dc_kernel_dialect_fingerprint: front end, lowering and prelude, taken
+// at build time, so a hit needs no lowering), the compiler driver with
+// its compile and link flags (a fingerprint of cpu_compile.c), the C
+// compiler's identity, the CPU it targets (-march=native), the build options and the
 // source. Loaded objects are shared by every program with the same key
 // (the module list), so building the same source again in one process
 // costs a hash and a lookup; in a new process, a disk cache hit costs a
@@ -26,21 +28,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin_table.h"
-#include "cpu_abi.h"
-#include "cpu_codegen.h"
 #include "cpu_compile.h"
 #include "cpu_internal.h"
 #include "kcache.h"
 #include "log_internal.h"
-#include "program_internal.h"
 #include "sha256.h"
-#include "tree_walk.h"
 
-// The prelude and ABI text every generated module starts with (generated
-// into the build from cpu_abi.h and cpu_prelude.h).
-extern const char dc__cpu_prelude_text[];
-extern const char dc__generator_digest[];  // see source_digest.cmake
+// The fingerprint of cpu_compile.c (see source_digest.cmake).
+extern const char dc__cpu_compile_digest[];
+
+// How a kernel's work-items run (dc_lowered_kernel_t.execution), as a
+// module's cache entry keeps it: one byte per kernel, the index here.
+static const char* const kModeNames[] = {"loop", "regions", "fibers"};
+enum { MODE_LOOP = 0, MODE_COUNT = 3 };
 
 // A loaded shared object, shared by the programs built from one key.
 struct dc__cpu_module_t {
@@ -48,9 +48,16 @@ struct dc__cpu_module_t {
   void* handle;
   unsigned refs;  // guarded by the device lock
   size_t kernel_count;
-  uint8_t* modes;  // dc__exec_mode_t of each kernel, in source order
+  uint8_t* modes;  // an index of kModeNames per kernel, in source order
   dc__cpu_module_t* next;
 };
+
+// A built program's backend data: its module and its kernels' data.
+typedef struct cpu_program_t {
+  dc__cpu_module_t* module;
+  size_t kernel_count;
+  dc__cpu_kernel_t kernels[];
+} cpu_program_t;
 
 
 static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m);
@@ -108,15 +115,18 @@ void dc__cpu_kernels_teardown(dc__cpu_device_t* cpu) {
   cpu->kcache = NULL;
 }
 
-static void compute_key(const dc__cpu_device_t* cpu,
-                        const dc_program_build_t* b, uint8_t key[32]) {
+static dc_status_t compute_key(const dc__cpu_device_t* cpu,
+                               const dc_program_build_t* b, uint8_t key[32]) {
   char abi[64];
-  snprintf(abi, sizeof(abi), "dc-cpu-abi-%d bounds=%d", DC_CPU_ABI_VERSION,
+  snprintf(abi, sizeof(abi), "dc-cpu-abi-%d bounds=%d", DC_C_ABI_VERSION,
            (int)b->checked);
+  const char* lowering = NULL;
+  DC_RETURN_IF_ERROR(
+      dc_kernel_dialect_fingerprint(DC_KERNEL_DIALECT_C, &lowering));
   dc__sha256_t h;
   dc__sha256_init(&h);
-  const char* parts[] = {abi, dc__generator_digest, cpu->compiler_id,
-                         cpu->base.info.model, b->options};
+  const char* parts[] = {abi, lowering, dc__cpu_compile_digest,
+                         cpu->compiler_id, cpu->base.info.model, b->options};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
@@ -124,87 +134,11 @@ static void compute_key(const dc__cpu_device_t* cpu,
   dc__sha256_update(&h, &simd, sizeof(simd));
   // __FILE__ expands to the program's name, which then shapes the code.
   if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
-    dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);
+    dc__sha256_update(&h, b->name, strlen(b->name) + 1);
   }
   dc__sha256_update(&h, b->source, b->source_length);
   dc__sha256_final(&h, key);
-}
-
-//===-- Prelude sections ------------------------------------------------===//
-
-// True if identifier |name| (|n| bytes) is a word of |list| (up to the end
-// of its line).
-static bool list_has_word(const char* list, const char* name, size_t n) {
-  for (const char* p = list; *p && *p != '\n';) {
-    while (*p == ' ') ++p;
-    const char* start = p;
-    while (*p && *p != ' ' && *p != '\n') ++p;
-    if ((size_t)(p - start) == n && memcmp(start, name, n) == 0) return true;
-  }
-  return false;
-}
-
-// What the generated code calls in the prelude: the built-ins the program
-// calls, and select for a vector ?: (which the generator writes so).
-typedef struct prelude_calls_t {
-  const char* names[256];
-  uint32_t count;
-  bool overflow;  // more than fit: every section is taken
-} prelude_calls_t;
-
-static bool note_prelude_call(const dc__expr_t* e, void* ctx) {
-  prelude_calls_t* c = ctx;
-  const char* name = NULL;
-  if (e->kind == DC_EXPR_BUILTIN) name = e->builtin->name;
-  // A conversion to a 3-component type is spelled as one to the
-  // 4-component type (cpu_codegen.c); every conversion is in one section.
-  if (e->kind == DC_EXPR_BUILTIN &&
-      (e->builtin->klass == DC_BUILTIN_CONVERT ||
-       e->builtin->klass == DC_BUILTIN_REINTERPRET)) {
-    name = "convert_int";
-  }
-  if (e->kind == DC_EXPR_COND && e->cond->type->kind == DC_TY_VECTOR) {
-    name = "select";
-  }
-  if (name == NULL) return false;
-  for (uint32_t i = 0; i < c->count; ++i) {
-    if (strcmp(c->names[i], name) == 0) return false;
-  }
-  if (c->count == sizeof(c->names) / sizeof(c->names[0])) {
-    c->overflow = true;
-    return true;
-  }
-  c->names[c->count++] = name;
-  return false;
-}
-
-// Writes "#define DC_NEED_X 1" for each prelude section (listed in the
-// prelude's "// @section NAME: ids..." lines) that the program calls into,
-// so the C compiler parses only what the program needs.
-static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
-  prelude_calls_t calls = {.count = 0};
-  for (uint32_t i = 0; i < ast->function_count && !calls.overflow; ++i) {
-    dc__stmt_any(ast->functions[i].body, note_prelude_call, &calls);
-  }
-  for (uint32_t i = 0; i < ast->global_count && !calls.overflow; ++i) {
-    dc__stmt_any(ast->globals[i].decl, note_prelude_call, &calls);
-  }
-  static const char kTag[] = "// @section ";
-  for (const char* p = strstr(dc__cpu_prelude_text, kTag); p != NULL;
-       p = strstr(p + 1, kTag)) {
-    const char* name = p + sizeof(kTag) - 1;
-    const char* colon = strchr(name, ':');
-    const char* eol = strchr(name, '\n');
-    if (colon == NULL || (eol != NULL && colon > eol)) continue;
-    bool needed = calls.overflow;
-    for (uint32_t i = 0; i < calls.count && !needed; ++i) {
-      needed = list_has_word(colon + 1, calls.names[i],
-                             strlen(calls.names[i]));
-    }
-    if (needed) {
-      dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name), name);
-    }
-  }
+  return DC_OK;
 }
 
 //===-- Building --------------------------------------------------------===//
@@ -220,7 +154,7 @@ static int remove_entry(const char* path, const struct stat* st, int flag,
 // With DC_KERNEL_DUMP set to a directory, keeps each program's generated C
 // there as <name>.c, to read what the compiler was given.
 static void dump_source(dc__cpu_device_t* cpu, const char* name,
-                        const dc__strbuf_t* code) {
+                        const dc_lowered_program_t* code) {
   const char* dir = getenv("DC_KERNEL_DUMP");
   if (dir == NULL || *dir == '\0') return;
   char path[1024];
@@ -229,7 +163,7 @@ static void dump_source(dc__cpu_device_t* cpu, const char* name,
     if (*c == '/') *c = '_';
   }
   FILE* f = fopen(path, "w");
-  if (f == NULL || fwrite(code->data, 1, code->length, f) != code->length) {
+  if (f == NULL || fwrite(code->text, 1, code->length, f) != code->length) {
     DC_LOG(cpu->base.context, DC_LOG_WARN, "cpu", "DC_KERNEL_DUMP: cannot "
            "write %s", path);
   } else {
@@ -238,36 +172,27 @@ static void dump_source(dc__cpu_device_t* cpu, const char* name,
   if (f != NULL) fclose(f);
 }
 
-// Generates C for the program and compiles it into |so_path|; |modes|
-// receives each function's execution mode.
+// Lowers the program to C and compiles it into |so_path|; |modes|
+// receives each kernel's execution mode (an index of kModeNames).
 static dc_status_t compile_program(dc__cpu_device_t* cpu,
                                    dc_program_build_t* b, const char* dir,
-                                   const char* so_path,
-                                   dc__exec_mode_t* modes) {
-  dc__strbuf_t generated, code;
-  dc__strbuf_init(&generated, b->tree->arena);
-  dc__strbuf_init(&code, b->tree->arena);
-  dc__codegen_options_t options = {.file = b->tree->diag->file,
-                                   .checked = b->checked};
-  DC_RETURN_IF_ERROR(dc__cpu_codegen(b->tree->arena, b->tree->ast, &options, b->tree->diag,
-                                     &generated, modes));
-  // Libc headers must come before the prelude, whose macros share names
-  // with libm functions.
-  for (uint32_t i = 0; i < b->tree->ast->function_count; ++i) {
-    if (modes[i] == DC_EXEC_FIBERS) {
-      dc__strbuf_puts(&code, "#include <ucontext.h>\n");
-      break;
+                                   const char* so_path, uint8_t* modes) {
+  dc_lowered_program_t lowered;
+  DC_RETURN_IF_ERROR(
+      dc_program_build_lower(b, DC_KERNEL_DIALECT_C, &lowered));
+  for (size_t k = 0; k < lowered.kernel_count; ++k) {
+    uint8_t mode = MODE_LOOP;
+    while (mode < MODE_COUNT &&
+           strcmp(kModeNames[mode], lowered.kernels[k].execution) != 0) {
+      ++mode;
     }
+    modes[k] = mode < MODE_COUNT ? mode : MODE_LOOP;
   }
-  emit_sections(b->tree->ast, &code);
-  dc__strbuf_puts(&code, dc__cpu_prelude_text);
-  dc__strbuf_append(&code, generated.data ? generated.data : "",
-                    generated.length);
   dc_context_params_t params;
   dc_context_params(cpu->base.context, &params);
-  dump_source(cpu, b->program->name, &code);
-  return dc__cpu_compile(params.c_compiler, dir, code.data, code.length,
-                         b->tree->options, b->program->name, b->tree->diag, so_path);
+  dump_source(cpu, b->name, &lowered);
+  return dc__cpu_compile(params.c_compiler, dir, lowered.text,
+                         lowered.length, b, cpu->allocator, so_path);
 }
 
 static void free_module(dc__cpu_device_t* cpu, dc__cpu_module_t* m) {
@@ -409,22 +334,16 @@ static dc_status_t build_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
   }
   char so_path[300], entry[DC_KCACHE_PATH_SIZE];
   snprintf(so_path, sizeof(so_path), "%s/kernels.so", dir);
-  dc__exec_mode_t* fn_modes =
-      dc__arena_alloc(b->tree->arena, (b->tree->ast->function_count + 1) * sizeof(*fn_modes));
-  dc_status_t st = fn_modes ? compile_program(cpu, b, dir, so_path, fn_modes)
-                            : DC_ERR_OUT_OF_MEMORY;
+  size_t count = dc_program_kernel_count(b->program);
+  dc_status_t st = compile_program(cpu, b, dir, so_path, modes);
   if (st == DC_OK) {
-    for (size_t k = 0; k < b->program->kernel_count; ++k) {
-      modes[k] = (uint8_t)fn_modes[b->program->kernels[k].function];
-    }
     // A failed store only costs the next process a compile.
-    if (dc__kcache_store(cpu->kcache, key, so_path, modes,
-                         b->program->kernel_count, entry,
+    if (dc__kcache_store(cpu->kcache, key, so_path, modes, count, entry,
                          sizeof(entry)) != DC_OK) {
       DC_LOG(cpu->base.context, DC_LOG_INFO, "kcache", "%s", dc_last_error());
       dc__strlcpy(entry, so_path, sizeof(entry));
     }
-    st = load_module(cpu, key, entry, modes, b->program->kernel_count, out);
+    st = load_module(cpu, key, entry, modes, count, out);
   }
   nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
   return st;
@@ -455,9 +374,7 @@ static void count_build(dc__cpu_device_t* cpu, uint64_t* counter,
 static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
                               const uint8_t key[32], dc__cpu_module_t** out) {
   uint64_t start = dc__now_ns();
-  size_t count = b->program->kernel_count;
-  uint8_t* modes = dc__arena_alloc(b->tree->arena, count + 1);
-  if (modes == NULL) return DC_ERR_OUT_OF_MEMORY;
+  size_t count = dc_program_kernel_count(b->program);
   pthread_mutex_lock(&cpu->lock);
   *out = find_module(cpu, key);
   pthread_mutex_unlock(&cpu->lock);
@@ -476,7 +393,11 @@ static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
   if (hit) {
     count_build(cpu, &cpu->stats.disk_hits, &cpu->stats.hit_ns, start);
   } else {
-    dc_status_t built = build_module(cpu, b, key, modes, out);
+    uint8_t* modes = dc_allocator_malloc(cpu->allocator, count + 1);
+    dc_status_t built =
+        modes ? build_module(cpu, b, key, modes, out)
+              : DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a build");
+    dc_allocator_free(cpu->allocator, modes, count + 1);
     count_build(cpu, built == DC_OK ? &cpu->stats.compiles
                                     : &cpu->stats.failures,
                 &cpu->stats.compile_ns, start);
@@ -496,47 +417,64 @@ static dc_status_t get_module(dc__cpu_device_t* cpu, dc_program_build_t* b,
   return DC_OK;
 }
 
-static const char* const kModeNames[] = {
-    [DC_EXEC_LOOP] = "loop",
-    [DC_EXEC_REGIONS] = "regions",
-    [DC_EXEC_FIBERS] = "fibers",
-};
-
 // The entry point dc_k_<kernel>_<what> of |m|, or NULL. Kernel names have
-// no length limit: the symbol is spelled in |arena|.
-static void* entry_point(dc__arena_t* arena, const dc__cpu_module_t* m,
-                         const dc_kernel_t* k, const char* what) {
-  const char* symbol =
-      dc__arena_printf(arena, "dc_k_%s_%s", k->info.name, what);
-  return symbol ? dlsym(m->handle, symbol) : NULL;
+// no length limit: the symbol is spelled in memory from |allocator|.
+static void* entry_point(dc_allocator_t allocator, const dc__cpu_module_t* m,
+                         const char* kernel, const char* what) {
+  size_t size = strlen(kernel) + strlen(what) + 7;
+  char* symbol = dc_allocator_malloc(allocator, size);
+  if (symbol == NULL) return NULL;
+  snprintf(symbol, size, "dc_k_%s_%s", kernel, what);
+  void* entry = dlsym(m->handle, symbol);
+  dc_allocator_free(allocator, symbol, size);
+  return entry;
 }
 
-// Finds kernel |k|'s entry points in |m|.
-static dc_status_t bind_kernel(dc_program_build_t* b, dc__cpu_module_t* m,
-                               size_t index) {
-  dc_kernel_t* k = &b->program->kernels[index];
-  dc__cpu_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
-  if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
-  *(void**)&ck->run = entry_point(b->tree->arena, m, k, "run");
-  *(void**)&ck->scratch_size = entry_point(b->tree->arena, m, k, "scratch_size");
+// Finds kernel |index|'s entry points in |m| and binds them as |ck|.
+static dc_status_t bind_kernel(dc__cpu_device_t* cpu, dc_program_build_t* b,
+                               dc__cpu_module_t* m, size_t index,
+                               dc__cpu_kernel_t* ck) {
+  dc_kernel_t* k = NULL;
+  DC_RETURN_IF_ERROR(dc_program_kernel(b->program, index, &k));
+  dc_kernel_info_t info;
+  DC_RETURN_IF_ERROR(dc_kernel_info(k, &info));
+  *(void**)&ck->run = entry_point(cpu->allocator, m, info.name, "run");
+  *(void**)&ck->scratch_size =
+      entry_point(cpu->allocator, m, info.name, "scratch_size");
   size_t (*local_size)(void) = NULL;
-  *(void**)&local_size = entry_point(b->tree->arena, m, k, "local_size");
+  *(void**)&local_size =
+      entry_point(cpu->allocator, m, info.name, "local_size");
   if (ck->run == NULL || ck->scratch_size == NULL || local_size == NULL) {
     return DC_FAIL(DC_ERR_INTERNAL,
                    "the compiled module lacks the entry points of kernel "
                    "'%s'",
-                   k->info.name);
+                   info.name);
   }
-  uint8_t mode = m->modes[index];
-  ck->mode = (dc__exec_mode_t)mode;
+  uint8_t mode = m->modes[index] < MODE_COUNT ? m->modes[index] : MODE_LOOP;
+  ck->name = info.name;
+  ck->uses_barrier = mode != MODE_LOOP;
+  ck->uses_grid_sync = info.uses_grid_sync;
   // The front end sees only the kernel's own barriers; one reached through
   // a helper makes it a barrier kernel too (group sizes depend on it).
-  dc_kernel_binding_t binding = {
-      .data = ck,
-      .execution = kModeNames[mode <= DC_EXEC_FIBERS ? mode : 0],
-      .static_local_size = local_size(),
-      .reaches_barrier = mode != DC_EXEC_LOOP};
+  dc_kernel_binding_t binding = {.data = ck,
+                                 .execution = kModeNames[mode],
+                                 .static_local_size = local_size(),
+                                 .reaches_barrier = mode != MODE_LOOP};
   return dc_kernel_bind(k, &binding);
+}
+
+static size_t program_size(size_t kernel_count) {
+  return sizeof(cpu_program_t) + kernel_count * sizeof(dc__cpu_kernel_t);
+}
+
+// Drops |prog|'s reference to its module and frees it.
+static void free_program(dc__cpu_device_t* cpu, cpu_program_t* prog) {
+  // The module stays loaded for the device's lifetime: it is the in-memory
+  // compile cache, and a later program with the same key reuses it.
+  pthread_mutex_lock(&cpu->lock);
+  --prog->module->refs;
+  pthread_mutex_unlock(&cpu->lock);
+  dc_allocator_free(cpu->allocator, prog, program_size(prog->kernel_count));
 }
 
 dc_status_t dc__cpu_program_build(dc_device_t* device, dc_program_build_t* b) {
@@ -546,25 +484,34 @@ dc_status_t dc__cpu_program_build(dc_device_t* device, dc_program_build_t* b) {
   pthread_mutex_unlock(&cpu->lock);
   DC_RETURN_IF_ERROR(st);
   uint8_t key[32];
-  compute_key(cpu, b, key);
+  DC_RETURN_IF_ERROR(compute_key(cpu, b, key));
   dc__cpu_module_t* m = NULL;
   DC_RETURN_IF_ERROR(get_module(cpu, b, key, &m));
-  dc_program_set_backend_data(b->program, m);
-  for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {
-    st = bind_kernel(b, m, i);
+  size_t count = dc_program_kernel_count(b->program);
+  cpu_program_t* prog =
+      dc_allocator_calloc(cpu->allocator, 1, program_size(count));
+  if (prog == NULL) {
+    pthread_mutex_lock(&cpu->lock);
+    --m->refs;
+    pthread_mutex_unlock(&cpu->lock);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a program's kernels");
   }
-  return st;
+  prog->module = m;
+  prog->kernel_count = count;
+  for (size_t i = 0; i < count && st == DC_OK; ++i) {
+    st = bind_kernel(cpu, b, m, i, &prog->kernels[i]);
+  }
+  if (st != DC_OK) {
+    free_program(cpu, prog);
+    return st;
+  }
+  dc_program_set_backend_data(b->program, prog);
+  return DC_OK;
 }
 
 void dc__cpu_program_destroy(dc_device_t* device, dc_program_t* program) {
-  dc__cpu_device_t* cpu = (dc__cpu_device_t*)device;
-  dc__cpu_module_t* m = program->impl;
-  if (m == NULL) return;
-  // The module stays loaded for the device's lifetime: it is the in-memory
-  // compile cache, and a later program with the same key reuses it.
-  pthread_mutex_lock(&cpu->lock);
-  --m->refs;
-  pthread_mutex_unlock(&cpu->lock);
+  cpu_program_t* prog = dc_program_backend_data(program);
+  if (prog != NULL) free_program((dc__cpu_device_t*)device, prog);
 }
 
 void dc__cpu_program_cache_stats(dc_device_t* device,

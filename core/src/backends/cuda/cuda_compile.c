@@ -1,8 +1,8 @@
-// cuda_compile.c: runs NVRTC on the code generator's output and reads its
-// messages.
+// cuda_compile.c: runs NVRTC on the program lowered to CUDA C++ and reads
+// its messages.
 //
-// The prelude goes to NVRTC as a header of its own (DC_CUDA_PRELUDE_NAME)
-// and the generated source carries #line directives, so NVRTC's messages
+// The prelude goes to NVRTC as a header of its own (the lowered program's
+// header) and the lowered source carries #line directives, so NVRTC's messages
 // name the user's program and line. The front end has checked the
 // program, so any message is about the engine's code: the whole log is
 // kept for the bug report, as the CPU device keeps its C compiler's.
@@ -12,12 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "program_internal.h"
-
-// The prelude (cuda_prelude.h, cuda_prelude_math.h and
-// cuda_prelude_builtins.h), embedded at build time.
-extern const char dc__cuda_prelude_text[];
 
 enum {
   NVRTC_ERROR_OUT_OF_MEMORY = 1,
@@ -58,7 +52,7 @@ dc_status_t dc__cuda_pick_target(const dc__cuda_nvrtc_t* nvrtc, int major,
 
 // Fills |argv| (room for 16) with the NVRTC options for a build; |arch|
 // holds the architecture option's text. Returns the count.
-static int nvrtc_options(const dc__build_options_t* o,
+static int nvrtc_options(const dc_build_flags_t* o,
                          const dc__cuda_target_t* target, char arch[48],
                          const char** argv) {
   int n = 0;
@@ -76,7 +70,7 @@ static int nvrtc_options(const dc__build_options_t* o,
   return n;
 }
 
-void dc__cuda_options_text(const dc__build_options_t* options,
+void dc__cuda_options_text(const dc_build_flags_t* options,
                            const dc__cuda_target_t* target, char* text,
                            size_t size) {
   char arch[48];
@@ -145,26 +139,30 @@ static dc_status_t take_image(const dc__cuda_nvrtc_t* nvrtc, nvrtcProgram p,
 // on what the generator made of it is the engine's bug: DC_ERR_INTERNAL,
 // with NVRTC's messages (in the user's lines, through the generated
 // #line directives) in the build log for the bug report.
-static dc_status_t report_compile_errors(const char* log, dc__diag_t* diag) {
-  dc__diag_append(diag, log ? log : "(no output)\n");
+static dc_status_t report_compile_errors(const char* log, const char* name,
+                                         const dc__cuda_log_sink_t* sink) {
+  sink->log(sink->ctx, log ? log : "(no output)\n");
   return DC_FAIL(
       DC_ERR_INTERNAL,
       "internal error: NVRTC rejected the CUDA code generated for program "
       "'%s'; this is a bug of the engine, please report it with the program",
-      diag->file);
+      name);
 }
 
 dc_status_t dc__cuda_nvrtc_compile(const dc__cuda_nvrtc_t* nvrtc,
-                                   const dc__cuda_translation_t* t,
-                                   const dc__build_options_t* options,
+                                   const dc_lowered_program_t* lowered,
+                                   const char* name,
+                                   const dc_build_flags_t* options,
                                    const dc__cuda_target_t* target,
-                                   dc__diag_t* diag, dc_allocator_t allocator,
+                                   const dc__cuda_log_sink_t* sink,
+                                   dc_allocator_t allocator,
                                    dc__cuda_image_t* out) {
-  const char* headers[] = {dc__cuda_prelude_text};
-  const char* names[] = {DC_CUDA_PRELUDE_NAME};
+  const char* headers[] = {lowered->header};
+  const char* names[] = {lowered->header_name};
   nvrtcProgram p = NULL;
-  nvrtcResult r = nvrtc->create_program(&p, t->source, DC_CUDA_SOURCE_NAME, 1,
-                                        headers, names);
+  nvrtcResult r = nvrtc->create_program(&p, lowered->text,
+                                        DC_CUDA_SOURCE_NAME, 1, headers,
+                                        names);
   if (r != NVRTC_SUCCESS) {
     return nvrtc_failure(nvrtc, r, "nvrtcCreateProgram");
   }
@@ -176,7 +174,7 @@ dc_status_t dc__cuda_nvrtc_compile(const dc__cuda_nvrtc_t* nvrtc,
   char* log = program_log(nvrtc, p, allocator, &log_size);
   dc_status_t st = DC_OK;
   if (r == NVRTC_ERROR_COMPILATION) {
-    st = report_compile_errors(log, diag);
+    st = report_compile_errors(log, name, sink);
   } else if (r != NVRTC_SUCCESS) {
     st = nvrtc_failure(nvrtc, r, arch);
   } else {
@@ -195,8 +193,9 @@ void dc__cuda_image_free(dc__cuda_image_t* image) {
   image->size = 0;
 }
 
-bool dc__cuda_dump_source(const char* name, const dc__cuda_translation_t* t,
-                          char* path, size_t path_size) {
+bool dc__cuda_dump_source(const char* name,
+                          const dc_lowered_program_t* lowered, char* path,
+                          size_t path_size) {
   const char* dir = getenv("DC_KERNEL_DUMP");
   if (dir == NULL || *dir == '\0') return true;
   snprintf(path, path_size, "%s/%s.cu", dir, name);
@@ -204,77 +203,8 @@ bool dc__cuda_dump_source(const char* name, const dc__cuda_translation_t* t,
     if (*c == '/') *c = '_';
   }
   FILE* f = fopen(path, "w");
-  bool ok = f != NULL && fwrite(t->source, 1, t->length, f) == t->length;
+  bool ok = f != NULL &&
+            fwrite(lowered->text, 1, lowered->length, f) == lowered->length;
   if (f != NULL && fclose(f) != 0) ok = false;
   return ok;
-}
-
-//===-- Compiling without a device --------------------------------------===//
-
-// Parses "sm_90" or "compute_90".
-static bool parse_arch(const char* arch, dc__cuda_target_t* out) {
-  char* end = NULL;
-  const char* digits = NULL;
-  if (strncmp(arch, "sm_", 3) == 0) digits = arch + 3;
-  if (strncmp(arch, "compute_", 8) == 0) digits = arch + 8;
-  if (digits == NULL) return false;
-  long value = strtol(digits, &end, 10);
-  out->arch = (int)value;
-  out->ptx = digits == arch + 8;
-  return end != digits && *end == '\0' && value > 0 && value < 1000;
-}
-
-// The front end and the code generator, as dc_program_create runs them.
-static dc_status_t translate(dc__arena_t* arena, const char* source,
-                             const char* options, bool checked,
-                             dc__diag_t* diag, dc__build_options_t* opts,
-                             dc__cuda_translation_t* t) {
-  dc__token_list_t tokens = {0};
-  dc__program_ast_t ast;
-  DC_RETURN_IF_ERROR(dc__parse_build_options(arena, options, diag, opts));
-  DC_RETURN_IF_ERROR(
-      dc__preprocess(arena, source, strlen(source), opts, diag, &tokens));
-  DC_RETURN_IF_ERROR(dc__parse(arena, &tokens, diag, &ast));
-  dc__cuda_codegen_options_t cg = {
-      .file = diag->file, .checked = checked || opts->checked};
-  DC_RETURN_IF_ERROR(dc__cuda_codegen(arena, &ast, &cg, diag, t));
-  char path[1024];
-  (void)dc__cuda_dump_source(diag->file, t, path, sizeof(path));
-  return DC_OK;
-}
-
-dc_status_t dc__cuda_compile_for_arch(const dc__cuda_nvrtc_t* nvrtc,
-                                      const char* name, const char* source,
-                                      const char* options, const char* arch,
-                                      bool checked,
-                                      dc_allocator_t allocator, char* log,
-                                      size_t log_size, dc__cuda_image_t* out) {
-  static const char* fn = "dc__cuda_compile_for_arch";
-  memset(out, 0, sizeof(*out));
-  if (log_size > 0) log[0] = '\0';
-  dc__cuda_target_t target;
-  if (!parse_arch(arch, &target)) {
-    return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
-                   "%s: '%s' is no architecture (sm_XY or compute_XY)", fn,
-                   arch);
-  }
-  dc__arena_t arena;
-  dc__arena_init(&arena, allocator);
-  dc__diag_t diag;
-  dc__diag_init(&diag, allocator, name);
-  dc__build_options_t opts;
-  dc__cuda_translation_t t;
-  dc_status_t st =
-      translate(&arena, source, options, checked, &diag, &opts, &t);
-  if (st == DC_OK) {
-    st = dc__cuda_nvrtc_compile(nvrtc, &t, &opts, &target, &diag, allocator,
-                                out);
-  }
-  if (st == DC_ERR_COMPILE || (st != DC_OK && diag.errors > 0)) {
-    st = dc__diag_fail(&diag, "dc_program_create");
-  }
-  if (log_size > 0 && diag.log != NULL) dc__strlcpy(log, diag.log, log_size);
-  dc__diag_free(&diag);
-  dc__arena_free_all(&arena);
-  return st;
 }

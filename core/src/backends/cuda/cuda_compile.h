@@ -1,18 +1,17 @@
-// cuda_compile.h: NVRTC compiles the code generator's CUDA C++ into a
-// cubin for the GPU's architecture (or PTX when NVRTC predates the GPU),
-// and its messages become the build's diagnostics in the user's lines.
+// cuda_compile.h: NVRTC compiles the program lowered to CUDA C++
+// (DC_KERNEL_DIALECT_CUDA_C) into a cubin for the GPU's architecture (or
+// PTX when NVRTC predates the GPU), and its messages become the build's
+// diagnostics in the user's lines.
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_COMPILE_H_
 #define DC_CUDA_COMPILE_H_
 
 #include "cuda_api.h"
-#include "cuda_codegen.h"
-#include "pp.h"
+#include "dc/backend.h"
 
-// The name under which the prelude is given to NVRTC (the generated
-// source includes it) and the name of the generated source itself: a
-// message about either is about the engine's code, not the user's.
-#define DC_CUDA_PRELUDE_NAME "dclua_prelude.cuh"
+// The name of the lowered source given to NVRTC: a message about it (or
+// the prelude, the header it includes) is about the engine's code, not
+// the user's.
 #define DC_CUDA_SOURCE_NAME "dclua_generated.cu"
 
 // What to compile for: compute capability |arch| (major * 10 + minor),
@@ -42,40 +41,37 @@ DC_INTERNAL dc_status_t dc__cuda_pick_target(const dc__cuda_nvrtc_t* nvrtc,
 
 // The NVRTC options a build uses, written to |text| (for the cache key
 // and messages) as one line separated by spaces.
-DC_INTERNAL void dc__cuda_options_text(const dc__build_options_t* options,
+DC_INTERNAL void dc__cuda_options_text(const dc_build_flags_t* options,
                                        const dc__cuda_target_t* target,
                                        char* text, size_t size);
 
-// Compiles |t| for |target|. NVRTC rejecting the generated code is an
-// engine bug: DC_ERR_INTERNAL, with NVRTC's log in |diag|. A failure of
-// NVRTC itself is DC_ERR_UNSUPPORTED (an option or architecture it does
-// not know), DC_ERR_OUT_OF_MEMORY or DC_ERR_INTERNAL, with its message. On
-// success |out| owns memory from |allocator| (dc__cuda_image_free).
+// Where NVRTC's messages go: |log| receives its whole log, |ctx| passed
+// back.
+typedef struct dc__cuda_log_sink_t {
+  void (*log)(void* ctx, const char* text);
+  void* ctx;
+} dc__cuda_log_sink_t;
+
+// Compiles |lowered|, the program |name| lowered to CUDA C++, for
+// |target| with the build's |options|. NVRTC rejecting the lowered code
+// is an engine bug: DC_ERR_INTERNAL, with NVRTC's log given to |sink|. A
+// failure of NVRTC itself is DC_ERR_UNSUPPORTED (an option or
+// architecture it does not know), DC_ERR_OUT_OF_MEMORY or
+// DC_ERR_INTERNAL, with its message. On success |out| owns memory from
+// |allocator| (dc__cuda_image_free).
 DC_INTERNAL dc_status_t dc__cuda_nvrtc_compile(
-    const dc__cuda_nvrtc_t* nvrtc, const dc__cuda_translation_t* t,
-    const dc__build_options_t* options, const dc__cuda_target_t* target,
-    dc__diag_t* diag, dc_allocator_t allocator, dc__cuda_image_t* out);
+    const dc__cuda_nvrtc_t* nvrtc, const dc_lowered_program_t* lowered,
+    const char* name, const dc_build_flags_t* options,
+    const dc__cuda_target_t* target, const dc__cuda_log_sink_t* sink,
+    dc_allocator_t allocator, dc__cuda_image_t* out);
 
 DC_INTERNAL void dc__cuda_image_free(dc__cuda_image_t* image);
 
-// With DC_KERNEL_DUMP set to a directory, writes the generated source of
+// With DC_KERNEL_DUMP set to a directory, writes the lowered source of
 // program |name| there as <name>.cu ('/' in the name become '_') and
 // returns false if that fails (|path| says where); true otherwise.
 DC_INTERNAL bool dc__cuda_dump_source(const char* name,
-                                      const dc__cuda_translation_t* t,
+                                      const dc_lowered_program_t* lowered,
                                       char* path, size_t path_size);
-
-// For tests and tools, without a GPU: builds |source| (the program
-// |name|, with the build |options|, may be NULL) as dc_program_create
-// would for a CUDA device, for |arch| ("sm_90" for a cubin, "compute_90"
-// for PTX), with bounds checking when |checked|. Returns what
-// dc_program_create would (DC_ERR_COMPILE with the first error in
-// dc_last_error()); the build log goes to |log| (|log_size| bytes,
-// truncated, may be 0), the image to |out| when it compiled.
-DC_INTERNAL dc_status_t dc__cuda_compile_for_arch(
-    const dc__cuda_nvrtc_t* nvrtc, const char* name, const char* source,
-    const char* options, const char* arch, bool checked,
-    dc_allocator_t allocator, char* log, size_t log_size,
-    dc__cuda_image_t* out);
 
 #endif  // DC_CUDA_COMPILE_H_

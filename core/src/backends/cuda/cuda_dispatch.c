@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "cuda_kernel.h"
-#include "program_internal.h"
 
 // What a block may use without opting in to more.
 #define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
@@ -35,10 +34,9 @@ static size_t dynamic_base(const dc__cuda_kernel_t* ck) {
   return DC_ALIGN_UP(ck->static_shared, 64);
 }
 
-static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
-                        const dc_launch_t* l, void* const* args,
+static void pack_params(const dc__cuda_kernel_t* ck, const dc_launch_t* l, void* const* args,
                         const size_t* lengths, dc__cuda_params_t* p) {
-  size_t n = 0, count = k->info.arg_count;
+  size_t n = 0, count = ck->arg_count;
   p->record.dims = l->dims;
   for (int d = 0; d < 3; ++d) p->record.offset[d] = l->offset[d];
   p->record.watchdog_ns = ck->checked ? l->time_limit_ns : 0;
@@ -49,7 +47,7 @@ static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
     p->params[n++] = p->lengths;
   }
   for (size_t i = 0; i < count; ++i) {
-    switch (k->args[i].kind) {
+    switch (ck->arg_kinds[i]) {
       case DC_ARG_BUFFER:  // the argument is the device address
         p->params[n++] = (void*)&args[i];
         break;
@@ -70,7 +68,6 @@ static void pack_params(const dc_kernel_t* k, const dc__cuda_kernel_t* ck,
 
 // The launch shapes CUDA refuses, with messages that say why.
 static dc_status_t check_shape(const dc__cuda_device_t* cuda,
-                               const dc_kernel_t* k,
                                const dc__cuda_kernel_t* ck,
                                const dc_launch_t* l) {
   const char* name = cuda->base.info.name;
@@ -79,14 +76,14 @@ static dc_status_t check_shape(const dc__cuda_device_t* cuda,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s' runs at most %d work-items per group on "
                    "%s (what its registers allow); the dispatch asks for %zu",
-                   kFn, k->info.name, ck->max_threads, name, block);
+                   kFn, ck->name, ck->max_threads, name, block);
   }
   if (l->local[0] > MAX_BLOCK_XY || l->local[1] > MAX_BLOCK_XY ||
       l->local[2] > MAX_BLOCK_Z) {
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s': a work-group of %zux%zux%zu is more than "
                    "%s allows per dimension (%dx%dx%d)",
-                   kFn, k->info.name, l->local[0], l->local[1], l->local[2],
+                   kFn, ck->name, l->local[0], l->local[1], l->local[2],
                    name, MAX_BLOCK_XY, MAX_BLOCK_XY, MAX_BLOCK_Z);
   }
   if (l->groups[0] > MAX_GRID_X || l->groups[1] > MAX_GRID_YZ ||
@@ -95,7 +92,7 @@ static dc_status_t check_shape(const dc__cuda_device_t* cuda,
                    "%s: kernel '%s': %zux%zux%zu work-groups are more than %s "
                    "allows per dimension (%ux%ux%u); use larger groups or "
                    "put the largest dimension first",
-                   kFn, k->info.name, l->groups[0], l->groups[1], l->groups[2],
+                   kFn, ck->name, l->groups[0], l->groups[1], l->groups[2],
                    name, MAX_GRID_X, MAX_GRID_YZ, MAX_GRID_YZ);
   }
   return DC_OK;
@@ -111,8 +108,8 @@ static bool needs_opt_in(const dc__cuda_kernel_t* ck, size_t dynamic) {
 // Opts the kernel in to |dynamic| bytes of dynamic shared memory when its
 // total passes the default limit. Called with the lock held.
 static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
-                                        const dc_kernel_t* k,
-                                        dc__cuda_kernel_t* ck, size_t dynamic) {
+                                        dc__cuda_kernel_t* ck,
+                                        size_t dynamic) {
   if (!needs_opt_in(ck, dynamic)) return DC_OK;
   CUresult r = cuda->api->cu->func_set_attribute(
       ck->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -121,7 +118,7 @@ static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
     return dc__cuda_failed(cuda, r,
                            "kernel '%s': opting in to %zu bytes of dynamic "
                            "shared memory",
-                           k->info.name, dynamic);
+                           ck->name, dynamic);
   }
   atomic_store(&ck->dynamic_limit, (int)dynamic);
   return DC_OK;
@@ -131,7 +128,6 @@ static dc_status_t allow_dynamic_shared(dc__cuda_device_t* cuda,
 // the occupancy API's blocks per SM times the SMs. Called with the lock
 // held.
 static dc_status_t check_residency(dc__cuda_device_t* cuda,
-                                   const dc_kernel_t* k,
                                    const dc__cuda_kernel_t* ck,
                                    const dc_launch_t* l, size_t dynamic) {
   const char* name = cuda->base.info.name;
@@ -141,7 +137,7 @@ static dc_status_t check_residency(dc__cuda_device_t* cuda,
     return DC_FAIL(DC_ERR_INVALID_ARGUMENT,
                    "%s: kernel '%s' synchronises its grid (dc_grid_sync) but "
                    "%s cannot run cooperative kernels",
-                   kFn, k->info.name, name);
+                   kFn, ck->name, name);
   }
   int per_sm = 0;
   CUresult r = cuda->api->cu->occupancy_max_active_blocks(&per_sm, ck->function,
@@ -150,7 +146,7 @@ static dc_status_t check_residency(dc__cuda_device_t* cuda,
     return dc__cuda_failed(cuda, r,
                            "cuOccupancyMaxActiveBlocksPerMultiprocessor of "
                            "kernel '%s'",
-                           k->info.name);
+                           ck->name);
   }
   size_t resident = (size_t)per_sm * (size_t)cuda->sm_count;
   if (groups > resident) {
@@ -159,18 +155,18 @@ static dc_status_t check_residency(dc__cuda_device_t* cuda,
                    "its %zu work-groups cannot all be resident on %s at once "
                    "(at most %zu of %zu work-items); use fewer, larger "
                    "groups",
-                   kFn, k->info.name, groups, name, resident, block);
+                   kFn, ck->name, groups, name, resident, block);
   }
   return DC_OK;
 }
 
 // Zeroes the module's grid barrier and fault record before a launch that
 // uses them. Called with the lock held.
-static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+static dc_status_t reset_state(dc__cuda_device_t* cuda,
                                const dc__cuda_kernel_t* ck, CUstream stream) {
   const dc__cuda_driver_t* cu = cuda->api->cu;
   CUresult r = CUDA_SUCCESS;
-  if (k->info.uses_grid_sync) {
+  if (ck->uses_grid_sync) {
     r = cu->memset_d32_async(ck->module->grid, 0,
                              sizeof(dc__cuda_grid_state_t) / 4, stream);
   }
@@ -180,13 +176,13 @@ static dc_status_t reset_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   }
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "resetting kernel '%s''s state",
-                           k->info.name);
+                           ck->name);
   }
   return DC_OK;
 }
 
 // Launches on |stream|, and with |wait| waits for the kernel to finish.
-static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+static dc_status_t launch(dc__cuda_device_t* cuda,
                           const dc__cuda_kernel_t* ck, const dc_launch_t* l,
                           size_t dynamic, void** params, CUstream stream,
                           bool wait) {
@@ -196,7 +192,7 @@ static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   unsigned bx = (unsigned)l->local[0], by = (unsigned)l->local[1],
            bz = (unsigned)l->local[2];
   CUresult r =
-      k->info.uses_grid_sync
+      ck->uses_grid_sync
           ? cu->launch_cooperative_kernel(ck->function, gx, gy, gz, bx, by, bz,
                                           (unsigned)dynamic, stream, params)
           : cu->launch_kernel(ck->function, gx, gy, gz, bx, by, bz,
@@ -206,23 +202,23 @@ static dc_status_t launch(dc__cuda_device_t* cuda, const dc_kernel_t* k,
         cuda, r,
         "%s of kernel '%s' (%ux%ux%u groups of "
         "%ux%ux%u)",
-        k->info.uses_grid_sync ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
-        k->info.name, gx, gy, gz, bx, by, bz);
+        ck->uses_grid_sync ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
+        ck->name, gx, gy, gz, bx, by, bz);
   }
   if (!wait) return DC_OK;
   char what[300];
-  snprintf(what, sizeof(what), "kernel '%s'", k->info.name);
+  snprintf(what, sizeof(what), "kernel '%s'", ck->name);
   return dc__cuda_wait(cuda, stream, what);
 }
 
 // Reads |size| bytes of module state back after the launch.
-static dc_status_t read_state(dc__cuda_device_t* cuda, const dc_kernel_t* k,
-                              CUdeviceptr from, void* to, size_t size,
-                              CUstream stream) {
+static dc_status_t read_state(dc__cuda_device_t* cuda,
+                              const dc__cuda_kernel_t* ck, CUdeviceptr from,
+                              void* to, size_t size, CUstream stream) {
   CUresult r = cuda->api->cu->memcpy_dtoh_async(to, from, size, stream);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "reading kernel '%s''s state",
-                           k->info.name);
+                           ck->name);
   }
   return dc__cuda_wait(cuda, stream, "reading a kernel's state");
 }
@@ -235,7 +231,7 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   if (ck->checked) {
     dc__cuda_fault_state_t f;
     DC_RETURN_IF_ERROR(
-        read_state(cuda, k, ck->module->fault, &f, sizeof(f), stream));
+        read_state(cuda, ck, ck->module->fault, &f, sizeof(f), stream));
     if (f.set) {
       dc_kernel_fault_t fault = {.set = 1, .kind = f.kind, .arg = f.arg,
                                  .line = f.line, .index = f.index,
@@ -243,32 +239,32 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
       return dc_kernel_fault_status(k, kFn, &fault);
     }
   }
-  if (k->info.uses_grid_sync) {
+  if (ck->uses_grid_sync) {
     dc__cuda_grid_state_t g;
     DC_RETURN_IF_ERROR(
-        read_state(cuda, k, ck->module->grid, &g, sizeof(g), stream));
+        read_state(cuda, ck, ck->module->grid, &g, sizeof(g), stream));
     if (g.broken) {
       return DC_FAIL(DC_ERR_FAILED_PRECONDITION,
                      "%s: kernel '%s' reached dc_grid_sync() in some "
                      "work-groups but not in others (every work-group must "
                      "reach each one); its results are undefined",
-                     kFn, k->info.name);
+                     kFn, ck->name);
     }
   }
   return DC_OK;
 }
 
 dc_status_t dc__cuda_prepare_launch(dc__cuda_device_t* cuda,
-                                    dc_kernel_t* kernel, const dc_launch_t* l,
-                                    void* const* args, const size_t* lengths,
+                                    dc__cuda_kernel_t* ck,
+                                    const dc_launch_t* l, void* const* args,
+                                    const size_t* lengths,
                                     dc__cuda_params_t* p,
                                     size_t* out_dynamic) {
-  dc__cuda_kernel_t* ck = kernel->impl;
-  DC_RETURN_IF_ERROR(check_shape(cuda, kernel, ck, l));
+  DC_RETURN_IF_ERROR(check_shape(cuda, ck, l));
   size_t base = dynamic_base(ck);
   *out_dynamic = l->local_memory > base ? l->local_memory - base : 0;
-  pack_params(kernel, ck, l, args, lengths, p);
-  return allow_dynamic_shared(cuda, kernel, ck, *out_dynamic);
+  pack_params(ck, l, args, lengths, p);
+  return allow_dynamic_shared(cuda, ck, *out_dynamic);
 }
 
 // Runs a dispatch on |stream| (NULL: the device stream), waiting for it
@@ -278,8 +274,8 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
                                const dc_launch_t* l, void* const* args,
                                const size_t* lengths) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
-  dc__cuda_kernel_t* ck = kernel->impl;
-  bool outcome = ck->checked || kernel->info.uses_grid_sync;
+  dc__cuda_kernel_t* ck = dc_kernel_backend_data(kernel);
+  bool outcome = ck->checked || ck->uses_grid_sync;
   dc__cuda_params_t p;
   size_t base = dynamic_base(ck);
   size_t dynamic = l->local_memory > base ? l->local_memory - base : 0;
@@ -293,15 +289,14 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
   if (stream == NULL) stream = cuda->stream;
   dc_status_t st = dc__cuda_enter(cuda);
   if (st == DC_OK) {
-    st = dc__cuda_prepare_launch(cuda, kernel, l, args, lengths, &p,
-                                 &dynamic);
+    st = dc__cuda_prepare_launch(cuda, ck, l, args, lengths, &p, &dynamic);
   }
-  if (st == DC_OK && kernel->info.uses_grid_sync) {
-    st = check_residency(cuda, kernel, ck, l, dynamic);
+  if (st == DC_OK && ck->uses_grid_sync) {
+    st = check_residency(cuda, ck, l, dynamic);
   }
-  if (st == DC_OK && outcome) st = reset_state(cuda, kernel, ck, stream);
+  if (st == DC_OK && outcome) st = reset_state(cuda, ck, stream);
   if (st == DC_OK) {
-    st = launch(cuda, kernel, ck, l, dynamic, p.params, stream,
+    st = launch(cuda, ck, l, dynamic, p.params, stream,
                 wait || outcome);
   }
   if (st == DC_OK && outcome) st = check_outcome(cuda, kernel, ck, stream);
@@ -367,7 +362,7 @@ size_t dc__cuda_preferred_group_size(dc_device_t* device,
                                      const dc_kernel_t* kernel,
                                      size_t work_items, size_t local_memory) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
-  const dc__cuda_kernel_t* ck = kernel->impl;
+  const dc__cuda_kernel_t* ck = dc_kernel_backend_data(kernel);
   if (ck == NULL) return 0;
   int block = ck->preferred_block, min_grid = ck->min_grid;
   size_t base = dynamic_base(ck);

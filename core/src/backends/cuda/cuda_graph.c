@@ -26,12 +26,12 @@ static dc_status_t check_recordable(const dc__cuda_device_t* cuda,
                                     dc_kernel_t* const* kernels,
                                     size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    const dc__cuda_kernel_t* ck = kernels[i]->impl;
-    if (ck->checked || kernels[i]->info.uses_grid_sync) {
+    const dc__cuda_kernel_t* ck = dc_kernel_backend_data(kernels[i]);
+    if (ck->checked || ck->uses_grid_sync) {
       return DC_FAIL(DC_ERR_UNSUPPORTED,
                      "%s: kernel '%s' has its outcome read back after each "
                      "dispatch (%s), which a CUDA graph cannot do",
-                     cuda->base.info.name, kernels[i]->info.name,
+                     cuda->base.info.name, ck->name,
                      ck->checked ? "bounds checking" : "grid sync");
     }
   }
@@ -45,12 +45,12 @@ static dc_status_t add_node(dc__cuda_device_t* cuda, cuda_graph_t* g,
                             void* const* args, const size_t* lengths,
                             const uint32_t* deps, size_t dep_count,
                             size_t i) {
+  dc__cuda_kernel_t* ck = dc_kernel_backend_data(kernel);
   dc__cuda_params_t p;
   size_t dynamic = 0;
   DC_RETURN_IF_ERROR(
-      dc__cuda_prepare_launch(cuda, kernel, l, args, lengths, &p, &dynamic));
+      dc__cuda_prepare_launch(cuda, ck, l, args, lengths, &p, &dynamic));
   for (size_t d = 0; d < dep_count; ++d) scratch[d] = nodes[deps[d]];
-  const dc__cuda_kernel_t* ck = kernel->impl;
   CUDA_KERNEL_NODE_PARAMS node = {
       .func = ck->function,
       .grid_x = (unsigned)l->groups[0],
@@ -66,7 +66,7 @@ static dc_status_t add_node(dc__cuda_device_t* cuda, cuda_graph_t* g,
                                                     scratch, dep_count, &node);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "cuGraphAddKernelNode of kernel '%s'",
-                           kernel->info.name);
+                           ck->name);
   }
   return DC_OK;
 }

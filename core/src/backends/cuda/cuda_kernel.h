@@ -7,7 +7,6 @@
 #include <stdatomic.h>
 
 #include "cuda_internal.h"
-#include "program_internal.h"
 
 // A loaded module, shared by every program built from one cache key; it
 // stays loaded for the device's lifetime (the in-memory compile cache),
@@ -23,9 +22,14 @@ typedef struct dc__cuda_module_t {
   struct dc__cuda_module_t* next;
 } dc__cuda_module_t;
 
-// A kernel's launch state (dc_kernel_t.impl).
+// A kernel's launch state (its dc_kernel_backend_data), with what
+// launches read of the kernel itself.
 typedef struct dc__cuda_kernel_t {
   CUfunction function;
+  const char* name;      // borrowed from the kernel
+  size_t arg_count;
+  uint8_t arg_kinds[DC_KERNEL_MAX_ARGS];  // dc_arg_kind_t of each argument
+  bool uses_grid_sync;   // its launches are cooperative
   dc__cuda_module_t* module;
   int max_threads;       // per group, for this kernel's registers
   size_t static_shared;  // bytes of its __shared__ (__local) variables
@@ -33,18 +37,20 @@ typedef struct dc__cuda_kernel_t {
   int min_grid;          // dynamic shared memory, and its grid for that
   atomic_int dynamic_limit;  // dynamic shared bytes opted in to so far
                              // (raised under the device lock)
-  bool checked;     // takes the lengths argument (cuda_codegen.h)
+  bool checked;     // takes the lengths argument (dc/backend.h,
+                    // DC_KERNEL_DIALECT_CUDA_C)
 } dc__cuda_kernel_t;
 
-// The launch record every kernel receives first (dc__launch_t in
-// cuda_prelude.h, same layout).
+// The launch record every kernel receives first (dc/backend.h,
+// DC_KERNEL_DIALECT_CUDA_C).
 typedef struct dc__cuda_launch_record_t {
   uint32_t dims;
   uint64_t offset[3];
   uint64_t watchdog_ns;  // the kernel time limit (checked kernels)
 } dc__cuda_launch_record_t;
 
-// Mirrors of the prelude's dc__grid_t and dc__fault_t.
+// The program's globals dc__grid and dc__fault (dc/backend.h,
+// DC_KERNEL_DIALECT_CUDA_C).
 typedef struct dc__cuda_grid_state_t {
   uint32_t arrived, generation, exited, broken;
 } dc__cuda_grid_state_t;
@@ -55,7 +61,7 @@ typedef struct dc__cuda_fault_state_t {
   uint64_t length, size;
 } dc__cuda_fault_state_t;
 
-// A launch's parameters as cuLaunchKernel takes them (cuda_codegen.h):
+// A launch's parameters as cuLaunchKernel takes them (dc/backend.h):
 // |params| points at the record, the lengths and the argument values.
 typedef struct dc__cuda_params_t {
   dc__cuda_launch_record_t record;
@@ -64,13 +70,13 @@ typedef struct dc__cuda_params_t {
   void* params[DC_KERNEL_MAX_ARGS + 2];
 } dc__cuda_params_t;
 
-// Checks |launch| of |kernel| against what CUDA allows, fills |p| from
-// |args| and |lengths| (as the vtable's dispatch receives them) and
+// Checks |launch| of the kernel |ck| against what CUDA allows, fills |p|
+// from |args| and |lengths| (as the vtable's dispatch receives them) and
 // |out_dynamic| with the dynamic shared memory it needs, opting the
 // kernel in to it (cuda_dispatch.c). Call with the lock held and the
 // context current.
 DC_INTERNAL dc_status_t dc__cuda_prepare_launch(
-    dc__cuda_device_t* cuda, dc_kernel_t* kernel, const dc_launch_t* launch,
+    dc__cuda_device_t* cuda, dc__cuda_kernel_t* ck, const dc_launch_t* launch,
     void* const* args, const size_t* lengths, dc__cuda_params_t* p,
     size_t* out_dynamic);
 

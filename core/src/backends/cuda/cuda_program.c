@@ -1,11 +1,14 @@
 // cuda_program.c: kernels on a CUDA device: building through the compile
 // cache, loading modules, and finding each kernel's function.
 //
-// A program's cache key is the SHA-256 of everything that decides the
-// module: the backend's kernel ABI, the fingerprint of the front end, code
-// generator and prelude sources (taken at build time, so the embedded
-// prelude text needs no hashing at run time), NVRTC's version, the architecture (sm_XY, or compute_XY for PTX), the
-// NVRTC options, the build options and the source. Entries live in the
+// A program is lowered to CUDA C++ (DC_KERNEL_DIALECT_CUDA_C) and compiled
+// by NVRTC (cuda_compile.c). Its cache key is the SHA-256 of everything
+// that decides the module: the backend's kernel ABI, the compiler's
+// fingerprint (dc_kernel_dialect_fingerprint: front end, lowering and
+// prelude, taken at build time, so a hit needs no lowering), that of the
+// NVRTC driver (cuda_compile.c), NVRTC's version, the architecture (sm_XY,
+// or compute_XY for PTX), the NVRTC options, the build options and the
+// source. Entries live in the
 // same on-disk cache as the CPU's shared objects (kcache.h): the image
 // (cubin or PTX) at offset 0, then metadata saying which it is, how long,
 // and which kernels reach a barrier. Loaded modules are shared by every
@@ -23,10 +26,21 @@
 #include "cuda_kernel.h"
 #include "kcache.h"
 #include "log_internal.h"
-#include "program_internal.h"
 #include "sha256.h"
 
-extern const char dc__cuda_generator_digest[];  // see source_digest.cmake
+// The fingerprint of cuda_compile.[ch] (see source_digest.cmake).
+extern const char dc__cuda_compile_digest[];
+
+// Kernel K's entry point in a module (dc/backend.h,
+// DC_KERNEL_DIALECT_CUDA_C), found without lowering on a cache hit.
+#define KERNEL_PREFIX "dc_k_"
+
+// A built program's backend data: its module and its kernels' state.
+typedef struct cuda_program_t {
+  dc__cuda_module_t* module;
+  size_t kernel_count;
+  dc__cuda_kernel_t kernels[];
+} cuda_program_t;
 
 // Changes whenever the way the engine calls generated kernels changes.
 #define CUDA_KERNEL_ABI 1
@@ -117,8 +131,11 @@ void dc__cuda_kernels_teardown(dc__cuda_device_t* cuda) {
   cuda->kcache = NULL;
 }
 
-static void compute_key(const dc__cuda_device_t* cuda,
-                        const dc_program_build_t* b, uint8_t key[32]) {
+static dc_status_t compute_key(const dc__cuda_device_t* cuda,
+                               const dc_program_build_t* b, uint8_t key[32]) {
+  const char* lowering = NULL;
+  DC_RETURN_IF_ERROR(
+      dc_kernel_dialect_fingerprint(DC_KERNEL_DIALECT_CUDA_C, &lowering));
   char abi[64], nvrtc[32], options[256];
   int major = 0, minor = 0;
   cuda->api->nvrtc->version(&major, &minor);
@@ -126,44 +143,51 @@ static void compute_key(const dc__cuda_device_t* cuda,
            (int)b->checked);
   snprintf(nvrtc, sizeof(nvrtc), "nvrtc %d.%d", major, minor);
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
-  dc__cuda_options_text(b->tree->options, &target, options, sizeof(options));
+  dc__cuda_options_text(&b->flags, &target, options, sizeof(options));
   dc__sha256_t h;
   dc__sha256_init(&h);
-  const char* parts[] = {abi, dc__cuda_generator_digest, nvrtc, options,
-                         b->options};
+  const char* parts[] = {abi,     lowering, dc__cuda_compile_digest,
+                         nvrtc,   options,  b->options};
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); ++i) {
     dc__sha256_update(&h, parts[i], strlen(parts[i]) + 1);
   }
   // __FILE__ expands to the program's name, which then shapes the code.
   if (memmem(b->source, b->source_length, "__FILE__", 8) != NULL) {
-    dc__sha256_update(&h, b->program->name, strlen(b->program->name) + 1);
+    dc__sha256_update(&h, b->name, strlen(b->name) + 1);
   }
   dc__sha256_update(&h, b->source, b->source_length);
   dc__sha256_final(&h, key);
+  return DC_OK;
 }
 
 //===-- Compiling -------------------------------------------------------===//
 
-// Generates CUDA C++ for the program and compiles it; |barriers| receives
+// Appends NVRTC's log to the build's (dc__cuda_log_sink_t).
+static void log_to_build(void* build, const char* text) {
+  dc_program_build_append_log(build, text);
+}
+
+// Lowers the program to CUDA C++ and compiles it; |barriers| receives
 // each kernel's barrier flag.
 static dc_status_t compile_program(dc__cuda_device_t* cuda,
                                    dc_program_build_t* b,
                                    dc__cuda_image_t* image, uint8_t* barriers) {
-  dc__cuda_codegen_options_t options = {.file = b->tree->diag->file,
-                                        .checked = b->checked};
-  dc__cuda_translation_t t;
-  DC_RETURN_IF_ERROR(dc__cuda_codegen(b->tree->arena, b->tree->ast, &options, b->tree->diag, &t));
-  for (size_t k = 0; k < b->program->kernel_count; ++k) {
-    barriers[k] = t.reaches_barrier[b->program->kernels[k].function];
+  dc_lowered_program_t lowered;
+  DC_RETURN_IF_ERROR(
+      dc_program_build_lower(b, DC_KERNEL_DIALECT_CUDA_C, &lowered));
+  for (size_t k = 0; k < lowered.kernel_count; ++k) {
+    barriers[k] = lowered.kernels[k].reaches_barrier;
   }
   char path[1024];
-  if (!dc__cuda_dump_source(b->program->name, &t, path, sizeof(path))) {
+  if (!dc__cuda_dump_source(b->name, &lowered, path, sizeof(path))) {
     DC_LOG(cuda->base.context, DC_LOG_WARN, "cuda",
            "DC_KERNEL_DUMP: cannot write %s", path);
   }
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
-  return dc__cuda_nvrtc_compile(cuda->api->nvrtc, &t, b->tree->options, &target,
-                                b->tree->diag, cuda->allocator, image);
+  dc__cuda_log_sink_t sink = {log_to_build, b};
+  return dc__cuda_nvrtc_compile(cuda->api->nvrtc, &lowered, b->name,
+                                &b->flags, &target, &sink, cuda->allocator,
+                                image);
 }
 
 // Stores |image| and its metadata in the cache, through a temporary file
@@ -236,7 +260,7 @@ static dc_status_t load_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
                                const dc__cuda_image_t* image,
                                const uint8_t* barriers,
                                dc__cuda_module_t** out) {
-  size_t count = b->program->kernel_count;
+  size_t count = dc_program_kernel_count(b->program);
   dc__cuda_module_t* m =
       dc_allocator_calloc(cuda->allocator, 1, sizeof(*m) + count + 1);
   if (m == NULL) {
@@ -249,7 +273,12 @@ static dc_status_t load_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
   memcpy(m->barriers, barriers, count);
   bool grid_sync = false;
   for (size_t k = 0; k < count; ++k) {
-    grid_sync |= b->program->kernels[k].info.uses_grid_sync;
+    dc_kernel_t* kernel = NULL;
+    dc_kernel_info_t info;
+    if (dc_program_kernel(b->program, k, &kernel) == DC_OK &&
+        dc_kernel_info(kernel, &info) == DC_OK) {
+      grid_sync |= info.uses_grid_sync;
+    }
   }
   pthread_mutex_lock(&cuda->lock);
   dc_status_t st = dc__cuda_enter(cuda);
@@ -257,13 +286,13 @@ static dc_status_t load_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
   if (st == DC_OK) r = cuda->api->cu->module_load_data(&m->module, image->data);
   if (st == DC_OK && r != CUDA_SUCCESS) {
     st = dc__cuda_failed(cuda, r, "cuModuleLoadData of program '%s' (%s)",
-                         b->program->name, image->ptx ? "PTX" : "cubin");
+                         b->name, image->ptx ? "PTX" : "cubin");
   }
   if (st == DC_OK && grid_sync) {
-    st = module_global(cuda, m->module, "dc__grid", b->program->name, &m->grid);
+    st = module_global(cuda, m->module, "dc__grid", b->name, &m->grid);
   }
   if (st == DC_OK && b->checked) {
-    st = module_global(cuda, m->module, "dc__fault", b->program->name,
+    st = module_global(cuda, m->module, "dc__fault", b->name,
                        &m->fault);
   }
   if (st != DC_OK) {
@@ -323,15 +352,19 @@ static bool cached_image(dc__cuda_device_t* cuda, const uint8_t key[32],
 static dc_status_t build_image(dc__cuda_device_t* cuda, dc_program_build_t* b,
                                const uint8_t key[32], dc__cuda_image_t* image,
                                uint8_t* barriers) {
-  size_t count = b->program->kernel_count;
+  size_t count = dc_program_kernel_count(b->program);
   DC_RETURN_IF_ERROR(compile_program(cuda, b, image, barriers));
   entry_meta_t header = {
       .abi = CUDA_KERNEL_ABI, .ptx = image->ptx, .image_size = image->size};
-  char* meta = dc__arena_alloc(b->tree->arena, sizeof(header) + count + 1);
-  if (meta == NULL) return DC_ERR_OUT_OF_MEMORY;
+  size_t meta_size = sizeof(header) + count;
+  char* meta = dc_allocator_malloc(cuda->allocator, meta_size + 1);
+  if (meta == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a cache entry");
+  }
   memcpy(meta, &header, sizeof(header));
   memcpy(meta + sizeof(header), barriers, count);
-  store_image(cuda, key, image, meta, sizeof(header) + count);
+  store_image(cuda, key, image, meta, meta_size);
+  dc_allocator_free(cuda->allocator, meta, meta_size + 1);
   return DC_OK;
 }
 
@@ -339,9 +372,7 @@ static dc_status_t build_image(dc__cuda_device_t* cuda, dc_program_build_t* b,
 static dc_status_t get_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
                               const uint8_t key[32], dc__cuda_module_t** out) {
   uint64_t start = dc__now_ns();
-  size_t count = b->program->kernel_count;
-  uint8_t* barriers = dc__arena_zalloc(b->tree->arena, count + 1, 1);
-  if (barriers == NULL) return DC_ERR_OUT_OF_MEMORY;
+  size_t count = dc_program_kernel_count(b->program);
   pthread_mutex_lock(&cuda->lock);
   *out = find_module(cuda, key);
   pthread_mutex_unlock(&cuda->lock);
@@ -349,11 +380,16 @@ static dc_status_t get_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
     count_build(cuda, &cuda->stats.memory_hits, &cuda->stats.hit_ns, start);
     return DC_OK;
   }
+  uint8_t* barriers = dc_allocator_calloc(cuda->allocator, 1, count + 1);
+  if (barriers == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a build");
+  }
   dc__cuda_image_t image = {0};
   bool hit = cached_image(cuda, key, count, &image, barriers);
   dc_status_t st = hit ? DC_OK : build_image(cuda, b, key, &image, barriers);
   if (st == DC_OK) st = load_module(cuda, b, key, &image, barriers, out);
   dc__cuda_image_free(&image);
+  dc_allocator_free(cuda->allocator, barriers, count + 1);
   if (hit && st == DC_OK) {
     count_build(cuda, &cuda->stats.disk_hits, &cuda->stats.hit_ns, start);
   } else if (!hit) {
@@ -392,35 +428,48 @@ static dc_status_t function_attribute(dc__cuda_device_t* cuda, CUfunction f,
   return DC_OK;
 }
 
-// Finds kernel |index|'s function in |m| and reads what launches need.
-// Called with the lock held and the context current.
+// Finds kernel |index|'s function in |m| and reads what launches need
+// into |ck|. Called with the lock held and the context current.
 static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
-                               dc__cuda_module_t* m, size_t index) {
-  dc_kernel_t* k = &b->program->kernels[index];
-  dc__cuda_kernel_t* ck = dc__arena_alloc(&b->program->arena, sizeof(*ck));
-  if (ck == NULL) return DC_ERR_OUT_OF_MEMORY;
-  memset(ck, 0, sizeof(*ck));
-  char* entry = dc__arena_printf(b->tree->arena, "%s%s", DC_CUDA_KERNEL_PREFIX,
-                                 k->info.name);
-  if (entry == NULL) return DC_ERR_OUT_OF_MEMORY;
+                               dc__cuda_module_t* m, size_t index,
+                               dc__cuda_kernel_t* ck) {
+  dc_kernel_t* k = NULL;
+  DC_RETURN_IF_ERROR(dc_program_kernel(b->program, index, &k));
+  dc_kernel_info_t info;
+  DC_RETURN_IF_ERROR(dc_kernel_info(k, &info));
+  size_t size = strlen(KERNEL_PREFIX) + strlen(info.name) + 1;
+  char* entry = dc_allocator_malloc(cuda->allocator, size);
+  if (entry == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel's name");
+  }
+  snprintf(entry, size, "%s%s", KERNEL_PREFIX, info.name);
   const dc__cuda_driver_t* cu = cuda->api->cu;
   CUresult r = cu->module_get_function(&ck->function, m->module, entry);
+  dc_status_t st = DC_OK;
   if (r != CUDA_SUCCESS) {
-    return dc__cuda_failed(cuda, r, "cuModuleGetFunction(%s) of program '%s'",
-                           entry, b->program->name);
+    st = dc__cuda_failed(cuda, r, "cuModuleGetFunction(%s) of program '%s'",
+                         entry, b->name);
   }
+  dc_allocator_free(cuda->allocator, entry, size);
+  DC_RETURN_IF_ERROR(st);
   int shared = 0;
   DC_RETURN_IF_ERROR(function_attribute(
       cuda, ck->function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-      "MAX_THREADS_PER_BLOCK", k->info.name, &ck->max_threads));
+      "MAX_THREADS_PER_BLOCK", info.name, &ck->max_threads));
   DC_RETURN_IF_ERROR(function_attribute(
       cuda, ck->function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-      "SHARED_SIZE_BYTES", k->info.name, &shared));
+      "SHARED_SIZE_BYTES", info.name, &shared));
   DC_RETURN_IF_ERROR(dc__cuda_best_block(cuda, ck->function, 0,
                                          &ck->preferred_block, &ck->min_grid));
   ck->module = m;
   ck->static_shared = (size_t)shared;
   ck->checked = b->checked;
+  ck->name = info.name;
+  ck->arg_count = info.arg_count;
+  ck->uses_grid_sync = info.uses_grid_sync;
+  for (size_t i = 0; i < info.arg_count; ++i) {
+    ck->arg_kinds[i] = (uint8_t)dc_kernel_arg_info(k, i)->kind;
+  }
   // The front end sees only the kernel's own barriers; one reached
   // through a helper makes it a barrier kernel too.
   dc_kernel_binding_t binding = {.data = ck,
@@ -431,6 +480,21 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   return dc_kernel_bind(k, &binding);
 }
 
+static size_t program_size(size_t kernel_count) {
+  return sizeof(cuda_program_t) + kernel_count * sizeof(dc__cuda_kernel_t);
+}
+
+// Drops |prog|'s reference to its module and frees it.
+static void free_program(dc__cuda_device_t* cuda, cuda_program_t* prog) {
+  // The module stays loaded for the device's lifetime: it is the
+  // in-memory compile cache, and a later program with the same key
+  // reuses it.
+  pthread_mutex_lock(&cuda->lock);
+  --prog->module->refs;
+  pthread_mutex_unlock(&cuda->lock);
+  dc_allocator_free(cuda->allocator, prog, program_size(prog->kernel_count));
+}
+
 dc_status_t dc__cuda_program_build(dc_device_t* device, dc_program_build_t* b) {
   dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
   pthread_mutex_lock(&cuda->lock);
@@ -438,28 +502,37 @@ dc_status_t dc__cuda_program_build(dc_device_t* device, dc_program_build_t* b) {
   pthread_mutex_unlock(&cuda->lock);
   DC_RETURN_IF_ERROR(st);
   uint8_t key[32];
-  compute_key(cuda, b, key);
+  DC_RETURN_IF_ERROR(compute_key(cuda, b, key));
   dc__cuda_module_t* m = NULL;
   DC_RETURN_IF_ERROR(get_module(cuda, b, key, &m));
-  dc_program_set_backend_data(b->program, m);
+  size_t count = dc_program_kernel_count(b->program);
+  cuda_program_t* prog =
+      dc_allocator_calloc(cuda->allocator, 1, program_size(count));
+  if (prog == NULL) {
+    pthread_mutex_lock(&cuda->lock);
+    --m->refs;
+    pthread_mutex_unlock(&cuda->lock);
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a program's kernels");
+  }
+  prog->module = m;
+  prog->kernel_count = count;
   pthread_mutex_lock(&cuda->lock);
   st = dc__cuda_enter(cuda);
-  for (size_t i = 0; i < b->program->kernel_count && st == DC_OK; ++i) {
-    st = bind_kernel(cuda, b, m, i);
+  for (size_t i = 0; i < count && st == DC_OK; ++i) {
+    st = bind_kernel(cuda, b, m, i, &prog->kernels[i]);
   }
-  return dc__cuda_leave(cuda, st);
+  st = dc__cuda_leave(cuda, st);
+  if (st != DC_OK) {
+    free_program(cuda, prog);
+    return st;
+  }
+  dc_program_set_backend_data(b->program, prog);
+  return DC_OK;
 }
 
 void dc__cuda_program_destroy(dc_device_t* device, dc_program_t* program) {
-  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
-  dc__cuda_module_t* m = program->impl;
-  if (m == NULL) return;
-  // The module stays loaded for the device's lifetime: it is the
-  // in-memory compile cache, and a later program with the same key
-  // reuses it.
-  pthread_mutex_lock(&cuda->lock);
-  --m->refs;
-  pthread_mutex_unlock(&cuda->lock);
+  cuda_program_t* prog = dc_program_backend_data(program);
+  if (prog != NULL) free_program((dc__cuda_device_t*)device, prog);
 }
 
 void dc__cuda_program_cache_stats(dc_device_t* device,

@@ -1,5 +1,5 @@
-// cpu_prelude.h: OpenCL C 1.2 types and built-in functions for kernels that
-// the CPU device has translated into C (docs/kernel-builtins.md lists them).
+// lower_c_prelude.h: OpenCL C 1.2 types and built-in functions for kernels
+// lowered to C (lower_c.c) (docs/kernel-builtins.md lists them).
 //
 // Which sections a kernel needs: the code generator defines DC_NEED_<name>
 // for every section whose line below names an identifier the kernel uses
@@ -43,8 +43,8 @@
 // it: it defines function-like macros named like libm functions (sin, abs,
 // isnan, ...), which would mangle their declarations.
 // SPDX-License-Identifier: MIT
-#ifndef DC_CPU_PRELUDE_H_
-#define DC_CPU_PRELUDE_H_
+#ifndef DC_LOWER_C_PRELUDE_H_
+#define DC_LOWER_C_PRELUDE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -454,23 +454,35 @@ DC__VECTORS(long long, dc__llong)
 
 //===-- Work-item functions ---------------------------------------------------===//
 
-// The launch and work-item records are shared with the engine, whose
-// cpu_abi.h defines the same layout; whichever comes first defines them.
-#if !defined(DC_CPU_ABI_H_) && !defined(DC__LAUNCH_TYPES_DEFINED)
+// The launch record is shared with the engine, whose dc/kernel_abi_c.h
+// comes first in a lowered program; without it (the prelude's own tests)
+// a record of the same layout up to num_groups stands in.
+#if !defined(DC_KERNEL_ABI_C_H_) && !defined(DC__LAUNCH_TYPES_DEFINED)
 #define DC__LAUNCH_TYPES_DEFINED 1
-typedef struct dc__launch_t {
+typedef struct dc_c_launch_t {
   uint32_t work_dim;
   size_t global_size[3];
   size_t global_offset[3];
   size_t local_size[3];
   size_t num_groups[3];
-} dc__launch_t;
-typedef struct dc__wi_t {
-  const dc__launch_t* launch;
-  size_t group[3];  // group id per dimension
-  size_t local[3];  // local id per dimension
-} dc__wi_t;
+} dc_c_launch_t;
 #endif
+
+// The work-item being run: its group and its place in the group, and, for
+// code that runs outside the dispatch's entry function (helpers, fibers),
+// the group's local memory and the bounds-checking state.
+typedef struct dc__wi_t {
+  const dc_c_launch_t* launch;
+  size_t group[3];
+  size_t local[3];
+  char* localmem;
+  const size_t* lengths;
+  struct dc_c_fault_t* fault;
+  unsigned polls;  // loop iterations left before the next launch->poll
+  void** escape;   // a checked kernel's way out (__builtin_longjmp)
+} dc__wi_t;
+
+#define DC_ALIGN64(n) (((n) + 63) & ~(size_t)63)
 
 // Generated code has `dc__wi_t* _wi` in scope wherever these are used.
 // Functions rather than bare expressions so that the dimension is
@@ -2142,4 +2154,4 @@ static inline __attribute__((always_inline)) void dc__async_copy(
 
 #endif  // DC_NEED_ASYNC
 
-#endif  // DC_CPU_PRELUDE_H_
+#endif  // DC_LOWER_C_PRELUDE_H_

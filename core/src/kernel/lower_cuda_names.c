@@ -1,7 +1,7 @@
-// cuda_names.c: the built-ins whose names carry a type or a width, which
+// lower_cuda_names.c: the built-ins whose names carry a type or a width, which
 // the CUDA prelude implements as templates.
 // SPDX-License-Identifier: MIT
-#include "cuda_names.h"
+#include "lower_cuda_names.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-// cuda_prelude.h: OpenCL C 1.2 types and the core of the language for
+// lower_cuda_prelude.h: OpenCL C 1.2 types and the core of the language for
 // kernels that the CUDA device has translated into CUDA C++ (see
-// cuda_codegen.c and docs/cuda.md ("Kernels")). NVRTC compiles it, with
-// cuda_prelude_math.h and cuda_prelude_builtins.h after it, in front of
+// lower_cuda.c and docs/cuda.md ("Kernels")). NVRTC compiles it, with
+// lower_cuda_prelude_math.h and lower_cuda_prelude_builtins.h after it, in front of
 // every program, as the header "dclua_prelude.cuh".
 //
 // Why C++. NVRTC compiles C++, so where the CPU prelude needs _Generic
@@ -13,7 +13,7 @@
 //
 // Names. Internal names start with dc__ (which kernel sources cannot
 // declare). The OpenCL names that kernels use (float4, sin, min, ...) are
-// object-like macros, defined at the very end of cuda_prelude_builtins.h,
+// object-like macros, defined at the very end of lower_cuda_prelude_builtins.h,
 // that rename them to the prelude's own: after the CUDA headers that NVRTC
 // includes implicitly, so CUDA's own float4, sin and min stay untouched,
 // and object-like, so a kernel variable that happens to be called `step`

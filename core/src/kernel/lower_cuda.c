@@ -1,5 +1,6 @@
-// cuda_codegen.c: the CUDA back end's translation of kernels into CUDA
-// C++, which NVRTC compiles after the prelude (cuda_prelude.h).
+// lower_cuda.c: the lowering to CUDA C++ (DC_KERNEL_DIALECT_CUDA_C), which
+// NVRTC compiles after the prelude (lower_cuda_prelude.h), for the CUDA
+// device.
 //
 // The shared code generator (cgen.h) writes the program from its typed
 // tree in the C++ dialect. A GPU runs every work-item as a thread of its
@@ -10,15 +11,23 @@
 // and its __local pointer parameters byte offsets into the group's
 // dynamic shared memory, turned back into pointers at the top of the
 // kernel. A kernel that synchronises its grid runs its body as a lambda,
-// so that its returns lead to dc__grid_exit() (cuda_prelude.h).
+// so that its returns lead to dc__grid_exit() (lower_cuda_prelude.h).
 // SPDX-License-Identifier: MIT
-#include "cuda_codegen.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin_table.h"
-#include "cuda_names.h"
+#include "cgen.h"
+#include "lower.h"
+#include "lower_cuda_names.h"
+#include "strbuf.h"
+
+// The prelude (lower_cuda_prelude.h, lower_cuda_prelude_math.h and
+// lower_cuda_prelude_builtins.h), embedded at build time, and the name
+// the lowered text includes it by.
+extern const char dc__cuda_prelude_text[];
+#define PRELUDE_NAME "dclua_prelude.cuh"
+#define KERNEL_PREFIX "dc_k_"
 
 typedef struct emitter_t {
   dc__cgen_t g;  // first: the hooks receive it
@@ -70,7 +79,8 @@ static bool cuda_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
 
 //===-- Kernels ---------------------------------------------------------===//
 
-// The kernel's parameter list, as cuda_codegen.h describes it. A checked
+// The kernel's parameter list, as dc/backend.h describes it
+// (DC_KERNEL_DIALECT_CUDA_C). A checked
 // kernel receives its launch record as _wl and its pointers plain, as
 // dc_a<i>: its body makes them fat (emit_pointer_params).
 static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
@@ -134,7 +144,7 @@ static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   if (req[0] != 0 && group <= 1024) {
     dc__cgen_printf(&e->g, " __launch_bounds__(%u)", (unsigned)group);
   }
-  dc__cgen_printf(&e->g, " %s%s", DC_CUDA_KERNEL_PREFIX, fn->decl->name);
+  dc__cgen_printf(&e->g, " %s%s", KERNEL_PREFIX, fn->decl->name);
   emit_kernel_params(e, fn);
   emit_pointer_params(e, fn);
   if (fn->calls_grid_sync) puts_out(e, " [&]() {");
@@ -156,37 +166,44 @@ static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
 static const dc__cgen_hooks_t kHooks = CUDA_HOOKS("const dc__launch_t _wi");
 static const dc__cgen_hooks_t kCheckedHooks = CUDA_HOOKS("dc__cwi_t& _wi");
 
-dc_status_t dc__cuda_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
-                             const dc__cuda_codegen_options_t* options,
-                             dc__diag_t* diag, dc__cuda_translation_t* out) {
+dc_status_t dc__lower_cuda(dc__arena_t* arena, const dc__program_ast_t* ast,
+                           const char* file, bool checked, dc__diag_t* diag,
+                           dc_lowered_program_t* out) {
   memset(out, 0, sizeof(*out));
   emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
-  bool* reaches = dc__arena_zalloc(arena, ast->function_count + 1, 1);
-  if (e == NULL || reaches == NULL) return DC_ERR_OUT_OF_MEMORY;
+  if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
+  size_t count = 0;
+  dc_lowered_kernel_t* kernels =
+      dc__lower_describe_kernels(arena, ast, KERNEL_PREFIX, &count);
+  if (kernels == NULL) return DC_ERR_OUT_OF_MEMORY;
   dc__strbuf_init(&e->out, arena);
-  dc__cgen_init(&e->g, arena, diag, ast,
-                options->checked ? &kCheckedHooks : &kHooks, &e->out,
-                options->file);
-  e->g.checked = options->checked;
-  for (uint32_t i = 0; i < ast->function_count; ++i) {
+  dc__cgen_init(&e->g, arena, diag, ast, checked ? &kCheckedHooks : &kHooks,
+                &e->out, file);
+  e->g.checked = checked;
+  // A kernel reaches a barrier, for the group sizes, also through a grid
+  // sync.
+  bool uses_grid_sync = false;
+  for (uint32_t i = 0, k = 0; i < ast->function_count; ++i) {
     const dc__function_t* fn = &ast->functions[i];
-    reaches[i] = fn->calls_barrier || fn->calls_grid_sync ||
-                 fn->helper_reaches_barrier;
-  }
-  for (uint32_t i = 0; i < ast->function_count; ++i) {
-    out->uses_grid_sync |=
-        ast->functions[i].is_kernel && ast->functions[i].calls_grid_sync;
+    uses_grid_sync |= fn->is_kernel && fn->calls_grid_sync;
+    if (!fn->is_kernel || fn->body == NULL) continue;
+    kernels[k++].reaches_barrier = fn->calls_barrier ||
+                                   fn->calls_grid_sync ||
+                                   fn->helper_reaches_barrier;
   }
   // What the prelude compiles only for programs that need it.
-  if (out->uses_grid_sync) puts_out(e, "#define DC__GRID_SYNC 1\n");
-  if (options->checked) puts_out(e, "#define DC__CHECKED 1\n");
-  puts_out(e, "#include \"dclua_prelude.cuh\"\n");
+  if (uses_grid_sync) puts_out(e, "#define DC__GRID_SYNC 1\n");
+  if (checked) puts_out(e, "#define DC__CHECKED 1\n");
+  puts_out(e, "#include \"" PRELUDE_NAME "\"\n");
   dc__cgen_program(&e->g);
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
   if (e->g.failed) return DC_ERR_COMPILE;
-  out->source = e->out.data;
+  out->text = e->out.data;
   out->length = e->out.length;
-  out->reaches_barrier = reaches;
+  out->header_name = PRELUDE_NAME;
+  out->header = dc__cuda_prelude_text;
+  out->kernel_count = count;
+  out->kernels = kernels;
   return DC_OK;
 }

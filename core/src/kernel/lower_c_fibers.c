@@ -1,5 +1,5 @@
-// cpu_emit_fibers.c: the fiber runtime and kernels that run on it.
-// Part of cpu_codegen.c, which includes it (one translation unit keeps
+// lower_c_fibers.c: the fiber runtime and kernels that run on it.
+// Part of lower_c.c, which includes it (one translation unit keeps
 // the emitter's helpers static); not compiled on its own.
 // SPDX-License-Identifier: MIT
 
@@ -120,7 +120,7 @@ static void emit_fiber_kernel(emitter_t* e, const dc__function_t* fn) {
   }
   puts_out(e, ") { DC_WI_FROM(_wi) DC_WI_LOCAL(_wi)"
               "\n  const size_t* dc_len = _wi->lengths; (void)dc_len;"
-              "\n  dc__fault_t* dc_fault = _wi->fault; (void)dc_fault;"
+              "\n  dc_c_fault_t* dc_fault = _wi->fault; (void)dc_fault;"
               "\n  char* _localmem = _wi->localmem; char* _scratch = 0;"
               " const size_t _wg = 0; (void)_scratch; (void)_wg;");
   dc__strbuf_append(e->g.out, types.data ? types.data : "", types.length);

@@ -1,8 +1,8 @@
-// cuda_prelude_math.h: OpenCL C 1.2's math built-ins on CUDA, and the
+// lower_cuda_prelude_math.h: OpenCL C 1.2's math built-ins on CUDA, and the
 // machinery that lifts every built-in to vectors, for kernels the CUDA
 // device translates (docs/kernel-builtins.md lists the built-ins;
 // docs/cuda.md ("Kernels") says where CUDA differs). Compiled after
-// cuda_prelude.h, whose types and traits it uses; cuda_prelude_builtins.h
+// lower_cuda_prelude.h, whose types and traits it uses; lower_cuda_prelude_builtins.h
 // follows with the other built-ins.
 //
 // How a built-in is made. Its lanes are scalar functions: for floating

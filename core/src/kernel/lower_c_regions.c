@@ -1,6 +1,6 @@
-// cpu_emit_regions.c: barrier kernels: what survives a barrier and how
+// lower_c_regions.c: barrier kernels: what survives a barrier and how
 // control flow around barriers runs once per group.
-// Part of cpu_codegen.c, which includes it (one translation unit keeps
+// Part of lower_c.c, which includes it (one translation unit keeps
 // the emitter's helpers static); not compiled on its own.
 // SPDX-License-Identifier: MIT
 
@@ -265,7 +265,7 @@ static void emit_group_stmt(emitter_t* e, const dc__stmt_t* s) {
       break;
     case DC_STMT_GRID_SYNC:
       // A barrier of the group first, then of the grid: the group's
-      // thread waits there for every other group's (see cpu_abi.h).
+      // thread waits there for every other group's (see dc/kernel_abi_c.h).
       close_region(e);
       puts_out(e, " _launch->grid_sync(_launch->grid_sync_ctx);");
       break;

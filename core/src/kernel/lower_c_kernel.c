@@ -1,5 +1,5 @@
-// cpu_emit_kernel.c: helper functions and kernel entry points.
-// Part of cpu_codegen.c, which includes it (one translation unit keeps
+// lower_c_kernel.c: helper functions and kernel entry points.
+// Part of lower_c.c, which includes it (one translation unit keeps
 // the emitter's helpers static); not compiled on its own.
 // SPDX-License-Identifier: MIT
 
@@ -44,11 +44,11 @@ static void emit_unpack(emitter_t* e, const dc__decl_t* d) {
 }
 
 static const char kRunParams[] =
-    "const dc__launch_t* _launch_in, void* const* _args, "
+    "const dc_c_launch_t* _launch_in, void* const* _args, "
     "const size_t* dc_len, size_t _gbegin, size_t _gend, "
-    "char* _localmem, char* _scratch, dc__fault_t* dc_fault";
+    "char* _localmem, char* _scratch, dc_c_fault_t* dc_fault";
 
-// A checked kernel's run function (cpu_abi.h's dc__kernel_run_fn): a
+// A checked kernel's run function (dc/kernel_abi_c.h's dc_c_kernel_run_fn): a
 // wrapper whose __builtin_setjmp is where a fault or a stop leaves to
 // (dc__escape) around the kernel's body, a function of its own that keeps
 // every variable in registers (dc_kr_<name>). With prechecks
@@ -68,7 +68,7 @@ static void emit_checked_wrapper(emitter_t* e, const char* name, bool fibers,
     dc__cgen_printf(&e->g,
                     "\nstatic __attribute__((noinline)) void dc_kf_%s(%s, "
                     "void** dc_escape);"
-                    "\nstatic int dc_kh_%s(const dc__launch_t* _launch_in,"
+                    "\nstatic int dc_kh_%s(const dc_c_launch_t* _launch_in,"
                     " void* const* _args, const size_t* dc_len,"
                     " size_t _gbegin, size_t _gend);",
                     name, kRunParams, name);
@@ -136,7 +136,7 @@ static void emit_launch(emitter_t* e, const dc__function_t* fn) {
 static void emit_precheck_function(emitter_t* e, const dc__function_t* fn,
                                    const dc__strbuf_t* conditions) {
   dc__cgen_printf(&e->g,
-                  "\nstatic int dc_kh_%s(const dc__launch_t* _launch_in,"
+                  "\nstatic int dc_kh_%s(const dc_c_launch_t* _launch_in,"
                   " void* const* _args, const size_t* dc_len,"
                   " size_t _gbegin, size_t _gend) {"
                   "\n  dc__wi_t _wi_storage = {.launch = _launch_in};"

@@ -1,12 +1,12 @@
-// cuda_prelude_builtins.h: OpenCL C 1.2's integer, geometric, relational,
+// lower_cuda_prelude_builtins.h: OpenCL C 1.2's integer, geometric, relational,
 // conversion and vload/vstore built-ins on CUDA, for kernels the CUDA
 // device translates (docs/kernel-builtins.md lists them;
 // docs/cuda.md ("Kernels") says where CUDA differs). Compiled after
-// cuda_prelude_math.h, whose lifting macros (DC__VEC*) it uses; see there
+// lower_cuda_prelude_math.h, whose lifting macros (DC__VEC*) it uses; see there
 // for how a built-in is made.
 //
 // At the end, object-like macros map OpenCL's names onto the prelude's
-// (sin -> dc__sin, float4 -> dc_float4, ...); see cuda_prelude.h for why.
+// (sin -> dc__sin, float4 -> dc_float4, ...); see lower_cuda_prelude.h for why.
 // SPDX-License-Identifier: MIT
 #ifndef DC_CUDA_PRELUDE_BUILTINS_H_
 #define DC_CUDA_PRELUDE_BUILTINS_H_

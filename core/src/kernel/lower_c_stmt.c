@@ -1,6 +1,6 @@
-// cpu_emit_stmt.c: the back end's hooks into the shared generator: where
+// lower_c_stmt.c: the back end's hooks into the shared generator: where
 // it keeps variables, and the statements it runs its own way.
-// Part of cpu_codegen.c, which includes it (one translation unit keeps
+// Part of lower_c.c, which includes it (one translation unit keeps
 // the emitter's helpers static); not compiled on its own.
 // SPDX-License-Identifier: MIT
 
@@ -128,7 +128,7 @@ static void emit_return(emitter_t* e) {
 
 // The hook for statements: __local declarations, a kernel's returns
 // inside work-item loops, and barriers on fibers (regions place theirs at
-// group level, cpu_emit_regions.c).
+// group level, lower_c_regions.c).
 static bool cpu_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
   emitter_t* e = (emitter_t*)g;
   switch (s->kind) {

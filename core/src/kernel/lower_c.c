@@ -1,7 +1,8 @@
-// cpu_codegen.c: the CPU back end's translation of kernels into C.
+// lower_c.c: the lowering to C for the host's C compiler
+// (DC_KERNEL_DIALECT_C, dc/kernel_abi_c.h), which the CPU device runs.
 //
 // The shared code generator (cgen.h) writes expressions, declarations and
-// statements from the typed tree; this back end adds what running
+// statements from the typed tree; this lowering adds what running
 // work-items on a CPU thread takes. Its hooks keep a private variable that
 // lives across a barrier in a per-work-item array slot and a __local
 // variable in the group's local memory, and it wraps kernels in the loops
@@ -14,13 +15,18 @@
 // read from work-item 0, and everything between barriers runs as a loop
 // over the work-items.
 // SPDX-License-Identifier: MIT
-#include "cpu_codegen.h"
+#include "lower_c.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin_table.h"
+#include "lower.h"
 #include "tree_walk.h"
+
+// The text every lowered program starts with (generated into the build
+// from dc/kernel_abi_c.h and lower_c_prelude.h).
+extern const char dc__c_prelude_text[];
 
 #define MAX_SYMBOLS 4096
 #define MAX_SCOPES 256
@@ -103,10 +109,10 @@ static void at_line(emitter_t* e, uint32_t line) {
 // The emitter is one translation unit split by concept across these files
 // (the way Lua's one-file builds and luv's sources are organised), so its
 // many small helpers stay static.
-#include "cpu_emit_stmt.c"
-#include "cpu_emit_regions.c"
-#include "cpu_emit_kernel.c"
-#include "cpu_emit_fibers.c"
+#include "lower_c_stmt.c"
+#include "lower_c_regions.c"
+#include "lower_c_kernel.c"
+#include "lower_c_fibers.c"
 
 //===-- The module ------------------------------------------------------===//
 
@@ -139,7 +145,7 @@ static const char kModuleSupport[] =
     "\n#define DC_WI_FROM(wi) DC_WI_FROM_SIZED(wi, (wi)->launch->local_size[0],"
     " (wi)->launch->local_size[1], (wi)->launch->local_size[2])"
     "\n#define DC_WI_FROM_SIZED(wi, l0, l1, l2)"
-    " const dc__launch_t* _launch = (wi)->launch;"
+    " const dc_c_launch_t* _launch = (wi)->launch;"
     " const unsigned _dims = _launch->work_dim;"
     " const size_t _ls0 = (l0), _ls1 = (l1),"
     " _ls2 = (l2), _gs0 = _launch->global_size[0],"
@@ -162,13 +168,13 @@ static const char kModuleSupport[] =
 // run function's __builtin_setjmp (dc__escape), so nothing past the fault
 // runs and no access is ever made out of bounds.
 static const char kCheckedSupport[] =
-    "\n_Static_assert(DC_KFAULT_POINTER == 1 && DC_KFAULT_WATCHDOG == 3,"
+    "\n_Static_assert(DC_C_FAULT_POINTER == 1 && DC_C_FAULT_WATCHDOG == 3,"
     " \"fault kinds\");"
     "\n#define DC_POLL_EVERY 1024u"
     "\nstatic __attribute__((noinline, noreturn, cold)) void dc__escape("
     "dc__wi_t* wi, unsigned kind, unsigned arg, unsigned line, long long i,"
     " size_t n, size_t size) {"
-    "\n  dc__fault_t* f = wi->fault; int expected = 0;"
+    "\n  dc_c_fault_t* f = wi->fault; int expected = 0;"
     "\n  if (__atomic_compare_exchange_n(&f->set, &expected, 2, 0,"
     " __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {"
     "\n    f->kind = kind; f->arg = arg; f->line = line; f->index = i;"
@@ -180,7 +186,7 @@ static const char kCheckedSupport[] =
     // An index into an array of |n|, or the end of the dispatch.
     "\n#define DC_AIDX(i, n, line) ({ long long dc_a_ = (long long)(i);"
     " (dc_a_ >= 0 && dc_a_ < (long long)(n)) ? dc_a_"
-    " : (dc__escape(_wi, DC_KFAULT_INDEX, DC_ORIGIN_OBJECT, line, dc_a_, n,"
+    " : (dc__escape(_wi, DC_C_FAULT_INDEX, DC_C_FAULT_OBJECT, line, dc_a_, n,"
     " 1), 0ll); })"
     "\ntypedef struct dc_fptr { unsigned long long p, lo, hi;"
     " unsigned origin; } dc_fptr;"
@@ -189,7 +195,7 @@ static const char kCheckedSupport[] =
     " unsigned origin) {"
     " unsigned long long a = (unsigned long long)(uintptr_t)p;"
     " dc_fptr f = {a, a, a + n, origin}; return f; }"
-    "\n#define DC_FP_OBJ(p, n) dc_fp(p, n, DC_ORIGIN_OBJECT)"
+    "\n#define DC_FP_OBJ(p, n) dc_fp(p, n, DC_C_FAULT_OBJECT)"
     "\nstatic inline dc_fptr dc_fp_add(dc_fptr f, long long bytes) {"
     " f.p += (unsigned long long)bytes; return f; }"
     "\nstatic inline dc_fptr dc_fp_step(dc_fptr* f, long long bytes,"
@@ -198,7 +204,7 @@ static const char kCheckedSupport[] =
     "\nstatic __attribute__((noreturn, cold)) void dc__fp_fault("
     "dc__wi_t* wi, dc_fptr f, unsigned long long a, size_t size,"
     " unsigned line) {"
-    " dc__escape(wi, DC_KFAULT_POINTER, f.origin, line, (long long)(a - f.lo),"
+    " dc__escape(wi, DC_C_FAULT_POINTER, f.origin, line, (long long)(a - f.lo),"
     " f.hi - f.lo, size); }"
     // The address |index| elements of |size| bytes past f, if |size| bytes
     // there lie in f's allocation (arithmetic modulo 2^64: the address
@@ -228,9 +234,9 @@ static const char kCheckedSupport[] =
     "\nstatic __attribute__((noinline, cold)) void dc__poll(dc__wi_t* wi,"
     " unsigned line) {"
     " wi->polls = DC_POLL_EVERY;"
-    " const dc__launch_t* l = wi->launch;"
+    " const dc_c_launch_t* l = wi->launch;"
     " unsigned kind = l->poll ? l->poll(l) : 0u;"
-    " if (kind != 0) dc__escape(wi, kind, DC_ORIGIN_OBJECT, line, 0, 0, 0); }"
+    " if (kind != 0) dc__escape(wi, kind, DC_C_FAULT_OBJECT, line, 0, 0, 0); }"
     "\n#define DC_POLL(line) do { if (__builtin_expect(--_wi->polls == 0, 0))"
     " dc__poll(_wi, line); } while (0)"
     // Intervals of index values over a chunk of groups (cgen_ranges.c): a
@@ -330,7 +336,7 @@ static void cpu_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   }
 }
 
-// A 3-component vector is its 4-component type in C (cpu_prelude.h):
+// A 3-component vector is its 4-component type in C (lower_c_prelude.h):
 // conversions and reinterpretations to one are those to that type, and
 // the built-ins that reduce over lanes take the prelude's 3-lane forms,
 // which keep the 4th lane out (dc__dot3, dc__all3, ...).
@@ -372,15 +378,18 @@ static const dc__cgen_hooks_t kHooks = {
     .safe_division = true,
 };
 
-dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
-                            const dc__codegen_options_t* options,
-                            dc__diag_t* diag, dc__strbuf_t* out,
-                            dc__exec_mode_t* modes) {
+// Writes the C translation of |ast| to |out|, to be compiled after the
+// prelude (and after <ucontext.h> when a kernel runs on fibers); |modes|
+// (one per function of the AST) receives each kernel's execution mode.
+// Reports what cannot be translated to |diag| (DC_ERR_COMPILE).
+static dc_status_t generate(dc__arena_t* arena, const dc__program_ast_t* ast,
+                            const char* file, bool checked, dc__diag_t* diag,
+                            dc__strbuf_t* out, dc__exec_mode_t* modes) {
   emitter_t* e = dc__arena_alloc(arena, sizeof(*e));
   if (e == NULL) return DC_ERR_OUT_OF_MEMORY;
   memset(e, 0, sizeof(*e));
-  dc__cgen_init(&e->g, arena, diag, ast, &kHooks, out, options->file);
-  e->g.checked = options->checked;
+  dc__cgen_init(&e->g, arena, diag, ast, &kHooks, out, file);
+  e->g.checked = checked;
   plan_kernels(e, modes);
   if (e->g.failed) return DC_ERR_COMPILE;
   puts_out(e, kModuleSupport);
@@ -395,4 +404,144 @@ dc_status_t dc__cpu_codegen(dc__arena_t* arena, const dc__program_ast_t* ast,
   dc__cgen_program(&e->g);
   if (arena->failed) return DC_ERR_OUT_OF_MEMORY;
   return e->g.failed ? DC_ERR_COMPILE : DC_OK;
+}
+
+//===-- Prelude sections ------------------------------------------------===//
+
+// True if identifier |name| (|n| bytes) is a word of |list| (up to the end
+// of its line).
+static bool list_has_word(const char* list, const char* name, size_t n) {
+  for (const char* p = list; *p && *p != '\n';) {
+    while (*p == ' ') ++p;
+    const char* start = p;
+    while (*p && *p != ' ' && *p != '\n') ++p;
+    if ((size_t)(p - start) == n && memcmp(start, name, n) == 0) return true;
+  }
+  return false;
+}
+
+// What the generated code calls in the prelude: the built-ins the program
+// calls, and select for a vector ?: (which the generator writes so).
+typedef struct prelude_calls_t {
+  const char* names[256];
+  uint32_t count;
+  bool overflow;  // more than fit: every section is taken
+} prelude_calls_t;
+
+static bool note_prelude_call(const dc__expr_t* e, void* ctx) {
+  prelude_calls_t* c = ctx;
+  const char* name = NULL;
+  if (e->kind == DC_EXPR_BUILTIN) name = e->builtin->name;
+  // A conversion to a 3-component type is spelled as one to the
+  // 4-component type (cpu_builtin); every conversion is in one section.
+  if (e->kind == DC_EXPR_BUILTIN &&
+      (e->builtin->klass == DC_BUILTIN_CONVERT ||
+       e->builtin->klass == DC_BUILTIN_REINTERPRET)) {
+    name = "convert_int";
+  }
+  if (e->kind == DC_EXPR_COND && e->cond->type->kind == DC_TY_VECTOR) {
+    name = "select";
+  }
+  if (name == NULL) return false;
+  for (uint32_t i = 0; i < c->count; ++i) {
+    if (strcmp(c->names[i], name) == 0) return false;
+  }
+  if (c->count == sizeof(c->names) / sizeof(c->names[0])) {
+    c->overflow = true;
+    return true;
+  }
+  c->names[c->count++] = name;
+  return false;
+}
+
+// Writes "#define DC_NEED_X 1" for each prelude section (listed in the
+// prelude's "// @section NAME: ids..." lines) that the program calls into,
+// so the C compiler parses only what the program needs.
+static void emit_sections(const dc__program_ast_t* ast, dc__strbuf_t* out) {
+  prelude_calls_t calls = {.count = 0};
+  for (uint32_t i = 0; i < ast->function_count && !calls.overflow; ++i) {
+    dc__stmt_any(ast->functions[i].body, note_prelude_call, &calls);
+  }
+  for (uint32_t i = 0; i < ast->global_count && !calls.overflow; ++i) {
+    dc__stmt_any(ast->globals[i].decl, note_prelude_call, &calls);
+  }
+  static const char kTag[] = "// @section ";
+  for (const char* p = strstr(dc__c_prelude_text, kTag); p != NULL;
+       p = strstr(p + 1, kTag)) {
+    const char* name = p + sizeof(kTag) - 1;
+    const char* colon = strchr(name, ':');
+    const char* eol = strchr(name, '\n');
+    if (colon == NULL || (eol != NULL && colon > eol)) continue;
+    bool needed = calls.overflow;
+    for (uint32_t i = 0; i < calls.count && !needed; ++i) {
+      needed = list_has_word(colon + 1, calls.names[i],
+                             strlen(calls.names[i]));
+    }
+    if (needed) {
+      dc__strbuf_printf(out, "#define %.*s 1\n", (int)(colon - name), name);
+    }
+  }
+}
+
+//===-- The lowered program ---------------------------------------------===//
+
+static const char* const kModeNames[] = {
+    [DC_EXEC_LOOP] = "loop",
+    [DC_EXEC_REGIONS] = "regions",
+    [DC_EXEC_FIBERS] = "fibers",
+};
+
+// The kernels' entry points (dc_k_K_run), modes and barriers.
+static dc_lowered_kernel_t* describe(dc__arena_t* arena,
+                                     const dc__program_ast_t* ast,
+                                     const dc__exec_mode_t* modes,
+                                     size_t* out_count) {
+  dc_lowered_kernel_t* kernels =
+      dc__lower_describe_kernels(arena, ast, "dc_k_", out_count);
+  if (kernels == NULL) return NULL;
+  size_t k = 0;
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    const dc__function_t* fn = &ast->functions[i];
+    if (!fn->is_kernel || fn->body == NULL) continue;
+    kernels[k].entry = dc__arena_printf(arena, "%s_run", kernels[k].entry);
+    kernels[k].execution = kModeNames[modes[i]];
+    // One reached through a helper makes it a barrier kernel too; the
+    // regions and fibers run the group's work-items together.
+    kernels[k].reaches_barrier = modes[i] != DC_EXEC_LOOP;
+    if (kernels[k++].entry == NULL) return NULL;
+  }
+  return kernels;
+}
+
+dc_status_t dc__lower_c(dc__arena_t* arena, const dc__program_ast_t* ast,
+                        const char* file, bool checked, dc__diag_t* diag,
+                        dc_lowered_program_t* out) {
+  memset(out, 0, sizeof(*out));
+  dc__exec_mode_t* modes =
+      dc__arena_zalloc(arena, ast->function_count + 1, sizeof(*modes));
+  if (modes == NULL) return DC_ERR_OUT_OF_MEMORY;
+  dc__strbuf_t generated, code;
+  dc__strbuf_init(&generated, arena);
+  dc__strbuf_init(&code, arena);
+  DC_RETURN_IF_ERROR(
+      generate(arena, ast, file, checked, diag, &generated, modes));
+  // Libc headers must come before the prelude, whose macros share names
+  // with libm functions.
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    if (modes[i] == DC_EXEC_FIBERS) {
+      dc__strbuf_puts(&code, "#include <ucontext.h>\n");
+      break;
+    }
+  }
+  emit_sections(ast, &code);
+  dc__strbuf_puts(&code, dc__c_prelude_text);
+  dc__strbuf_append(&code, generated.data ? generated.data : "",
+                    generated.length);
+  out->kernels = describe(arena, ast, modes, &out->kernel_count);
+  if (out->kernels == NULL || arena->failed || code.data == NULL) {
+    return DC_ERR_OUT_OF_MEMORY;
+  }
+  out->text = code.data;
+  out->length = code.length;
+  return DC_OK;
 }

@@ -1,8 +1,8 @@
-// cuda_names.h: how the CUDA code generator spells the built-ins whose
-// names carry a type or a width (cuda_names.c).
+// lower_cuda_names.h: how the CUDA code generator spells the built-ins whose
+// names carry a type or a width (lower_cuda_names.c).
 // SPDX-License-Identifier: MIT
-#ifndef DC_CUDA_NAMES_H_
-#define DC_CUDA_NAMES_H_
+#ifndef DC_LOWER_CUDA_NAMES_H_
+#define DC_LOWER_CUDA_NAMES_H_
 
 #include "lex.h"
 
@@ -20,4 +20,4 @@ DC_INTERNAL unsigned dc__cuda_type_name(const dc__token_t* t, size_t skip,
 DC_INTERNAL bool dc__cuda_templated_builtin(const dc__token_t* t, char* out,
                                             size_t size);
 
-#endif  // DC_CUDA_NAMES_H_
+#endif  // DC_LOWER_CUDA_NAMES_H_
