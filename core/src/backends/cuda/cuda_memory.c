@@ -21,7 +21,8 @@
 // address. Host memory the engine pinned (a CPU-device buffer's block,
 // host_pins.h) moves by one DMA each way. Other writes from host memory
 // go through a pinned staging buffer in two halves: while the copy engine
-// moves one, the host fills the other; reads of 1 MiB or more use the
+// moves one, the host fills the other (the worker pool's threads, for a
+// large chunk); reads of 1 MiB or more use the
 // driver's staging, smaller ones ours. Shared memory is the host's: it is
 // read, written and filled with memcpy directly, as the device stream is
 // idle between operations.
