@@ -468,7 +468,7 @@ local ab, bb, cb = dev:buffer("f32", av), dev:buffer("f32", bv),
 local add = dev:builtin("add")
 t.equal(tostring(add), "dc.kernel: add(a, b, out, n)", "builtin add")
 t.equal(add.program, nil, "a built-in has no program object")
-add({ grid = n }, ab, bb, cb, n)
+add({ grid = (n + 3) // 4 }, ab, bb, cb, n)  -- 4 elements a work-item
 local c = read(cb)
 for i = 1, n do t.near(c[i], av[i] + bv[i], "add " .. i) end
 dev:builtin("relu")({ grid = n }, bb, cb, n)

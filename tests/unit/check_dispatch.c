@@ -1086,48 +1086,69 @@ END_TEST
 
 //===-- core: built-in kernels and operations ---------------------------===//
 
-START_TEST(test_dispatch_builtin_elementwise_kernels) {
-  const size_t n = 1000, grid = 1024;
-  float* a = malloc(n * sizeof(float));
-  float* b = malloc(n * sizeof(float));
+static const char* const kElementwise[] = {"add", "mul", "relu", "sigmoid"};
+
+// Runs built-in element-wise kernel |op| (kElementwise) over |n| elements
+// of |ba| (and |bb|, holding |a| and |b|) into |out| on a grid of |grid|
+// and checks every element, and that |out| is untouched past |n|.
+static void check_elementwise(size_t op, dc_kernel_t* k, dc_buffer_t* ba,
+                              dc_buffer_t* bb, dc_buffer_t* out,
+                              const float* a, const float* b, size_t n,
+                              size_t grid) {
+  fill_f32(out, 99.0f);
+  dc_arg_t args[4];
+  size_t count = 0;
+  args[count++] = dc_arg_buffer(ba);
+  if (op < 2) args[count++] = dc_arg_buffer(bb);
+  args[count++] = dc_arg_buffer(out);
+  args[count++] = dc_arg_u32((uint32_t)n);
+  dc_dispatch_t g = grid1(grid, 0);
+  DC_CK_OK(dc_kernel_dispatch(k, &g, args, count));
+  float* v = malloc((n + 1) * sizeof(float));
+  DC_CK_OK(dc_buffer_read(out, 0, v, n + 1));
   for (size_t i = 0; i < n; ++i) {
+    float want = op == 0   ? a[i] + b[i]
+                 : op == 1 ? a[i] * b[i]
+                 : op == 2 ? (a[i] > 0.0f ? a[i] : 0.0f)
+                           : 1.0f / (1.0f + expf(-a[i]));
+    ck_assert_msg(fabsf(v[i] - want) <= 1e-6f,
+                  "%s[%zu] = %.9g, not %.9g (grid %zu)", kElementwise[op], i,
+                  v[i], want, grid);
+  }
+  ck_assert_msg(v[n] == 99.0f, "%s wrote past its %zu elements",
+                kElementwise[op], n);
+  free(v);
+}
+
+START_TEST(test_dispatch_builtin_elementwise_kernels) {
+  // Not a multiple of 4, so the last work-item does the 1 to 3 left over.
+  const size_t n = 1003, cap = 1024;
+  float* a = malloc(cap * sizeof(float));
+  float* b = malloc(cap * sizeof(float));
+  for (size_t i = 0; i < cap; ++i) {
     a[i] = (float)((int)(i % 21) - 10) * 0.5f;
     b[i] = (float)((int)(i % 13) - 6);
   }
-  dc_buffer_t* ba = buffer_on(dut, DC_DTYPE_F32, n, a);
-  dc_buffer_t* bb = buffer_on(dut, DC_DTYPE_F32, n, b);
-  dc_buffer_t* out = new_buffer(dut, DC_DTYPE_F32, n);
-  static const char* const kNames[] = {"add", "mul", "relu", "sigmoid"};
+  dc_buffer_t* ba = buffer_on(dut, DC_DTYPE_F32, cap, a);
+  dc_buffer_t* bb = buffer_on(dut, DC_DTYPE_F32, cap, b);
+  dc_buffer_t* out = new_buffer(dut, DC_DTYPE_F32, cap);
+  // Views one element in: no buffer 16-byte aligned, so the kernels take
+  // the element-wise path of vload4/vstore4.
+  dc_buffer_t *va = NULL, *vb = NULL, *vout = NULL;
+  DC_CK_OK(dc_buffer_create_view(ba, 1, n + 1, &va));
+  DC_CK_OK(dc_buffer_create_view(bb, 3, n + 1, &vb));
+  DC_CK_OK(dc_buffer_create_view(out, 2, n + 1, &vout));
+  float* b3 = malloc(cap * sizeof(float));  // b from element 3
+  for (size_t i = 0; i + 3 < cap; ++i) b3[i] = b[i + 3];
   for (size_t op = 0; op < 4; ++op) {
     dc_kernel_t* k = NULL;
-    DC_CK_OK(dc_builtin_kernel(dut, kNames[op], &k));
-    ck_assert_str_eq(dc_kernel_name(k), kNames[op]);
-    fill_f32(out, 99.0f);
-    dc_arg_t args[4];
-    size_t count;
-    if (op < 2) {
-      args[0] = dc_arg_buffer(ba);
-      args[1] = dc_arg_buffer(bb);
-      args[2] = dc_arg_buffer(out);
-      args[3] = dc_arg_u32((uint32_t)n);
-      count = 4;
-    } else {
-      args[0] = dc_arg_buffer(ba);
-      args[1] = dc_arg_buffer(out);
-      args[2] = dc_arg_u32((uint32_t)n);
-      count = 3;
-    }
-    dc_dispatch_t g = grid1(grid, 0);
-    DC_CK_OK(dc_kernel_dispatch(k, &g, args, count));
-    const float* v = contents(out);
-    for (size_t i = 0; i < n; ++i) {
-      float want = op == 0   ? a[i] + b[i]
-                   : op == 1 ? a[i] * b[i]
-                   : op == 2 ? (a[i] > 0.0f ? a[i] : 0.0f)
-                             : 1.0f / (1.0f + expf(-a[i]));
-      ck_assert_msg(fabsf(v[i] - want) <= 1e-6f, "%s[%zu] = %.9g, not %.9g",
-                    kNames[op], i, v[i], want);
-    }
+    DC_CK_OK(dc_builtin_kernel(dut, kElementwise[op], &k));
+    ck_assert_str_eq(dc_kernel_name(k), kElementwise[op]);
+    // A work-item per 4 elements, and the grid of one per element that
+    // the kernels took before (the extra work-items do nothing).
+    check_elementwise(op, k, ba, bb, out, a, b, n, (n + 3) / 4);
+    check_elementwise(op, k, ba, bb, out, a, b, n, cap);
+    check_elementwise(op, k, va, vb, vout, a + 1, b3, n, (n + 3) / 4);
     dc_kernel_release(k);
   }
   dc_kernel_t* k = SENTINEL;
@@ -1139,6 +1160,10 @@ START_TEST(test_dispatch_builtin_elementwise_kernels) {
   DC_CK_FAIL(dc_builtin_kernel(dut, NULL, &k), DC_ERR_INVALID_ARGUMENT, "");
   free(a);
   free(b);
+  free(b3);
+  dc_buffer_release(va);
+  dc_buffer_release(vb);
+  dc_buffer_release(vout);
   dc_buffer_release(ba);
   dc_buffer_release(bb);
   dc_buffer_release(out);

@@ -19,10 +19,14 @@ DC_EXTERN_C_BEGIN
 // asked for, and then kept for the device's lifetime. Its kernels, all on
 // f32 data:
 //
-//   add(a, b, out, n)      out[i] = a[i] + b[i], for i < n (1-D grid >= n)
+//   add(a, b, out, n)      out[i] = a[i] + b[i], for i < n
 //   mul(a, b, out, n)      out[i] = a[i] * b[i]
 //   relu(in, out, n)       out[i] = max(in[i], 0)
 //   sigmoid(in, out, n)    out[i] = 1 / (1 + exp(-in[i]))
+//                          (element-wise: each work-item does 4 elements,
+//                          one vector access each where the buffers are
+//                          16-byte aligned, so a 1-D grid of ceil(n / 4)
+//                          covers n; a larger grid works too)
 //   matmul(A, B, C, m, n, k)   C = A * B, row-major, m x k times k x n;
 //                          16x4 work-groups (reqd_work_group_size), each
 //                          computing a 16x16 tile of C with local-memory
