@@ -234,7 +234,7 @@ check "sandbox: nothing outside DIR" test ! -e "$tmp/outside.pgm"
 mkdir "$tmp/broken"
 cp "$scripts"/*.lua "$tmp/broken/"
 cp -R "$scripts/lib" "$tmp/broken/lib"
-sed 's|atomic_inc(&bins\[v\]);|atomic_inc(\&bins[v / 2 * 2]);|' \
+sed 's|atomic_inc(&counts\[(uint)clamp(in\[i\], 0.0f, 255.0f)\]);|atomic_inc(\&counts[(uint)clamp(in[i], 0.0f, 255.0f) / 2 * 2]);|' \
   "$scripts/image_pipeline.lua" >"$tmp/broken/hist_pipeline.lua"
 sed -i 's|out\[y \* w + x\] = s / (2 \* R + 1);|out[y * w + x] = s / (2 * R + 1) + (x == 3 \&\& y == 2);|' \
   "$tmp/broken/image_pipeline.lua"
@@ -242,8 +242,14 @@ sed -i 's|acc += As\[ly \* TILE + i\] \* Bs\[i \* TILE + lx\];|acc += As[ly * TI
   "$tmp/broken/matmul_chain.lua"
 sed -i 's|if (get_local_id(0) == 0) out\[0\] = t\[0\];|if (get_local_id(0) == 0) out[0] = t[0] * 1.001f;|' \
   "$tmp/broken/map_reduce.lua"
-check "the scripts were broken" test "$(cat "$tmp"/broken/*.lua | cksum)" != \
-  "$(cat "$scripts"/*.lua | cksum)"
+sed -i 's|if (i < n) out\[i\] = in\[i\] \* 2.0f + 1.0f;|if (i < n) out[i] = in[i] * 2.0f + 1.0f + (i == n - 1);|' \
+  "$tmp/broken/stream_pipeline.lua"
+for name in image_pipeline matmul_chain map_reduce stream_pipeline; do
+  check "$name.lua was broken" eval \
+    '! cmp -s "$scripts/$name.lua" "$tmp/broken/$name.lua"'
+done
+check "hist_pipeline.lua was broken" eval \
+  '! cmp -s "$scripts/image_pipeline.lua" "$tmp/broken/hist_pipeline.lua"'
 expect 1 "image_pipeline: check failed: blurred pixel (3, " \
   "$tmp/broken/image_pipeline.lua" --size 16x16 --check
 expect 1 "image_pipeline: check failed: histogram bin" \
@@ -252,6 +258,8 @@ expect 1 "matmul_chain: check failed: result element" \
   "$tmp/broken/matmul_chain.lua" --dims 16,16,16 --kernel tiled --check
 expect 1 "map_reduce: check failed: the sum is" \
   "$tmp/broken/map_reduce.lua" --count 1000 --check
+expect 1 "stream_pipeline: check failed: element" \
+  "$tmp/broken/stream_pipeline.lua" --chunks 3 --chunk-elements 100 --check
 expect 0 "check: ok" "$tmp/broken/matmul_chain.lua" --dims 16,16,16 --check
 
 if [ "$failures" -ne 0 ]; then
