@@ -180,6 +180,50 @@ START_TEST(test_capabilities_come_from_the_driver) {
 }
 END_TEST
 
+//===-- Copies with the CPU ---------------------------------------------===//
+
+// A copy between a CPU-device buffer and the OpenCL device goes straight
+// from or into the CPU buffer's memory (no staging in between): any size,
+// offsets and views, there and back, and a stream copy the same way.
+START_TEST(test_copies_with_cpu_buffers_go_there_and_back) {
+  dc_context_t* ctx = opencl_context();
+  dc_device_t* cl = opencl_device(ctx);
+  dc_device_t* cpu = NULL;
+  DC_CK_OK(dc_context_find_device(ctx, "cpu", &cpu));
+  const size_t n = ((size_t)5 << 20) + 3;
+  dc_buffer_params_t p = {.dtype = DC_DTYPE_U8, .length = n + 64};
+  dc_buffer_t *h = NULL, *d = NULL, *back = NULL;
+  DC_CK_OK(dc_buffer_create(cpu, &p, &h));
+  DC_CK_OK(dc_buffer_create(cl, &p, &d));
+  DC_CK_OK(dc_buffer_create(cpu, &p, &back));
+  uint8_t *in = NULL, *out = NULL;
+  DC_CK_OK(dc_buffer_host_pointer(h, (void**)&in));
+  DC_CK_OK(dc_buffer_host_pointer(back, (void**)&out));
+  for (size_t i = 0; i < n + 64; ++i) in[i] = (uint8_t)(i * 7 + (i >> 10));
+  memset(out, 0xEE, n + 64);
+  dc_buffer_t* view = NULL;
+  DC_CK_OK(dc_buffer_create_view(h, 11, n, &view));
+  DC_CK_OK(dc_buffer_copy(d, 5, view, 0, n));
+  dc_stream_t* s = NULL;
+  DC_CK_OK(dc_stream_create(cl, NULL, &s));
+  DC_CK_OK(dc_stream_copy(s, back, 2, d, 5, n));
+  DC_CK_OK(dc_stream_sync(s, DC_TIMEOUT_INFINITE));
+  for (size_t i = 0; i < n; ++i) {
+    if (out[2 + i] != in[11 + i]) {
+      ck_abort_msg("byte %zu is %u, expected %u", i, out[2 + i], in[11 + i]);
+    }
+  }
+  ck_assert_uint_eq(out[1], 0xEE);
+  ck_assert_uint_eq(out[2 + n], 0xEE);
+  dc_stream_release(s);
+  dc_buffer_release(view);
+  dc_buffer_release(h);
+  dc_buffer_release(d);
+  dc_buffer_release(back);
+  dc_context_release(ctx);
+}
+END_TEST
+
 //===-- Encoded handles -------------------------------------------------===//
 
 static const char kAddOne[] =
@@ -352,6 +396,7 @@ static Suite* opencl_device_suite(void) {
     tcase_add_checked_fixture(device, fixture, fixture);
     tcase_set_timeout(device, 120);
     tcase_add_test(device, test_capabilities_come_from_the_driver);
+    tcase_add_test(device, test_copies_with_cpu_buffers_go_there_and_back);
     tcase_add_test(device, test_views_offset_handles_in_transfers_and_kernels);
     tcase_add_test(device, test_large_offsets_decode);
     tcase_add_test(device, test_shared_storage_is_refused);
