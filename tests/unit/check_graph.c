@@ -625,7 +625,11 @@ START_TEST(test_graph_run_cancellation_and_deadline) {
   ck_assert_int_eq(log.count, 0);
   dc_op_report_t r;
   DC_CK_OK(dc_graph_exec_op(e, 0, &r));
-  ck_assert_int_eq(r.state, DC_OP_SUCCEEDED);  // running ops finish
+  // A running op finishes; whether "sleep" was running when the 5 ms
+  // passed depends on how soon a stream thread took it (a loaded machine,
+  // a sanitizer): either it ran to the end, or it never started.
+  ck_assert_msg(r.state == DC_OP_SUCCEEDED || r.state == DC_OP_CANCELLED,
+                "op 'sleep' ended in state %d", (int)r.state);
   DC_CK_OK(dc_graph_exec_op(e, 1, &r));
   ck_assert_int_eq(r.state, DC_OP_CANCELLED);
   DC_CK_STR_HAS(r.message, "the run passed its timeout");
