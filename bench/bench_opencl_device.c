@@ -17,6 +17,7 @@
 //                                   moved an operation), dc_kernel_dispatch
 //                                   vs clEnqueueNDRangeKernel + clFinish,
 //                                   GB/s
+//   copies with the CPU, 64 MiB     bench_opencl_transfer.c
 //
 // Both sides build the same OpenCL C text (bench_util.h's "vadd" and
 // "empty"). The dispatch rows give both sides the same grid and the same
@@ -47,15 +48,15 @@
 // BENCH_REPS rounds of one sample of every case in turn, each after a
 // wait until the process is idle.
 //
-// BENCH_OPENCL_DEVICE=roundtrip,queued,vadd (a comma-separated subset)
-// runs only those parts.
+// BENCH_OPENCL_DEVICE=roundtrip,queued,vadd,transfer (a comma-separated
+// subset) runs only those parts; transfer is bench_opencl_transfer.c.
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_opencl.h"
+#include "bench_opencl_parts.h"
 #include "bench_util.h"
 #include "dc/dc.h"
 #include "harness.h"
@@ -544,6 +545,9 @@ int main(int argc, char** argv) {
   if (bench_want_part(kPart, "roundtrip")) bench_roundtrip(&B);
   if (bench_want_part(kPart, "queued")) bench_queued(&B);
   if (bench_want_part(kPart, "vadd")) bench_vadd(&B);
+  if (bench_want_part(kPart, "transfer")) {
+    bench_opencl_transfer(B.ctx, B.dev, &B.ocl);
+  }
   teardown(&B);
   return 0;
 }
