@@ -585,6 +585,75 @@ START_TEST(test_worker_pool_bad_arguments) {
 }
 END_TEST
 
+// A body that holds its call until |release|, saying it started.
+typedef struct hold_t {
+  dc_worker_pool_t* pool;
+  atomic_bool started;
+  atomic_bool release;
+} hold_t;
+
+static dc_status_t hold_body(void* user_data, size_t begin, size_t end,
+                             uint32_t thread) {
+  (void)begin;
+  (void)end;
+  (void)thread;
+  hold_t* h = user_data;
+  atomic_store(&h->started, true);
+  while (!atomic_load(&h->release)) sched_yield();
+  return DC_OK;
+}
+
+static void* hold_thread(void* arg) {
+  hold_t* h = arg;
+  dc_status_t st = dc_worker_pool_parallel_for(h->pool, 0, 8, 1, hold_body, h);
+  return (void*)(intptr_t)st;
+}
+
+static dc_status_t count_body(void* user_data, size_t begin, size_t end,
+                              uint32_t thread) {
+  (void)thread;
+  atomic_fetch_add((atomic_size_t*)user_data, end - begin);
+  return DC_OK;
+}
+
+START_TEST(test_worker_pool_try_gives_way_to_a_running_call) {
+  dc_context_t* ctx = pool_context(2, DC_IDLE_BALANCED);
+  dc_worker_pool_t* pool = dc_context_worker_pool(ctx);
+  atomic_size_t done = 0;
+  // Free: it runs everything, in chunks over the workers.
+  DC_CK_OK(dc_worker_pool_try_parallel_for(pool, 0, 1000, 10, count_body,
+                                           &done));
+  ck_assert_uint_eq(atomic_load(&done), 1000);
+  // Busy with another thread's call: it runs nothing and says so.
+  hold_t h = {.pool = pool};
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, hold_thread, &h), 0);
+  ck_assert(wait_for_flag(&h.started));
+  atomic_store(&done, 0);
+  DC_CK_FAIL(dc_worker_pool_try_parallel_for(pool, 0, 1000, 10, count_body,
+                                             &done),
+             DC_ERR_UNAVAILABLE, "the workers are running another call");
+  ck_assert_uint_eq(atomic_load(&done), 0);
+  atomic_store(&h.release, true);
+  void* status = NULL;
+  ck_assert_int_eq(pthread_join(t, &status), 0);
+  ck_assert_int_eq((int)(intptr_t)status, DC_OK);
+  DC_CK_OK(dc_worker_pool_try_parallel_for(pool, 0, 1000, 10, count_body,
+                                           &done));
+  ck_assert_uint_eq(atomic_load(&done), 1000);
+  // Its arguments are checked as parallel_for's.
+  DC_CK_FAIL(dc_worker_pool_try_parallel_for(NULL, 0, 10, 1, count_body,
+                                             &done),
+             DC_ERR_INVALID_ARGUMENT, "dc_worker_pool_try_parallel_for");
+  DC_CK_FAIL(dc_worker_pool_try_parallel_for(pool, 10, 9, 1, count_body,
+                                             &done),
+             DC_ERR_INVALID_ARGUMENT, "end 9 is before its begin 10");
+  DC_CK_FAIL(dc_worker_pool_try_parallel_for(pool, 0, 10, 1, NULL, &done),
+             DC_ERR_INVALID_ARGUMENT, "dc_worker_pool_try_parallel_for");
+  dc_context_release(ctx);
+}
+END_TEST
+
 START_TEST(test_worker_pool_idle_policy_parse_rejects_other_text) {
   static const char* const kBad[] = {"", "default", "fast", "powe",
                                      "power ", "0"};
@@ -688,6 +757,7 @@ static Suite* worker_pool_suite(void) {
   TCase* errors = tcase_create("errors");
   tcase_add_checked_fixture(errors, env_fixture, env_fixture);
   tcase_add_test(errors, test_worker_pool_bad_arguments);
+  tcase_add_test(errors, test_worker_pool_try_gives_way_to_a_running_call);
   tcase_add_test(errors, test_worker_pool_idle_policy_parse_rejects_other_text);
   suite_add_tcase(s, errors);
 

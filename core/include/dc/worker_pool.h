@@ -90,6 +90,17 @@ DC_API dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool,
                                                size_t chunk, dc_range_fn_t fn,
                                                void* user_data);
 
+// As dc_worker_pool_parallel_for, but when another thread's call has the
+// workers it runs nothing and returns DC_ERR_UNAVAILABLE at once, instead
+// of waiting for that call to end: for a caller that holds a lock another
+// call's bodies might need, and would rather do the work itself. (A call
+// from inside a body still runs inline, as there.)
+DC_API dc_status_t dc_worker_pool_try_parallel_for(dc_worker_pool_t* pool,
+                                                   size_t begin, size_t end,
+                                                   size_t chunk,
+                                                   dc_range_fn_t fn,
+                                                   void* user_data);
+
 // Runs |fn| once for each index i in [0, |count|) as the range (i, i + 1),
 // all at the same time, each on a thread of its own (index 0 on the
 // caller, the others on distinct workers, parked ones woken), and returns

@@ -241,10 +241,12 @@ static dc_status_t run_inline(dc_worker_pool_t* pool, size_t begin,
   return status;
 }
 
-dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
-                                        size_t end, size_t chunk,
-                                        dc_range_fn_t fn, void* user_data) {
-  static const char* fname = "dc_worker_pool_parallel_for";
+// The parallel-for of both entry points: |wait| false gives up with
+// DC_ERR_UNAVAILABLE, running nothing, when another call has the workers.
+static dc_status_t parallel_for(dc_worker_pool_t* pool, size_t begin,
+                                size_t end, size_t chunk, dc_range_fn_t fn,
+                                void* user_data, bool wait,
+                                const char* fname) {
   DC_REQUIRE_ARG(pool, fname);
   DC_REQUIRE_ARG(fn, fname);
   if (end < begin) {
@@ -259,7 +261,12 @@ dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
     return run_inline(pool, begin, end, fn, user_data);
   }
 
-  pthread_mutex_lock(&pool->submit_lock);
+  if (wait) {
+    pthread_mutex_lock(&pool->submit_lock);
+  } else if (pthread_mutex_trylock(&pool->submit_lock) != 0) {
+    return DC_FAIL(DC_ERR_UNAVAILABLE,
+                   "%s: the workers are running another call", fname);
+  }
   job_t* job = &pool->job;
   job->gang = false;
   job->fn = fn;
@@ -283,6 +290,21 @@ dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
   atomic_fetch_add_explicit(&pool->stat_jobs, 1, memory_order_relaxed);
   pthread_mutex_unlock(&pool->submit_lock);
   return status;
+}
+
+dc_status_t dc_worker_pool_parallel_for(dc_worker_pool_t* pool, size_t begin,
+                                        size_t end, size_t chunk,
+                                        dc_range_fn_t fn, void* user_data) {
+  return parallel_for(pool, begin, end, chunk, fn, user_data, true,
+                      "dc_worker_pool_parallel_for");
+}
+
+dc_status_t dc_worker_pool_try_parallel_for(dc_worker_pool_t* pool,
+                                            size_t begin, size_t end,
+                                            size_t chunk, dc_range_fn_t fn,
+                                            void* user_data) {
+  return parallel_for(pool, begin, end, chunk, fn, user_data, false,
+                      "dc_worker_pool_try_parallel_for");
 }
 
 dc_status_t dc_worker_pool_gang(dc_worker_pool_t* pool, uint32_t count,

@@ -356,19 +356,20 @@ static dc_status_t copy_pieces(void* user_data, size_t begin, size_t end,
   return DC_OK;
 }
 
-// memcpy, over the worker pool when it is large. The pieces only copy
-// bytes, so running them under the device lock cannot deadlock; a pool
-// that is busy runs them on the calling thread.
+// memcpy, over the worker pool when it is large and the pool is free.
+// The device lock is held here, so the copy never waits for the pool: a
+// pool busy with another call (whose bodies, a native kernel's, might
+// want this device) leaves the copy to the calling thread.
 static void host_copy(dc__cuda_device_t* cuda, char* dst, const char* src,
                       size_t size) {
   dc_worker_pool_t* pool = dc_context_worker_pool(cuda->base.context);
-  if (size < PARALLEL_COPY_MIN || dc_worker_pool_thread_count(pool) < 2) {
-    memcpy(dst, src, size);
-    return;
-  }
   host_copy_t c = {dst, src, size};
   size_t pieces = (size + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE;
-  (void)dc_worker_pool_parallel_for(pool, 0, pieces, 1, copy_pieces, &c);
+  if (size < PARALLEL_COPY_MIN || dc_worker_pool_thread_count(pool) < 2 ||
+      dc_worker_pool_try_parallel_for(pool, 0, pieces, 1, copy_pieces, &c) !=
+          DC_OK) {
+    memcpy(dst, src, size);
+  }
 }
 
 // Queues |size| bytes from |src| to device address |dst| through the
