@@ -70,6 +70,7 @@ static struct {
   atomic_bool refuse_replay;  // the next replay is refused before it runs
   atomic_int device_records, device_waits, events_made, events_destroyed;
   atomic_int host_launches;  // launches made on the thread in |host|
+  atomic_bool records_held;  // set: the device passes no record
   pthread_t host;
 } seen;
 
@@ -80,6 +81,7 @@ static void pause_briefly(void) {
 
 static void run_job(const job_t* job) {
   if (job->record != NULL) {
+    while (atomic_load(&seen.records_held)) pause_briefly();
     atomic_store(&job->record->passed, job->mark);
   } else if (job->wait != NULL) {
     while (atomic_load(&job->wait->passed) < job->mark) pause_briefly();
@@ -651,10 +653,18 @@ static void on(dc_stream_t* s, fixture_t* f, const char* name,
 }
 
 // Holds |gate| closed until the first stream's record is on the device,
-// so that the second stream meets it still completing on the host.
+// so that the second stream meets it still pending there: the device
+// passes no record until the second stream's wait is queued as well (or,
+// should the scheduler wrongly wait on the host, after about ten seconds,
+// and the test's count of device waits then fails). Timing alone cannot
+// keep the record pending: a slow or loaded machine let it pass first.
 static void open_after_device_record(gate_t* gate) {
   while (atomic_load(&seen.device_records) < 1) pause_briefly();
   atomic_store(&gate->open, true);
+  for (int i = 0; i < 100000 && atomic_load(&seen.device_waits) < 1; ++i) {
+    pause_briefly();
+  }
+  atomic_store(&seen.records_held, false);
 }
 
 START_TEST(test_wait_for_a_record_of_the_device_stays_on_the_device) {
@@ -664,6 +674,7 @@ START_TEST(test_wait_for_a_record_of_the_device_stays_on_the_device) {
   pair_open(&f, &p);
   gate_t gate = {false};
   // other: its own work, then a wait for f's record, then doubling a.
+  atomic_store(&seen.records_held, true);
   DC_CK_OK(dc_stream_host(p.other, wait_at_gate, &gate));
   on(p.other, &f, "add_one", p.b);
   // f: 200 increments of a (20 ms on the fake device), then the record.
@@ -692,6 +703,7 @@ START_TEST(test_failed_record_fails_the_stream_that_waited_on_the_device) {
   pair_t p;
   pair_open(&f, &p);
   gate_t gate = {false};
+  atomic_store(&seen.records_held, true);
   DC_CK_OK(dc_stream_host(p.other, wait_at_gate, &gate));
   on(p.other, &f, "add_one", p.b);
   for (int i = 0; i < 200; ++i) on(f.stream, &f, "add_one", f.a);
