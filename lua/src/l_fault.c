@@ -125,9 +125,10 @@ static void read_rule_field(lua_State* L, dc_fault_rule_t* rule) {
   } else if (strcmp(key, "rate") == 0) {
     if (lua_type(L, -1) != LUA_TNUMBER) field_error(L, key, "must be a number");
     rule->rate = (double)lua_tonumber(L, -1);
-  } else if (strcmp(key, "permanent") == 0) {
+  } else if (strcmp(key, "permanent") == 0 || strcmp(key, "halfway") == 0) {
     if (!lua_isboolean(L, -1)) field_error(L, key, "must be a boolean");
-    rule->permanent = lua_toboolean(L, -1);
+    *(key[0] == 'p' ? &rule->permanent : &rule->halfway) =
+        lua_toboolean(L, -1);
   } else if (strcmp(key, "status") == 0) {
     rule->status = check_status(L);
   } else if (strcmp(key, "device") == 0) {
@@ -138,13 +139,13 @@ static void read_rule_field(lua_State* L, dc_fault_rule_t* rule) {
   } else {
     luaL_argerror(L, 1, lua_pushfstring(L, "unknown field '%s' (site, nth, "
                                         "rate, seed, limit, permanent, "
-                                        "status, device, name)",
+                                        "halfway, status, device, name)",
                                         luaL_tolstring(L, -2, NULL)));
   }
 }
 
 // [-0, +1, e]  dc.fault.add { site = "launch", nth = n | rate = p,
-//   seed = s, limit = n, permanent = bool, status = "NAME",
+//   seed = s, limit = n, permanent = bool, halfway = bool, status = "NAME",
 //   device = "cpu", name = "kernel" } -> id
 static int l_fault_add(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);

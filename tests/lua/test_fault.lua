@@ -1,6 +1,7 @@
 -- test_fault.lua: dc.fault: rules from tables and from DC_FAULTS text,
 -- the faults they inject at each site (alloc, copy, compile, launch) as
--- error objects with the right code, their statistics, and removal.
+-- error objects with the right code, copies cut off halfway, their
+-- statistics, and removal.
 package.path = arg[0]:match("^(.-)[^/]*$") .. "?.lua;" .. package.path
 local t = require("support")
 local dc = require("dc")
@@ -118,6 +119,38 @@ do
   t.equal(back[3], 3, "nothing else changed")
   t.equal(dc.fault.stats(id).matched, 3, "copies matched")
   dc.fault.clear()
+end
+
+do  -- halfway: the first half moves, then the copy fails; a graph retries
+  local n = 1001
+  local src = dc.buffer("i32", n)
+  for i = 1, n do src[i] = i * 3 end
+  local dst = dc.buffer("i32", n, { label = "dst" })
+  dst:fill(-1)
+  local id = dc.fault.add { site = "copy", name = "dst", nth = 1,
+                            halfway = true }
+  local err = t.raises("UNAVAILABLE", "halfway: the first half moved",
+                       dst.copy_from, dst, src)
+  t.check(err.message:find("copy of buffer 'dst'", 1, true), err.message)
+  local half = dst:read()
+  t.equal(half[500], 1500, "the first half moved")
+  t.equal(half[501], -1, "the second half did not")
+  dc.fault.remove(id)
+  dst:fill(-1)
+  dc.fault.add { site = "copy", name = "dst", nth = 1, halfway = true }
+  local g = dc.graph { retry = dc.retry { attempts = 3, base = 0.001 } }
+  g:copy("up", dst, src)
+  local report = g:run()
+  t.equal(report.up.attempts, 2, "the cut copy was tried again")
+  local whole = dst:read()
+  for i = 1, n do
+    if whole[i] ~= i * 3 then t.equal(whole[i], i * 3, "element " .. i) end
+  end
+  dc.fault.clear()
+  t.raises("INVALID_ARGUMENT", "halfway applies to copies only",
+           dc.fault.add, { site = "copy,launch", halfway = true })
+  t.raises(nil, "field 'halfway' must be a boolean", dc.fault.add,
+           { site = "copy", halfway = "yes" })
 end
 
 --===-- Compiles and launches -----------------------------------------===--

@@ -1,5 +1,6 @@
 // check_fault.c: fault injection (dc/fault.h): each site fires, nth, rate
-// with a seed, permanent, limit, the device and name filters, statistics,
+// with a seed, permanent, limit, halfway copies, the device and name
+// filters, statistics,
 // removal, the DC_FAULTS variable and its error messages, argument checks,
 // and rules changing while other threads run work.
 // SPDX-License-Identifier: MIT
@@ -107,6 +108,44 @@ START_TEST(test_fault_copy_fires_on_each_transfer) {
   DC_CK_OK(write_one(a, 5));
   DC_CK_OK(dc_buffer_copy(b, 0, a, 0, N));
   ck_assert_int_eq(first_of(b), 5);
+  dc_buffer_release(a);
+  dc_buffer_release(b);
+}
+END_TEST
+
+// A halfway rule lets the first half of each transfer move, then fails
+// it; a transfer of one element moves nothing.
+START_TEST(test_fault_copy_halfway_moves_the_first_half) {
+  dc_buffer_t* a = zeros_on(cpu, "a");
+  dc_buffer_t* b = zeros_on(cpu, "b");
+  int32_t src[N], out[N];
+  for (int i = 0; i < N; ++i) src[i] = 200 + i;
+  DC_CK_OK(dc_buffer_write(b, 0, src, N));
+  uint32_t id = add_rule(ctx, (dc_fault_rule_t){.sites = DC_FAULT_COPY,
+                                                .halfway = true,
+                                                .name = "a"});
+  for (int i = 0; i < N; ++i) src[i] = 100 + i;
+  DC_CK_FAIL(dc_buffer_write(a, 0, src, N), DC_ERR_UNAVAILABLE,
+             "injected fault: copy of buffer 'a' on cpu (rule 1, matching "
+             "call 1), halfway: the first half moved");
+  for (int i = 0; i < N; ++i) out[i] = -1;
+  DC_CK_FAIL(dc_buffer_read(a, 0, out, N), DC_ERR_UNAVAILABLE, "halfway");
+  for (int i = 0; i < N; ++i) {
+    ck_assert_int_eq(out[i], i < N / 2 ? 100 + i : -1);
+  }
+  int32_t five = 5;
+  DC_CK_FAIL(dc_buffer_fill(a, 2, N - 2, &five), DC_ERR_UNAVAILABLE,
+             "call 3), halfway");
+  DC_CK_FAIL(dc_buffer_copy(a, 1, b, 0, 4), DC_ERR_UNAVAILABLE, "call 4)");
+  DC_CK_FAIL(write_one(a, 9), DC_ERR_UNAVAILABLE, "call 5)");
+  CK_STATS(ctx, id, 5, 5);
+  DC_CK_OK(dc_fault_remove(ctx, id));
+  DC_CK_OK(dc_buffer_read(a, 0, out, N));
+  // write: [0, 8) = 100 + i; fill 7 of [2, 16): [2, 9) = 5; copy 2 of
+  // b[0, 4) to [1, 3); the one-element write: nothing.
+  const int32_t want[N] = {100, 200, 201, 5, 5, 5, 5, 5,
+                           5,   0,   0,   0, 0, 0, 0, 0};
+  ck_assert_mem_eq(out, want, sizeof(want));
   dc_buffer_release(a);
   dc_buffer_release(b);
 }
@@ -449,6 +488,9 @@ START_TEST(test_fault_invalid_arguments) {
        "nth (2) and rate (0.5) exclude each other"},
       {{.sites = DC_FAULT_COPY, .seed = 9},
        "seed 9 is given without a rate"},
+      {{.sites = DC_FAULT_COPY | DC_FAULT_LAUNCH, .halfway = true},
+       "halfway applies to copies only, and the rule also watches other "
+       "sites"},
       {{.sites = DC_FAULT_COPY, .device = ""}, "device is empty"},
       {{.sites = DC_FAULT_COPY, .device = "gpu"},
        "'gpu' is neither a device nor a backend of this context (devices: "
@@ -544,8 +586,8 @@ static const struct {
     {":rate=0.1", "the rule names no site (launch, copy, alloc, compile)"},
     {"launch,,copy", "'' is not a fault site"},
     {"launch:rat=0.1",
-     "'rat' is not a key (rate, seed, nth, limit, permanent, status, "
-     "device, name), in rule 'launch:rat=0.1'"},
+     "'rat' is not a key (rate, seed, nth, limit, permanent, halfway, "
+     "status, device, name), in rule 'launch:rat=0.1'"},
     {"launch:rate", "'rate' needs a value, as in rate=0.1"},
     {"launch:rate=", "'rate' needs a value, as in rate=0.1"},
     {"launch:rate=1.5", "'rate=1.5' is not a probability (0 < rate <= 1)"},
@@ -558,6 +600,8 @@ static const struct {
      "'nth=99999999999999999999999' is not a positive integer"},
     {"launch:limit=x", "'limit=x' is not a positive integer"},
     {"launch:permanent=1", "'permanent=1': permanent takes no value"},
+    {"copy:halfway=yes", "'halfway=yes': halfway takes no value"},
+    {"launch:halfway", "halfway applies to copies only"},
     {"launch:status=BOGUS",
      "'status=BOGUS' is not a status name (e.g. UNAVAILABLE, "
      "OUT_OF_MEMORY, DEVICE_LOST)"},
@@ -610,7 +654,8 @@ START_TEST(test_fault_parse_malformed_adds_nothing) {
              "is longer than 127 characters");
   // Sites, keys and status names in any case; spaces around separators.
   DC_CK_OK(dc_fault_parse(ctx, "LAUNCH , Copy : Rate = 0.5 : SEED=3 ; "
-                               "alloc:NTH=2:Permanent:status=Out_Of_Memory"));
+                               "alloc:NTH=2:Permanent:status=Out_Of_Memory;"
+                               "copy:HalfWay"));
   dc_fault_clear(ctx);
   dc_buffer_release(b);
 }
@@ -697,6 +742,7 @@ static Suite* fault_suite(void) {
   TCase* sites = dc_test_kernel_tcase(s, "sites");
   tcase_add_test(sites, test_fault_launch_fires_on_the_nth);
   tcase_add_test(sites, test_fault_copy_fires_on_each_transfer);
+  tcase_add_test(sites, test_fault_copy_halfway_moves_the_first_half);
   tcase_add_test(sites, test_fault_alloc_fails_like_out_of_memory);
   tcase_add_test(sites, test_fault_compile_filtered_by_program_name);
   tcase_add_test(sites, test_fault_launch_filtered_by_kernel_name);

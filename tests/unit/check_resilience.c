@@ -1,6 +1,7 @@
 // check_resilience.c: graphs under faults: retries give results identical
 // to a fault-free run, within the policy's bounds; retries start from
-// restored inputs; permanent faults fail fast and cancel dependents;
+// restored inputs; copies cut off halfway are retried whole; permanent
+// faults fail fast and cancel dependents;
 // breakers open at their threshold; fallback to another device gives
 // identical results.
 //
@@ -238,6 +239,72 @@ START_TEST(test_permanent_faults_fail_fast_and_cancel_dependents) {
   dc_graph_release(g);
   dc_buffer_release(b);
   dc_fault_clear(ctx);
+}
+END_TEST
+
+// Copies cut off halfway (a halfway fault rule: the first half moves,
+// then the copy fails) are retried and leave whole data behind: host
+// memory to the device under test and back, over a length that is no
+// multiple of any chunk or page, at element offsets.
+START_TEST(test_copies_failing_halfway_are_retried_whole) {
+  enum { BIG = (3 << 20) / 4 + 13, AT = 5 };
+  int32_t* data = malloc(sizeof(int32_t) * BIG);
+  int32_t* out = malloc(sizeof(int32_t) * BIG);
+  ck_assert_ptr_nonnull(data);
+  ck_assert_ptr_nonnull(out);
+  for (int i = 0; i < BIG; ++i) data[i] = i * 7 + 1;
+  dc_buffer_t* host = dc_test_buffer_new(cpu, DC_DTYPE_I32, BIG + AT, "src");
+  dc_buffer_t* dev = dc_test_buffer_new(dut, DC_DTYPE_I32, BIG + AT, "dst");
+  dc_buffer_t* back = dc_test_buffer_new(cpu, DC_DTYPE_I32, BIG, "back");
+  DC_CK_OK(dc_buffer_write(host, AT, data, BIG));
+  int32_t minus = -1;
+  DC_CK_OK(dc_buffer_fill(dev, 0, BIG + AT, &minus));
+  DC_CK_OK(dc_buffer_fill(back, 0, BIG, &minus));
+  // The first copy into each of dst and back fails halfway.
+  uint32_t rules[2];
+  const char* names[2] = {"dst", "back"};
+  for (int r = 0; r < 2; ++r) {
+    dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .halfway = true,
+                            .nth = 1, .name = names[r]};
+    DC_CK_OK(dc_fault_add(ctx, &rule, &rules[r]));
+  }
+  dc_graph_t* g = NULL;
+  dc_retry_policy_t policy = {.max_attempts = 3, .base_delay_ns = 1000,
+                              .max_delay_ns = 1000};
+  dc_graph_params_t params = {.name = "halfway", .retry = &policy,
+                              .no_breakers = true, .no_fallback = true};
+  DC_CK_OK(dc_graph_create(ctx, &params, &g));
+  DC_CK_OK(dc_graph_copy(g, "up", dev, AT, host, AT, BIG, NULL));
+  DC_CK_OK(dc_graph_copy(g, "down", back, 0, dev, AT, BIG, NULL));
+  DC_CK_OK(dc_graph_after(g, "down", "up"));
+  dc_stream_group_t* grp = group_on(dut, 2);
+  dc_graph_exec_t* e = NULL;
+  DC_CK_OK(dc_graph_instantiate(g, grp, &e));
+  DC_CK_OK(dc_graph_exec_run(e, NULL));
+  for (size_t i = 0; i < 2; ++i) {
+    dc_op_report_t r;
+    DC_CK_OK(dc_graph_exec_op(e, i, &r));
+    ck_assert_int_eq(r.state, DC_OP_SUCCEEDED);
+    ck_assert_uint_eq(r.attempts, 2);
+  }
+  for (int r = 0; r < 2; ++r) {
+    dc_fault_stats_t stats;
+    DC_CK_OK(dc_fault_stats(ctx, rules[r], &stats));
+    ck_assert_uint_eq(stats.injected, 1);
+  }
+  dc_fault_clear(ctx);
+  DC_CK_OK(dc_buffer_read(back, 0, out, BIG));
+  ck_assert_mem_eq(out, data, sizeof(int32_t) * BIG);
+  DC_CK_OK(dc_buffer_read(dev, 0, out, AT));
+  for (int i = 0; i < AT; ++i) ck_assert_int_eq(out[i], -1);  // untouched
+  dc_graph_exec_release(e);
+  dc_stream_group_release(grp);
+  dc_graph_release(g);
+  dc_buffer_release(back);
+  dc_buffer_release(dev);
+  dc_buffer_release(host);
+  free(out);
+  free(data);
 }
 END_TEST
 
@@ -726,6 +793,7 @@ static Suite* resilience_suite(void) {
   tcase_add_test(tc, test_transient_faults_give_identical_results);
   tcase_add_test(tc, test_retries_start_from_restored_inputs);
   tcase_add_test(tc, test_permanent_faults_fail_fast_and_cancel_dependents);
+  tcase_add_test(tc, test_copies_failing_halfway_are_retried_whole);
   tcase_add_test(tc, test_breaker_opens_and_fallback_gives_identical_results);
   tcase_add_test(tc, test_allocation_waits_for_work_in_flight);
   tcase_add_test(tc, test_lost_device_is_quarantined_and_reported);

@@ -20,7 +20,8 @@ DC_EXTERN_C_BEGIN
 // a given rate. The call returns the rule's status with a message such as
 //   "injected fault: launch of kernel 'blur_h' on cpu (rule 1, matching
 //    call 17)"
-// and does nothing else: no kernel runs, no byte moves, no memory is taken.
+// and does nothing else: no kernel runs, no byte moves (but see halfway
+// copies below), no memory is taken.
 // A failure on a stream or in a graph is reported as any other failure of
 // work there is (a sticky error on the stream, the graph's launch status).
 //
@@ -48,6 +49,15 @@ DC_EXTERN_C_BEGIN
 // neither, it fires on every matching call. A |permanent| rule, once it has
 // fired, fails every later matching call too (a lost device). |limit| caps
 // the faults a rule injects; after that it lets every call through.
+//
+// Halfway copies. A copy that fails usually moves no byte. A |halfway|
+// rule (copy site only) lets the first half of the copy's elements
+// (rounded down) move before the failure, as a transfer cut off by a bus
+// or device error: the destination then holds new data in front and old
+// data behind, until a retry moves the whole range again. Streams and
+// graphs retry a copy as they retry any transient failure, so a halfway
+// fault tests that what they leave behind is whole. Its message ends
+// "halfway: the first half moved".
 //
 // Rules are tried in the order they were added; the first that fires fails
 // the call, and the later ones do not see it.
@@ -80,6 +90,7 @@ typedef enum dc_fault_site_e {
 typedef struct dc_fault_rule_t {
   uint32_t sites;      // required: a mask of dc_fault_site_t
   bool permanent;      // once it fires, every later matching call fails
+  bool halfway;        // copies only: half the elements move, then it fails
   dc_status_t status;  // 0: the default status (see above); else an error
   uint64_t nth;        // fire on the nth matching call (from 1); 0: rate
   double rate;         // probability per matching call, in (0, 1]; 0: none
@@ -102,7 +113,8 @@ typedef struct dc_fault_stats_t {
 // Returns DC_ERR_INVALID_ARGUMENT if |context| or |rule| is NULL, if
 // |sites| is 0 or has bits that are no site, if |status| is not an error
 // code, if |rate| is outside [0, 1], if both |nth| and |rate| are given,
-// if |seed| is not 0 while |rate| is, or if |device| is empty or names no
+// if |seed| is not 0 while |rate| is, if |halfway| is set on a rule that
+// watches a site other than the copy site, or if |device| is empty or names no
 // device or backend of the context, or |name| is empty or longer than 127
 // characters; DC_ERR_OUT_OF_MEMORY if the rule cannot be stored.
 DC_API dc_status_t dc_fault_add(dc_context_t* context,
@@ -132,6 +144,7 @@ DC_API dc_status_t dc_fault_stats(dc_context_t* context, uint32_t id,
 //   nth=N        fire on the Nth matching call, N >= 1
 //   limit=N      inject at most N faults, N >= 1
 //   permanent    once fired, fail every later matching call
+//   halfway      copies only: half the elements move before the failure
 //   status=NAME  a status name as dc_status_name() spells it, any case
 //                (UNAVAILABLE, OUT_OF_MEMORY, DEVICE_LOST, ...)
 //   device=NAME  only on this device or backend
@@ -140,7 +153,8 @@ DC_API dc_status_t dc_fault_stats(dc_context_t* context, uint32_t id,
 // in any case; spaces around the separators are ignored, and so are empty
 // rules. A ':' in a device or name value is part of it unless a key
 // follows ("device=cuda:0:nth=3"). For example
-//   "launch:rate=0.1:seed=7; alloc:nth=3; compile,copy:device=cpu:permanent"
+//   "launch:rate=0.1:seed=7; alloc:nth=3; compile,copy:device=cpu:permanent;
+//    copy:nth=2:halfway"
 // Returns DC_ERR_INVALID_ARGUMENT for a NULL pointer or a malformed spec,
 // with a message that quotes the bad part and its rule, e.g.
 //   "dc_fault_parse: 'lanch' is not a fault site (launch, copy, alloc,

@@ -48,7 +48,7 @@
 // Saves and restores the thread's error message around cleanup code, which
 // must not overwrite the message of the failure being reported.
 typedef struct dc__saved_error_t {
-  char message[256];
+  char message[512];
 } dc__saved_error_t;
 DC_INTERNAL void dc__error_save(dc__saved_error_t* saved);
 // Sets the thread's message to |message| (shorter than the message buffer)

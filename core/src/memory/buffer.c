@@ -256,6 +256,37 @@ bool dc__buffer_was_written(const dc_buffer_t* b) {
                               memory_order_relaxed);
 }
 
+// A transfer's fault check (dc/fault.h), made after its own checks.
+// Without a fault it moves all of its *count elements; with one it moves
+// none (returning false, with the fault's status), or, for a halfway
+// rule, the first half of them, and transfer_end reports the fault once
+// they have moved.
+typedef struct transfer_fault_t {
+  dc_status_t status;
+  dc__saved_error_t message;  // the fault's, kept while the half moves
+} transfer_fault_t;
+
+static bool transfer_may_start(const dc_buffer_t* b, size_t* count,
+                               transfer_fault_t* fault) {
+  bool halfway = false;
+  fault->status =
+      dc__fault_check_copy(b->device->context, b->device, b->label, &halfway);
+  if (fault->status == DC_OK) return true;
+  *count = halfway ? *count / 2 : 0;
+  if (*count == 0) return false;
+  dc__error_save(&fault->message);
+  return true;
+}
+
+// What a transfer that transfer_may_start let begin comes to: its own
+// failure if the move failed, else the fault, if there was one.
+static dc_status_t transfer_end(const transfer_fault_t* fault,
+                                dc_status_t moved) {
+  if (fault->status == DC_OK || moved != DC_OK) return moved;
+  dc__error_restore(&fault->message);
+  return fault->status;
+}
+
 dc_status_t dc__buffer_write(dc_buffer_t* buffer, size_t offset,
                             const void* src, size_t count) {
   static const char* fn = "dc_buffer_write";
@@ -263,14 +294,15 @@ dc_status_t dc__buffer_write(dc_buffer_t* buffer, size_t offset,
   DC_REQUIRE_ARG(src, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
-  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
-                                     buffer->device, buffer->label));
+  transfer_fault_t fault;
+  if (!transfer_may_start(buffer, &count, &fault)) return fault.status;
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
-  return d->vtable->memory->write(d, buffer->memory,
-                          buffer->byte_offset + offset * esize, src,
-                          count * esize);
+  return transfer_end(&fault, d->vtable->memory->write(
+                                  d, buffer->memory,
+                                  buffer->byte_offset + offset * esize, src,
+                                  count * esize));
 }
 
 dc_status_t dc__buffer_read(const dc_buffer_t* buffer, size_t offset,
@@ -280,13 +312,14 @@ dc_status_t dc__buffer_read(const dc_buffer_t* buffer, size_t offset,
   DC_REQUIRE_ARG(dst, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
-  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
-                                     buffer->device, buffer->label));
+  transfer_fault_t fault;
+  if (!transfer_may_start(buffer, &count, &fault)) return fault.status;
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
-  return d->vtable->memory->read(d, buffer->memory,
-                         buffer->byte_offset + offset * esize, dst,
-                         count * esize);
+  return transfer_end(&fault, d->vtable->memory->read(
+                                  d, buffer->memory,
+                                  buffer->byte_offset + offset * esize, dst,
+                                  count * esize));
 }
 
 dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
@@ -296,14 +329,15 @@ dc_status_t dc__buffer_fill(dc_buffer_t* buffer, size_t offset, size_t count,
   DC_REQUIRE_ARG(value, fn);
   DC_RETURN_IF_ERROR(
       dc__buffer_check_range(buffer, offset, count, fn, "buffer"));
-  DC_RETURN_IF_ERROR(dc__fault_check(buffer->device->context, DC_FAULT_COPY,
-                                     buffer->device, buffer->label));
+  transfer_fault_t fault;
+  if (!transfer_may_start(buffer, &count, &fault)) return fault.status;
   size_t esize = dc_dtype_size(buffer->dtype);
   dc_device_t* d = buffer->device;
   dc__buffer_mark_written(buffer);
-  return d->vtable->memory->fill(d, buffer->memory,
-                         buffer->byte_offset + offset * esize, count * esize,
-                         value, esize);
+  return transfer_end(&fault, d->vtable->memory->fill(
+                                  d, buffer->memory,
+                                  buffer->byte_offset + offset * esize,
+                                  count * esize, value, esize));
 }
 
 // The host pointer of |b|'s block, or NULL when the host cannot see it.
@@ -371,18 +405,19 @@ dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
   }
   DC_RETURN_IF_ERROR(dc__buffer_check_range(dst, dst_offset, count, fn, "dst"));
   DC_RETURN_IF_ERROR(dc__buffer_check_range(src, src_offset, count, fn, "src"));
-  DC_RETURN_IF_ERROR(dc__fault_check(dst->device->context, DC_FAULT_COPY,
-                                     dst->device, dst->label));
+  transfer_fault_t fault;
+  if (!transfer_may_start(dst, &count, &fault)) return fault.status;
   size_t esize = dc_dtype_size(dst->dtype);
   size_t dst_byte = dst->byte_offset + dst_offset * esize;
   size_t src_byte = src->byte_offset + src_offset * esize;
   dc__buffer_mark_written(dst);
-  if (dst->device != src->device) {
-    return copy_across_devices(dst, dst_byte, src, src_byte, count * esize);
-  }
   dc_device_t* d = dst->device;
-  return d->vtable->memory->copy(d, dst->memory, dst_byte, src->memory, src_byte,
-                         count * esize);
+  dc_status_t moved =
+      d != src->device
+          ? copy_across_devices(dst, dst_byte, src, src_byte, count * esize)
+          : d->vtable->memory->copy(d, dst->memory, dst_byte, src->memory,
+                                    src_byte, count * esize);
+  return transfer_end(&fault, moved);
 }
 
 dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {

@@ -123,15 +123,16 @@ static void describe_fault(const rule_t* r, dc_fault_site_t site,
              (unsigned long long)r->tripped_at);
   }
   snprintf(buf, size,
-           "injected fault: %s of %s on %s (rule %u, matching call %llu%s)",
+           "injected fault: %s of %s on %s (rule %u, matching call %llu%s)%s",
            kSites[s].action, what, device != NULL ? device->info.name : "?",
-           r->id, (unsigned long long)r->matched, since);
+           r->id, (unsigned long long)r->matched, since,
+           r->spec.halfway ? ", halfway: the first half moved" : "");
 }
 
 dc_status_t dc__fault_check_slow(dc_context_t* ctx, dc_fault_site_t site,
-                                 const dc_device_t* device,
-                                 const char* name) {
-  char message[400];
+                                 const dc_device_t* device, const char* name,
+                                 bool* out_halfway) {
+  char message[440];
   dc_status_t status = DC_OK;
   dc__fault_set_t* set = &ctx->faults;
   pthread_mutex_lock(&set->lock);
@@ -141,6 +142,7 @@ dc_status_t dc__fault_check_slow(dc_context_t* ctx, dc_fault_site_t site,
     if (!fires(r)) continue;
     r->injected += 1;
     status = status_of(r, site);
+    if (out_halfway != NULL) *out_halfway = r->spec.halfway;
     describe_fault(r, site, device, name, message, sizeof(message));
     break;
   }
@@ -229,6 +231,12 @@ static dc_status_t check_rule(const dc_context_t* ctx,
                       "seed %llu is given without a rate (a seed drives "
                       "the draws of rate)",
                       (unsigned long long)spec->seed);
+  }
+  if (spec->halfway && spec->sites != (uint32_t)DC_FAULT_COPY) {
+    return rule_error(prefix, text, length,
+                      "halfway applies to copies only, and the rule also "
+                      "watches other sites (a halfway rule's sites must be "
+                      "DC_FAULT_COPY alone)");
   }
   if (spec->device != NULL && spec->device[0] == '\0') {
     return rule_error(prefix, text, length,
@@ -444,15 +452,17 @@ enum {
   KEY_NTH,
   KEY_LIMIT,
   KEY_PERMANENT,
+  KEY_HALFWAY,
   KEY_STATUS,
   KEY_DEVICE,
   KEY_NAME,
   KEY_COUNT
 };
 static const char* const kKeys[KEY_COUNT] = {
-    "rate", "seed", "nth", "limit", "permanent", "status", "device", "name"};
+    "rate",   "seed",   "nth",    "limit", "permanent",
+    "halfway", "status", "device", "name"};
 static const char* const kKeyExamples[KEY_COUNT] = {
-    "rate=0.1", "seed=7", "nth=3", "limit=2", "permanent",
+    "rate=0.1", "seed=7",  "nth=3", "limit=2", "permanent", "halfway",
     "status=UNAVAILABLE", "device=cpu", "name=blur"};
 
 static dc_status_t parse_field(const char* prefix, const char* text,
@@ -470,19 +480,19 @@ static dc_status_t parse_field(const char* prefix, const char* text,
   if (k == KEY_COUNT) {
     return rule_error(prefix, text, length,
                       "'%s' is not a key (rate, seed, nth, limit, "
-                      "permanent, status, device, name)",
+                      "permanent, halfway, status, device, name)",
                       key);
   }
   if (seen[k]) {
     return rule_error(prefix, text, length, "'%s' is given twice", kKeys[k]);
   }
   seen[k] = true;
-  if (k == KEY_PERMANENT) {
+  if (k == KEY_PERMANENT || k == KEY_HALFWAY) {
     if (value != NULL) {
-      return rule_error(prefix, text, length,
-                        "'permanent=%s': permanent takes no value", value);
+      return rule_error(prefix, text, length, "'%s=%s': %s takes no value",
+                        kKeys[k], value, kKeys[k]);
     }
-    rule->permanent = true;
+    *(k == KEY_PERMANENT ? &rule->permanent : &rule->halfway) = true;
     return DC_OK;
   }
   if (value == NULL || value[0] == '\0') {
@@ -678,6 +688,7 @@ static void describe_rule(const rule_t* r, char* buf, size_t size) {
   }
   if (r->spec.limit) APPEND(":limit=%llu", (unsigned long long)r->spec.limit);
   if (r->spec.permanent) APPEND(":permanent");
+  if (r->spec.halfway) APPEND(":halfway");
   if (r->spec.status) APPEND(":status=%s", dc_status_name(r->spec.status));
   if (r->device[0]) APPEND(":device=%s", r->device);
   if (r->name[0]) APPEND(":name=%s", r->name);

@@ -12,7 +12,8 @@ DC_INTERNAL void dc__fault_set_init(dc__fault_set_t* set);
 DC_INTERNAL dc_status_t dc__fault_check_slow(dc_context_t* ctx,
                                              dc_fault_site_t site,
                                              const dc_device_t* device,
-                                             const char* name);
+                                             const char* name,
+                                             bool* out_halfway);
 
 // Called at each site, after the call's own checks and before the device
 // does anything: returns DC_OK, or the status of an injected fault with
@@ -27,7 +28,22 @@ static inline dc_status_t dc__fault_check(dc_context_t* ctx,
       0) {
     return DC_OK;
   }
-  return dc__fault_check_slow(ctx, site, device, name);
+  return dc__fault_check_slow(ctx, site, device, name, NULL);
+}
+
+// dc__fault_check for a copy site, which may fail halfway: on a fault,
+// *|out_halfway| says whether the rule lets the first half of the copy
+// move before the failure is returned (dc/fault.h).
+static inline dc_status_t dc__fault_check_copy(dc_context_t* ctx,
+                                               const dc_device_t* device,
+                                               const char* name,
+                                               bool* out_halfway) {
+  *out_halfway = false;
+  if (atomic_load_explicit(&ctx->faults.rule_count, memory_order_relaxed) ==
+      0) {
+    return DC_OK;
+  }
+  return dc__fault_check_slow(ctx, DC_FAULT_COPY, device, name, out_halfway);
 }
 
 // Adds the rules of the environment variable DC_FAULTS to |ctx|, once its
