@@ -9,6 +9,7 @@
 // where a second device is needed, the device under test is the primary
 // and a CPU device the fallback.
 // SPDX-License-Identifier: MIT
+#include <pthread.h>
 #include <time.h>
 
 #include "kernel_fixture.h"
@@ -455,13 +456,42 @@ END_TEST
 
 
 // Memory pressure: an allocation that does not fit waits for work in
-// flight to release memory; one that can never fit fails at once.
-static dc_status_t sleep_100ms(void* arg) {
-  (void)arg;
-  struct timespec ts = {0, 100000000L};
-  nanosleep(&ts, NULL);
+// flight to release memory; one that can never fit fails at once. The
+// work in flight is held at a gate, which a thread of the test opens
+// |after_ms| later; what the test checks is whether the allocation came
+// back before or after the gate opened, never how long it took, so a
+// slow machine only makes the test slower.
+typedef struct gate_t {
+  atomic_bool open;
+  int after_ms;
+  pthread_t opener;
+} gate_t;
+
+static dc_status_t wait_at_gate(void* arg) {
+  gate_t* gate = arg;
+  struct timespec ts = {0, 1000000L};
+  while (!atomic_load(&gate->open)) nanosleep(&ts, NULL);
   return DC_OK;
 }
+
+// Opens the gate after about |after_ms| (at once if the test did).
+static void* open_later(void* arg) {
+  gate_t* gate = arg;
+  struct timespec ts = {0, 1000000L};
+  for (int ms = 0; ms < gate->after_ms && !atomic_load(&gate->open); ++ms) {
+    nanosleep(&ts, NULL);
+  }
+  atomic_store(&gate->open, true);
+  return NULL;
+}
+
+static void gate_start(gate_t* gate, int after_ms) {
+  atomic_store(&gate->open, false);
+  gate->after_ms = after_ms;
+  ck_assert_int_eq(pthread_create(&gate->opener, NULL, open_later, gate), 0);
+}
+
+static void gate_join(gate_t* gate) { pthread_join(gate->opener, NULL); }
 
 START_TEST(test_allocation_waits_for_work_in_flight) {
   const size_t mib = (size_t)1 << 20;
@@ -473,35 +503,32 @@ START_TEST(test_allocation_waits_for_work_in_flight) {
   dc_stream_t* st = NULL;
   DC_CK_OK(dc_stream_create(dut, NULL, &st));
   uint8_t zero = 0;
-  DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
+  gate_t gate;
+  gate_start(&gate, 50);
+  DC_CK_OK(dc_stream_host(st, wait_at_gate, &gate));
   DC_CK_OK(dc_stream_fill(st, a, 0, big.length, &zero));
   dc_buffer_release(a);  // the fill still holds it
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   dc_buffer_t* b = NULL;
   DC_CK_OK(dc_buffer_create(dut, &big, &b));  // waits for the fill
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double waited = (double)(t1.tv_sec - t0.tv_sec) +
-                  (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  ck_assert_msg(waited > 0.02, "created after %.3f s, without waiting",
-                waited);
-  // Larger than the budget: no waiting, a clear message.
+  ck_assert_msg(atomic_load(&gate.open),
+                "created while the fill still held the memory");
+  gate_join(&gate);
+  // Larger than the budget: no waiting (the gate opens only after ten
+  // seconds, long after a call that does not wait), a clear message.
   dc_buffer_params_t huge = {.dtype = DC_DTYPE_U8, .length = 3 * mib};
   dc_buffer_t* c = SENTINEL;
-  DC_CK_OK(dc_stream_host(st, sleep_100ms, NULL));
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  gate_start(&gate, 10000);
+  DC_CK_OK(dc_stream_host(st, wait_at_gate, &gate));
   DC_CK_FAIL(dc_buffer_create(dut, &huge, &c), DC_ERR_OUT_OF_MEMORY,
              "larger than the whole budget");
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  waited = (double)(t1.tv_sec - t0.tv_sec) +
-           (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  ck_assert_msg(waited < 0.05, "waited %.3f s for nothing", waited);
+  ck_assert_msg(!atomic_load(&gate.open), "waited for work in flight");
+  atomic_store(&gate.open, true);  // let the stream go now
   DC_CK_OK(dc_stream_sync(st, DC_TIMEOUT_INFINITE));
+  gate_join(&gate);
   dc_stream_release(st);
   dc_buffer_release(b);
 }
 END_TEST
-
 
 // A lost device is quarantined (its breaker tripped), the host is told,
 // later work goes to the fallback, and a reset puts it back.

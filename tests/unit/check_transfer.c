@@ -1,15 +1,16 @@
-// check_cuda_transfer.c: bytes between the host and a GPU on every path
-// the CUDA backend has: CPU-device blocks pinned on their first large
-// copy (one DMA a direction, on the copy lanes), smaller copies and
-// pageable memory through the staging halves (filled over the worker
-// pool), large pageable reads through the driver. Sizes that are no
-// multiple of a piece, a half or the pin threshold, offsets and views,
-// copies on several streams at once both ways, and a failed copy that
-// leaves its destination alone and succeeds when tried again.
+// check_transfer.c: bytes between host memory and the device under test
+// on every path the backends have, in both directions: CPU-device
+// blocks (pinned on their first large copy by the CUDA backend, one DMA
+// a direction on its copy lanes), plain host memory (staged in pieces
+// over the worker pool, or read by the driver when large), and, when
+// the device under test is the CPU, a second CPU device. Sizes that are
+// no multiple of a piece, a half or the pin threshold, offsets and
+// views, copies on several streams at once both ways, a failed copy that
+// leaves its destination alone, and one cut off halfway, both whole once
+// tried again.
 //
-// Every test needs a GPU; without one the runner says so and exits with
-// 77 (skipped). As in check_cuda_peer.c, the driver is only touched in
-// the forked children.
+// Device-generic (check_util.h): unit.transfer, cuda.transfer and
+// opencl.transfer run it on the CPU, a GPU and an OpenCL device.
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +19,22 @@
 
 #define MIB ((size_t)1 << 20)
 
-static int g_gpus;
 static dc_context_t* ctx;
 static dc_device_t* cpu;
-static dc_device_t* gpu;
+static dc_device_t* far;  // the device under test, or cpu:1 for the CPU
 
 static void setup(void) {
   dc_test_clear_env();
   dc_context_params_t p = dc_test_quiet_params();
-  p.backends = "cpu,cuda";
-  DC_CK_OK(dc_context_create(&p, &ctx));
-  DC_CK_OK(dc_context_find_device(ctx, "cpu", &cpu));
-  DC_CK_OK(dc_context_find_device(ctx, "cuda:0", &gpu));
+  p.cpu_devices = 2;
+  ctx = dc_test_context_new(&p);
+  cpu = dc_test_cpu(ctx);
+  far = dc_test_device(ctx);
+  if (far == cpu) DC_CK_OK(dc_context_find_device(ctx, "cpu:1", &far));
 }
 
 static void teardown(void) {
+  ck_assert_uint_eq(dc_context_live_buffer_count(ctx), 0);
   ck_assert_uint_eq(dc_context_report_leaks(ctx), 0);
   dc_context_release(ctx);
 }
@@ -75,7 +77,7 @@ START_TEST(test_cpu_buffers_cross_at_every_size_and_offset) {
   for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
     size_t n = sizes[s];
     dc_buffer_t* h = make(cpu, n + 64);
-    dc_buffer_t* d = make(gpu, n + 64);
+    dc_buffer_t* d = make(far, n + 64);
     dc_buffer_t* back = make(cpu, n + 64);
     fill(host_of(h), n + 64, (unsigned)s);
     memset(host_of(back), 0xEE, n + 64);
@@ -92,10 +94,10 @@ START_TEST(test_cpu_buffers_cross_at_every_size_and_offset) {
 }
 END_TEST
 
-START_TEST(test_views_of_a_pinned_block) {
+START_TEST(test_views_of_a_host_block) {
   size_t n = 6 * MIB + 3;
   dc_buffer_t* h = make(cpu, n);
-  dc_buffer_t* d = make(gpu, n);
+  dc_buffer_t* d = make(far, n);
   fill(host_of(h), n, 9);
   dc_buffer_t *hv = NULL, *dv = NULL;
   DC_CK_OK(dc_buffer_create_view(h, MIB + 1, 2 * MIB + 2, &hv));
@@ -113,17 +115,17 @@ START_TEST(test_views_of_a_pinned_block) {
 }
 END_TEST
 
-START_TEST(test_pageable_memory_crosses_the_staging_chunks) {
+START_TEST(test_plain_host_memory_crosses_the_staging_chunks) {
   // Over two 8 MiB halves and into a third chunk, no multiple of a
-  // 512 KiB piece; read back large (the driver's path) and small (the
-  // halves).
+  // 512 KiB piece; read back large (the CUDA driver's path) and small
+  // (the halves).
   size_t n = 16 * MIB + 512 * 1024 + 13;
   uint8_t* in = malloc(n);
   uint8_t* out = malloc(n);
   ck_assert_ptr_nonnull(in);
   ck_assert_ptr_nonnull(out);
   fill(in, n, 4);
-  dc_buffer_t* d = make(gpu, n + 10);
+  dc_buffer_t* d = make(far, n + 10);
   DC_CK_OK(dc_buffer_write(d, 10, in, n));
   memset(out, 0, n);
   DC_CK_OK(dc_buffer_read(d, 10, out, n));
@@ -143,11 +145,11 @@ START_TEST(test_copies_on_several_streams_both_ways_at_once) {
   dc_stream_t* s[STREAMS];
   dc_buffer_t *up[STREAMS], *dev[STREAMS], *down[STREAMS], *pre[STREAMS];
   for (int i = 0; i < STREAMS; ++i) {
-    DC_CK_OK(dc_stream_create(gpu, NULL, &s[i]));
+    DC_CK_OK(dc_stream_create(far, NULL, &s[i]));
     up[i] = make(cpu, n);
-    dev[i] = make(gpu, n);
+    dev[i] = make(far, n);
     down[i] = make(cpu, n);
-    pre[i] = make(gpu, n);
+    pre[i] = make(far, n);
     fill(host_of(up[i]), n, 20u + (unsigned)i);
     fill(host_of(down[i]), n, 40u + (unsigned)i);
     DC_CK_OK(dc_buffer_copy(pre[i], 0, down[i], 0, n));
@@ -176,7 +178,7 @@ END_TEST
 START_TEST(test_a_failed_copy_leaves_the_destination_and_can_be_retried) {
   size_t n = 4 * MIB + 1;
   dc_buffer_t* h = make(cpu, n);
-  dc_buffer_t* d = make(gpu, n);
+  dc_buffer_t* d = make(far, n);
   dc_buffer_t* back = make(cpu, n);
   fill(host_of(back), n, 1);
   DC_CK_OK(dc_buffer_copy(d, 0, back, 0, n));  // d holds seed 1
@@ -198,34 +200,56 @@ START_TEST(test_a_failed_copy_leaves_the_destination_and_can_be_retried) {
 }
 END_TEST
 
+// Both directions, one copy each cut off halfway: the destination holds
+// the first half new and the rest old, and whole data once tried again.
+START_TEST(test_a_copy_cut_off_halfway_is_whole_once_retried) {
+  size_t n = 5 * MIB + 3;
+  size_t half = n / 2;
+  dc_buffer_t* h = make(cpu, n);
+  dc_buffer_t* d = make(far, n);
+  dc_buffer_t* back = make(cpu, n);
+  fill(host_of(back), n, 1);
+  DC_CK_OK(dc_buffer_copy(d, 0, back, 0, n));  // d holds seed 1
+  fill(host_of(h), n, 2);
+  fill(host_of(back), n, 3);
+  dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .halfway = true,
+                          .limit = 2};
+  uint32_t id = 0;
+  DC_CK_OK(dc_fault_add(ctx, &rule, &id));
+  DC_CK_FAIL(dc_buffer_copy(d, 0, h, 0, n), DC_ERR_UNAVAILABLE, "halfway");
+  DC_CK_FAIL(dc_buffer_copy(back, 0, d, 0, n), DC_ERR_UNAVAILABLE,
+             "halfway");
+  // The upload's first half (seed 2) reached d, and the download's first
+  // half of d reached back; the rest of each is as it was.
+  const uint8_t* out = host_of(back);
+  expect(out, half, 0, 2, "first half, cut off");
+  expect(out + half, n - half, half, 3, "second half, cut off");
+  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));  // the limit is spent
+  expect(host_of(back), half, 0, 2, "device, first half");
+  expect(host_of(back) + half, n - half, half, 1, "device, second half");
+  DC_CK_OK(dc_buffer_copy(d, 0, h, 0, n));  // tried again
+  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));
+  expect(host_of(back), n, 0, 2, "after the retry");
+  DC_CK_OK(dc_fault_remove(ctx, id));
+  dc_buffer_release(h);
+  dc_buffer_release(d);
+  dc_buffer_release(back);
+}
+END_TEST
+
 static Suite* suite(void) {
-  Suite* s = suite_create("cuda_transfer");
+  Suite* s = suite_create("transfer");
   TCase* tc = tcase_create("transfers");
   tcase_set_timeout(tc, 240);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_cpu_buffers_cross_at_every_size_and_offset);
-  tcase_add_test(tc, test_views_of_a_pinned_block);
-  tcase_add_test(tc, test_pageable_memory_crosses_the_staging_chunks);
+  tcase_add_test(tc, test_views_of_a_host_block);
+  tcase_add_test(tc, test_plain_host_memory_crosses_the_staging_chunks);
   tcase_add_test(tc, test_copies_on_several_streams_both_ways_at_once);
   tcase_add_test(tc, test_a_failed_copy_leaves_the_destination_and_can_be_retried);
+  tcase_add_test(tc, test_a_copy_cut_off_halfway_is_whole_once_retried);
   suite_add_tcase(s, tc);
   return s;
 }
 
-int main(void) {
-  unsetenv("DC_DEVICES");
-  g_gpus = dc_test_probe_cuda_devices();
-  if (g_gpus < 0) {
-    fprintf(stderr, "cuda transfer tests: the probe for GPUs failed\n");
-    return EXIT_FAILURE;
-  }
-  if (g_gpus == 0) {
-    printf("cuda transfer tests: no GPU here: skipped\n");
-    return DC_TEST_SKIPPED;
-  }
-  SRunner* runner = srunner_create(suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+DC_CHECK_DEVICE_MAIN(suite)
