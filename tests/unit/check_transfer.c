@@ -175,21 +175,34 @@ START_TEST(test_copies_on_several_streams_both_ways_at_once) {
 }
 END_TEST
 
-START_TEST(test_a_failed_copy_leaves_the_destination_and_can_be_retried) {
+// Fails one upload and one download, both cut off |halfway| or failing
+// before any byte moves: each destination holds new data in front of the
+// cut (none without halfway) and its old data behind it, and whole data
+// once the copies are tried again.
+static void fail_copies_then_retry(bool halfway) {
   size_t n = 4 * MIB + 1;
+  size_t cut = halfway ? n / 2 : 0;
   dc_buffer_t* h = make(cpu, n);
   dc_buffer_t* d = make(far, n);
   dc_buffer_t* back = make(cpu, n);
   fill(host_of(back), n, 1);
   DC_CK_OK(dc_buffer_copy(d, 0, back, 0, n));  // d holds seed 1
   fill(host_of(h), n, 2);
-  dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .limit = 1};
+  fill(host_of(back), n, 3);
+  dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .halfway = halfway,
+                          .limit = 2};
   uint32_t id = 0;
   DC_CK_OK(dc_fault_add(ctx, &rule, &id));
-  DC_CK_FAIL(dc_buffer_copy(d, 0, h, 0, n), DC_ERR_UNAVAILABLE,
-             "injected fault");
-  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));
-  expect(host_of(back), n, 0, 1, "after the failed copy");
+  const char* says = halfway ? "halfway: the first half moved"
+                             : "injected fault";
+  DC_CK_FAIL(dc_buffer_copy(d, 0, h, 0, n), DC_ERR_UNAVAILABLE, says);
+  DC_CK_FAIL(dc_buffer_copy(back, 0, d, 0, n), DC_ERR_UNAVAILABLE, says);
+  // The download moved d's front (the upload's front: seed 2) to back.
+  expect(host_of(back), cut, 0, 2, "cut-off download, front");
+  expect(host_of(back) + cut, n - cut, cut, 3, "cut-off download, rest");
+  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));  // the limit is spent
+  expect(host_of(back), cut, 0, 2, "after a cut-off upload, front");
+  expect(host_of(back) + cut, n - cut, cut, 1, "after a cut-off upload, rest");
   DC_CK_OK(dc_buffer_copy(d, 0, h, 0, n));  // tried again
   DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));
   expect(host_of(back), n, 0, 2, "after the retry");
@@ -198,42 +211,14 @@ START_TEST(test_a_failed_copy_leaves_the_destination_and_can_be_retried) {
   dc_buffer_release(d);
   dc_buffer_release(back);
 }
+
+START_TEST(test_a_failed_copy_moves_nothing_and_is_retried) {
+  fail_copies_then_retry(false);
+}
 END_TEST
 
-// Both directions, one copy each cut off halfway: the destination holds
-// the first half new and the rest old, and whole data once tried again.
 START_TEST(test_a_copy_cut_off_halfway_is_whole_once_retried) {
-  size_t n = 5 * MIB + 3;
-  size_t half = n / 2;
-  dc_buffer_t* h = make(cpu, n);
-  dc_buffer_t* d = make(far, n);
-  dc_buffer_t* back = make(cpu, n);
-  fill(host_of(back), n, 1);
-  DC_CK_OK(dc_buffer_copy(d, 0, back, 0, n));  // d holds seed 1
-  fill(host_of(h), n, 2);
-  fill(host_of(back), n, 3);
-  dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .halfway = true,
-                          .limit = 2};
-  uint32_t id = 0;
-  DC_CK_OK(dc_fault_add(ctx, &rule, &id));
-  DC_CK_FAIL(dc_buffer_copy(d, 0, h, 0, n), DC_ERR_UNAVAILABLE, "halfway");
-  DC_CK_FAIL(dc_buffer_copy(back, 0, d, 0, n), DC_ERR_UNAVAILABLE,
-             "halfway");
-  // The upload's first half (seed 2) reached d, and the download's first
-  // half of d reached back; the rest of each is as it was.
-  const uint8_t* out = host_of(back);
-  expect(out, half, 0, 2, "first half, cut off");
-  expect(out + half, n - half, half, 3, "second half, cut off");
-  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));  // the limit is spent
-  expect(host_of(back), half, 0, 2, "device, first half");
-  expect(host_of(back) + half, n - half, half, 1, "device, second half");
-  DC_CK_OK(dc_buffer_copy(d, 0, h, 0, n));  // tried again
-  DC_CK_OK(dc_buffer_copy(back, 0, d, 0, n));
-  expect(host_of(back), n, 0, 2, "after the retry");
-  DC_CK_OK(dc_fault_remove(ctx, id));
-  dc_buffer_release(h);
-  dc_buffer_release(d);
-  dc_buffer_release(back);
+  fail_copies_then_retry(true);
 }
 END_TEST
 
@@ -246,7 +231,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, test_views_of_a_host_block);
   tcase_add_test(tc, test_plain_host_memory_crosses_the_staging_chunks);
   tcase_add_test(tc, test_copies_on_several_streams_both_ways_at_once);
-  tcase_add_test(tc, test_a_failed_copy_leaves_the_destination_and_can_be_retried);
+  tcase_add_test(tc, test_a_failed_copy_moves_nothing_and_is_retried);
   tcase_add_test(tc, test_a_copy_cut_off_halfway_is_whole_once_retried);
   suite_add_tcase(s, tc);
   return s;
