@@ -520,13 +520,14 @@ START_TEST(test_engine_time_limit) {
       "while true do end end)) end",
       DC_ERR_DEADLINE_EXCEEDED, "time limit exceeded");
   ck_assert_double_lt(seconds_now() - start, 5.0);
-  // Each run has its own budget: two runs that each sleep 1.2 s (wall
+  // Each run has its own budget: two runs that each sleep 2.5 s (wall
   // time, which a loaded machine only lengthens by its scheduling delay)
   // and then run Lua code past the hook's next look at the clock take
-  // longer together than the 2 s limit, one alone 0.8 s less.
-  DC_CK_OK(dclua_engine_set_time_limit(g_eng, 2.0));
+  // longer together than the 4 s limit, one alone 1.5 s less (room for a
+  // slow fork under a sanitizer on a busy machine).
+  DC_CK_OK(dclua_engine_set_time_limit(g_eng, 4.0));
   for (int i = 0; i < 2; ++i) {
-    run_ok("os.execute('sleep 1.2') for i = 1, 100000 do end");
+    run_ok("os.execute('sleep 2.5') for i = 1, 100000 do end");
   }
   DC_CK_OK(dclua_engine_set_time_limit(g_eng, 0));
   run_ok("for i = 1, 1000000 do end");
