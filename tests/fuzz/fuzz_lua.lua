@@ -69,7 +69,7 @@ local STRINGS = {
   "/nonexistent/x.pgm", "P2\n2 2\n255\n0 1 2 3\n", "methods", "__index",
   "read", "bytes", "write", "view", "close", "length", "dtype", "device",
   "program", "event", "buffer", "cancelled", "label", "id", "priority",
-  "stream", "kernels", "storage", "size",
+  "stream", "kernels", "storage", "size", "copy:nth=2:halfway",
 }
 
 -- Kernel sources: a few fixed ones, so that the context's program cache
@@ -106,6 +106,7 @@ local KEYS = {
   "defines", "options", "site", "nth", "rate", "limit", "permanent",
   "status", "runs", "warmup", "work", "dims", "buffer", "storage", "dtype",
   "dst_offset", "src_offset", "total", "unit", "N", "TWICE", 1, 2, 3, 4,
+  "halfway",
 }
 
 -- Times in seconds and counts of repeats stay small: a script that asks
