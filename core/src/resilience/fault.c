@@ -459,10 +459,10 @@ enum {
   KEY_COUNT
 };
 static const char* const kKeys[KEY_COUNT] = {
-    "rate",   "seed",   "nth",    "limit", "permanent",
+    "rate",    "seed",   "nth",    "limit", "permanent",
     "halfway", "status", "device", "name"};
 static const char* const kKeyExamples[KEY_COUNT] = {
-    "rate=0.1", "seed=7",  "nth=3", "limit=2", "permanent", "halfway",
+    "rate=0.1", "seed=7", "nth=3", "limit=2", "permanent", "halfway",
     "status=UNAVAILABLE", "device=cpu", "name=blur"};
 
 static dc_status_t parse_field(const char* prefix, const char* text,
