@@ -145,11 +145,9 @@ static void teardown(void) {
   ctx = NULL;
 }
 
+// |bytes| bytes on |device|, unnamed.
 static dc_buffer_t* make(dc_device_t* device, size_t bytes) {
-  dc_buffer_params_t params = {.dtype = DC_DTYPE_U8, .length = bytes};
-  dc_buffer_t* b = NULL;
-  DC_CK_OK(dc_buffer_create(device, &params, &b));
-  return b;
+  return dc_test_buffer_new(device, DC_DTYPE_U8, bytes, NULL);
 }
 
 static uint8_t pattern(size_t i, unsigned seed) {
