@@ -127,8 +127,9 @@ static void read_rule_field(lua_State* L, dc_fault_rule_t* rule) {
     rule->rate = (double)lua_tonumber(L, -1);
   } else if (strcmp(key, "permanent") == 0 || strcmp(key, "halfway") == 0) {
     if (!lua_isboolean(L, -1)) field_error(L, key, "must be a boolean");
-    *(key[0] == 'p' ? &rule->permanent : &rule->halfway) =
-        lua_toboolean(L, -1);
+    bool* flag = strcmp(key, "permanent") == 0 ? &rule->permanent
+                                                : &rule->halfway;
+    *flag = lua_toboolean(L, -1);
   } else if (strcmp(key, "status") == 0) {
     rule->status = check_status(L);
   } else if (strcmp(key, "device") == 0) {

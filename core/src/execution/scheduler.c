@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "buffer_internal.h"
+#include "fault_internal.h"
 #include "stream_internal.h"
 #include "telemetry_internal.h"
 
@@ -565,7 +566,7 @@ void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
                 (!gpu || st->in_flight == 0) &&
                 st->in_flight < QUEUE_RUN_MAX && st->error == DC_OK &&
                 queueable(st, cmd) &&
-                atomic_load(&s->ctx->faults.rule_count) == 0;
+                dc__fault_none(s->ctx);
   if (!direct) {
     hand_over(s, st);
     return;

@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "buffer_internal.h"
 #include "dc/breaker.h"
+#include "fault_internal.h"
 #include "graph_internal.h"
 #include "telemetry_internal.h"
 
@@ -726,7 +727,7 @@ static dc_status_t outcome(dc_graph_exec_t* e, uint64_t timeout_ns) {
 static bool may_replay(const dc_graph_exec_t* e, const dc_run_params_t* p) {
   if (!dc__replay_possible(&e->replay) || p->timeout_ns != 0 ||
       p->cancel != NULL ||
-      atomic_load(&e->ctx->faults.rule_count) != 0) {
+      !dc__fault_none(e->ctx)) {
     return false;
   }
   dc_device_health_t health;

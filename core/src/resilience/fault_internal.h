@@ -15,6 +15,13 @@ DC_INTERNAL dc_status_t dc__fault_check_slow(dc_context_t* ctx,
                                              const char* name,
                                              bool* out_halfway);
 
+// Whether |ctx| has no rule: then this one relaxed load is all a check
+// costs.
+static inline bool dc__fault_none(dc_context_t* ctx) {
+  return atomic_load_explicit(&ctx->faults.rule_count,
+                              memory_order_relaxed) == 0;
+}
+
 // Called at each site, after the call's own checks and before the device
 // does anything: returns DC_OK, or the status of an injected fault with
 // the message set (dc_set_error) and logged at level debug. |name| is the
@@ -23,11 +30,7 @@ static inline dc_status_t dc__fault_check(dc_context_t* ctx,
                                           dc_fault_site_t site,
                                           const dc_device_t* device,
                                           const char* name) {
-  // No rule: this one load is all a check costs.
-  if (atomic_load_explicit(&ctx->faults.rule_count, memory_order_relaxed) ==
-      0) {
-    return DC_OK;
-  }
+  if (dc__fault_none(ctx)) return DC_OK;
   return dc__fault_check_slow(ctx, site, device, name, NULL);
 }
 
@@ -39,10 +42,7 @@ static inline dc_status_t dc__fault_check_copy(dc_context_t* ctx,
                                                const char* name,
                                                bool* out_halfway) {
   *out_halfway = false;
-  if (atomic_load_explicit(&ctx->faults.rule_count, memory_order_relaxed) ==
-      0) {
-    return DC_OK;
-  }
+  if (dc__fault_none(ctx)) return DC_OK;
   return dc__fault_check_slow(ctx, DC_FAULT_COPY, device, name, out_halfway);
 }
 
