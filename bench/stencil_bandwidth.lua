@@ -1,21 +1,25 @@
 -- stencil_bandwidth.lua: the 2-D stencils of scripts/image_pipeline.lua
--- (box blur along x, along y, Sobel) with the work-group the engine picks
--- for a 2-D grid, against a buffer copy on the same device, as bandwidth:
--- each kernel reads its input once and writes its output once, as the
--- copy does, so equal bytes per time means the stencil runs at the copy's
--- speed.
+-- (box blur along x, along y, Sobel) and a 2-D copy kernel, with the
+-- work-group the engine picks for a 2-D grid, against a buffer copy on
+-- the same device, as bandwidth: each kernel reads its input once and
+-- writes its output once, as the copy does, so equal bytes per time means
+-- the kernel runs at the copy's speed.
 --
 --   dclua bench/stencil_bandwidth.lua [DEVICE [WIDTH [RUNS]]]
 --
--- Each stencil runs twice: as written for one pixel per work-item, and
--- written for ROWS (4) pixels of a column per work-item with restrict
--- pointers ("x4 rows"), which keeps more loads in flight per thread and
--- shares the rows that neighbouring pixels read. The two forms' outputs
--- are compared on the device before anything is timed.
+-- Each kernel runs as the engine builds it by default (on a CUDA device,
+-- coarsened: each thread runs 4 work-items, docs/cuda.md) and built with
+-- -dc-no-coarsening ("one item per thread"). Each stencil also runs
+-- written by hand for ROWS (4) pixels of a column per work-item ("x4
+-- rows", built with -dc-no-coarsening too): restrict pointers, every load
+-- before every store, the rows that neighbouring pixels share read once.
+-- blur_h also runs multiplying by 1/3 instead of dividing by 3 ("blur_h
+-- * (1/3)"). Every form's output is compared with the one-item form's on
+-- the device before anything is timed.
 --
 -- Prints harness records (bench/harness.h): a row per case (median, min,
--- max ns of one synchronous call) and each stencil's time over the
--- copy's (goal: ratio<=1.11, at least 0.9x the copy's bandwidth).
+-- max ns of one synchronous call) and each kernel's time over the copy's
+-- (goal: ratio<=1.11, at least 0.9x the copy's bandwidth).
 -- SPDX-License-Identifier: MIT
 local dc = require("dc")
 local dev = dc.device(arg[1] or "cuda:0")
@@ -24,12 +28,22 @@ local runs = math.tointeger(tonumber(arg[3] or 21))
 local h = w
 local name = ("2-D stencils %dx%d f32 on %s vs copy"):format(w, h, dev.name)
 
-local prog = dev:compile([[
+local source = [[
   __kernel void blur_h(__global const float* in, __global float* out, int w) {
     int x = get_global_id(0), y = get_global_id(1);
     float s = 0.0f;
     for (int d = -R; d <= R; ++d) s += in[y * w + clamp(x + d, 0, w - 1)];
     out[y * w + x] = s / (2 * R + 1);
+  }
+  // blur_h multiplying by the reciprocal: the correctly rounded division
+  // of the others ends in a branch the GPU compiler does not move loads
+  // across, which a coarsened thread pays for at each of its items.
+  __kernel void blur_h_recip(__global const float* in, __global float* out,
+                             int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float s = 0.0f;
+    for (int d = -R; d <= R; ++d) s += in[y * w + clamp(x + d, 0, w - 1)];
+    out[y * w + x] = s * (1.0f / (2 * R + 1));
   }
   __kernel void blur_v(__global const float* in, __global float* out,
                        int w, int h) {
@@ -95,6 +109,12 @@ local prog = dev:compile([[
     }
   }
 
+  // A 2-D copy kernel: the ceiling of these shapes without arithmetic.
+  __kernel void copy2d(__global const float* in, __global float* out, int w) {
+    int x = get_global_id(0), y = get_global_id(1);
+    out[y * w + x] = in[y * w + x];
+  }
+
   // A pattern with edges in both directions.
   __kernel void pattern(__global float* out, int w) {
     int x = get_global_id(0), y = get_global_id(1);
@@ -106,7 +126,12 @@ local prog = dev:compile([[
     size_t i = get_global_id(0);
     if (a[i] != b[i]) atomic_inc(bad);
   }
-]], { defines = { R = 1, ROWS = 4 }, name = "stencils.cl" })
+]]
+
+local defines = { R = 1, ROWS = 4 }
+local prog = dev:compile(source, { defines = defines, name = "stencils.cl" })
+local one = dev:compile(source, { defines = defines, name = "stencils1.cl",
+                                  options = "-dc-no-coarsening" })
 local ROWS = 4
 assert(h % ROWS == 0, "the height must be a multiple of 4")
 
@@ -116,30 +141,50 @@ local grid = { grid = { w, h } }
 local rows = { grid = { w, h // ROWS } }
 prog.pattern(grid, src, w)
 
--- The two forms of each stencil agree (exactly: the same operations in
--- the same order on the same values).
+local kernels = { "blur_h", "blur_h_recip", "blur_v", "sobel", "copy2d" }
+local sizes = { blur_h = { w }, blur_h_recip = { w }, blur_v = { w, h },
+                sobel = { w, h }, copy2d = { w } }
+local by_hand = { blur_h = true, blur_v = true, sobel = true }
+
+-- Every form of a kernel agrees with its one-item form exactly (the same
+-- operations in the same order on the same values).
 local ref = dev:buffer("f32", w * h, { label = "ref" })
 local bad = dev:buffer("i32", 1)
-for _, k in ipairs { "blur_h", "blur_v", "sobel" } do
-  local size = k == "blur_h" and { w } or { w, h }
-  prog[k](grid, src, ref, table.unpack(size))
-  prog[k .. "_rows"](rows, src, dst, table.unpack(size))
+local function agrees(what, run)
+  dst:fill(-1)
+  run()
   bad:fill(0)
   prog.count_diff({ grid = w * h }, ref, dst, bad)
-  assert(bad[1] == 0, ("%s: the x4 rows form differs in %d pixels")
-         :format(k, bad[1]))
+  assert(bad[1] == 0, ("%s differs in %d pixels"):format(what, bad[1]))
+end
+for _, k in ipairs(kernels) do
+  local size = sizes[k]
+  one[k](grid, src, ref, table.unpack(size))
+  agrees(k, function() prog[k](grid, src, dst, table.unpack(size)) end)
+  if by_hand[k] then
+    agrees(k .. " x4 rows", function()
+      one[k .. "_rows"](rows, src, dst, table.unpack(size))
+    end)
+  end
 end
 ref:close()
 
-local cases = {
-  { "buffer copy", function() dst:copy_from(src) end },
-  { "blur_h", function() prog.blur_h(grid, src, dst, w) end },
-  { "blur_v", function() prog.blur_v(grid, src, dst, w, h) end },
-  { "sobel", function() prog.sobel(grid, src, dst, w, h) end },
-  { "blur_h x4 rows", function() prog.blur_h_rows(rows, src, dst, w) end },
-  { "blur_v x4 rows", function() prog.blur_v_rows(rows, src, dst, w, h) end },
-  { "sobel x4 rows", function() prog.sobel_rows(rows, src, dst, w, h) end },
-}
+local cases = { { "buffer copy", function() dst:copy_from(src) end } }
+local labels = { copy2d = "2-D copy", blur_h_recip = "blur_h * (1/3)" }
+for _, k in ipairs(kernels) do
+  local label, size = labels[k] or k, sizes[k]
+  cases[#cases + 1] = { label, function()
+    prog[k](grid, src, dst, table.unpack(size))
+  end }
+  cases[#cases + 1] = { label .. " one item per thread", function()
+    one[k](grid, src, dst, table.unpack(size))
+  end }
+  if by_hand[k] then
+    cases[#cases + 1] = { label .. " x4 rows", function()
+      one[k .. "_rows"](rows, src, dst, table.unpack(size))
+    end }
+  end
+end
 local bytes = 2 * 4 * w * h
 local medians = {}
 for _, case in ipairs(cases) do

@@ -211,10 +211,22 @@ static inline bool dut_is_cpu(void) {
 
 // expect_mode for a kernel built on the device under test: on a CPU it
 // runs as |cpu_execution|; another device runs every kernel its own way,
-// which its backend names after itself ("cuda").
+// which its backend names after itself ("cuda", or "cuda-coarsened" for a
+// kernel that may run several work-items per thread).
 static inline void expect_dut_mode(dc_kernel_t* k,
                                    const char* cpu_execution) {
-  expect_mode(k, dut_is_cpu() ? cpu_execution : dc_device_info(dut)->backend);
+  if (dut_is_cpu()) {
+    expect_mode(k, cpu_execution);
+    return;
+  }
+  dc_kernel_info_t info;
+  DC_CK_OK(dc_kernel_info(k, &info));
+  const char* backend = dc_device_info(dut)->backend;
+  size_t n = strlen(backend);
+  ck_assert_msg(strncmp(info.execution, backend, n) == 0 &&
+                    (info.execution[n] == '\0' || info.execution[n] == '-'),
+                "kernel '%s' runs as %s, expected %s's way", info.name,
+                info.execution, backend);
 }
 
 // The buffer's memory (CPU buffers are host memory).

@@ -110,6 +110,49 @@ START_TEST(test_kernels_become_cuda_entry_points) {
 }
 END_TEST
 
+// A kernel whose work-items see only their global ids also gets an entry
+// that runs four of them per thread, with restrict pointers (pointers
+// already restrict stay so once), whatever helpers it does not call do;
+// one that sees its group through a helper, one whose accesses are 16
+// bytes wide already, and a checked build's kernels do not.
+START_TEST(test_independent_kernels_get_a_coarsened_entry) {
+  static const char kSource[] =
+      "float twice(__global const float* p, size_t i) { return 2 * p[i]; }\n"
+      "__kernel void k(__global const float* restrict in,\n"
+      "                __global float* out, int n) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  if (i >= n) return;\n"
+      "  out[i] = twice(in, i) + get_work_dim();\n"
+      "}\n"
+      "uint lid(void) { return get_local_id(0); }\n"
+      "__kernel void g(__global int* o) { o[get_global_id(0)] = lid(); }\n"
+      "__kernel void wide(__global float4* v) { v[get_global_id(0)] *= 2; }\n"
+      "__kernel void wide2(__global float* v) {\n"
+      "  vstore4(vload4(get_global_id(0), v) * 2, get_global_id(0), v);\n"
+      "}\n";
+  static const char* const kWanted[] = {
+      " dc_k_k(const dc__launch_t _wi, const float * __restrict__ dcu_in,"
+      " float * dcu_out, int dcu_n)",
+      " dc_k4_k(const dc__launch_t _wl, const float * __restrict__ dcu_in,"
+      " float * __restrict__ dcu_out, int dcu_n)",
+      "for (uint _k = 0; _k < DC__ITEMS; ++_k) { const dc__launch_t _wi ="
+      " dc__item_record(_wl, _k); [&]() {",
+      " dc_k_g(", NULL};
+  expect_translation(kSource, false, kWanted);
+  translated_t x;
+  translate(&x, kSource, false);
+  ck_assert_int_eq(x.status, DC_OK);
+  ck_assert_ptr_null(strstr(x.t.text, "dc_k4_g("));
+  ck_assert_ptr_null(strstr(x.t.text, "dc_k4_wide("));
+  ck_assert_ptr_null(strstr(x.t.text, "dc_k4_wide2("));
+  translated_free(&x);
+  translate(&x, kSource, true);
+  ck_assert_int_eq(x.status, DC_OK);
+  ck_assert_ptr_null(strstr(x.t.text, "dc_k4_"));
+  translated_free(&x);
+}
+END_TEST
+
 START_TEST(test_vectors_components_and_typed_builtins) {
   static const char kSource[] =
       "__kernel void k(__global float4* v, __global int* o) {\n"
@@ -540,6 +583,7 @@ static Suite* cuda_codegen_suite(void) {
   Suite* s = suite_create("cuda_codegen");
   TCase* gen = tcase_create("generator");
   tcase_add_test(gen, test_kernels_become_cuda_entry_points);
+  tcase_add_test(gen, test_independent_kernels_get_a_coarsened_entry);
   tcase_add_test(gen, test_vectors_components_and_typed_builtins);
   tcase_add_test(gen, test_three_component_vectors);
   tcase_add_test(gen, test_c_that_cxx_rejects_is_rewritten);

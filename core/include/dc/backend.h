@@ -55,6 +55,9 @@ typedef struct dc_build_flags_t {
   bool mad_enable;       // -cl-mad-enable
   bool opt_disable;      // -cl-opt-disable
   bool opt_max;          // -dc-O3
+  // -dc-no-coarsening: every work-item runs as a thread of its own (no
+  // DC_KERNEL_DIALECT_CUDA_C coarsened entries are launched).
+  bool no_coarsening;
 } dc_build_flags_t;
 
 // A program being built: the input of program_build. Every field is
@@ -144,7 +147,14 @@ typedef enum dc_kernel_dialect_e {
   // cooperative (cuLaunchCooperativeKernel); broken is nonzero after it
   // when some groups did not reach a dc_grid_sync() that others did. A
   // checked program has the global dc__fault (dc_kernel_fault_t's layout),
-  // to zero before each launch and read after it.
+  // to zero before each launch and read after it. An unchecked kernel
+  // whose work-items call no work-item function but get_global_id and
+  // get_work_dim, no barrier, fence, async copy or other kernel, and use
+  // no __local memory also has dc_k4_K, with the same parameters but its
+  // pointers restrict: each thread runs 4 work-items of the launch's last
+  // dimension, so it takes a grid of a quarter of the groups in that
+  // dimension (thread t of group g runs items (4 g + k) * size + t), and
+  // only buffers that do not overlap.
   DC_KERNEL_DIALECT_CUDA_C = 3,
 } dc_kernel_dialect_t;
 

@@ -181,8 +181,11 @@ typedef struct dc_kernel_info_t {
   bool uses_barrier;                 // barrier() or dc_grid_sync()
   size_t static_local_size;          // bytes of __local variables
   uint32_t required_group_size[3];   // reqd_work_group_size, or zeros
-  const char* execution;             // "loop", "regions", "fibers" or
-                                     // "native"
+  // How its work-items run: on a CPU device "loop", "regions", "fibers"
+  // or "native"; elsewhere the backend's name ("cuda", "opencl"), or
+  // "cuda-coarsened" for a kernel the CUDA device may run several
+  // work-items per thread (docs/cuda.md).
+  const char* execution;
   // The kernel (or a helper it calls) synchronises its whole grid with
   // dc_grid_sync(): every work-group of a dispatch must be resident at
   // once, so the dispatch is cooperative and its group count is limited by

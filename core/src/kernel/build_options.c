@@ -172,6 +172,7 @@ static bool parse_flag(options_parser_t* op, const char* word) {
       {"-g", offsetof(dc__build_options_t, debug_info)},
       {"-dc-checked", offsetof(dc__build_options_t, checked)},
       {"-dc-O3", offsetof(dc__build_options_t, opt_max)},
+      {"-dc-no-coarsening", offsetof(dc__build_options_t, no_coarsening)},
   };
   static const struct {
     const char* name;

@@ -12,6 +12,9 @@
 // dynamic shared memory, turned back into pointers at the top of the
 // kernel. A kernel that synchronises its grid runs its body as a lambda,
 // so that its returns lead to dc__grid_exit() (lower_cuda_prelude.h).
+// A kernel whose work-items cannot tell which thread runs them also gets
+// a coarsened entry (coarsens(), below; docs/cuda.md), four work-items
+// per thread, which the device launches over large grids.
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include "lower.h"
 #include "lower_cuda_names.h"
 #include "strbuf.h"
+#include "tree_walk.h"
 
 // The prelude (lower_cuda_prelude.h, lower_cuda_prelude_math.h and
 // lower_cuda_prelude_builtins.h), embedded at build time, and the name
@@ -29,9 +33,14 @@ extern const char dc__cuda_prelude_text[];
 #define PRELUDE_NAME "dclua_prelude.cuh"
 #define KERNEL_PREFIX "dc_k_"
 
+// The entry point of a kernel's coarsened form (lower_cuda_prelude.h,
+// DC__ITEMS): it differs from KERNEL_PREFIX before any user name starts.
+#define COARSE_PREFIX "dc_k4_"
+
 typedef struct emitter_t {
   dc__cgen_t g;  // first: the hooks receive it
   dc__strbuf_t out;
+  const bool* coarsens;  // per function of the program (coarsens())
 } emitter_t;
 
 static void puts_out(emitter_t* e, const char* s) { dc__cgen_puts(&e->g, s); }
@@ -83,9 +92,14 @@ static bool cuda_stmt(dc__cgen_t* g, const dc__stmt_t* s) {
 // (DC_KERNEL_DIALECT_CUDA_C). A checked
 // kernel receives its launch record as _wl and its pointers plain, as
 // dc_a<i>: its body makes them fat (emit_pointer_params).
-static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
+// With |coarse|, the record is _wl (each item makes its own _wi) and
+// pointers are restrict: the dispatch runs that form only over buffers
+// that do not overlap (cuda_dispatch.c).
+static void emit_kernel_params(emitter_t* e, const dc__function_t* fn,
+                               bool coarse) {
   bool checked = e->g.checked;
-  puts_out(e, checked ? "(const dc__launch_t _wl" : "(const dc__launch_t _wi");
+  puts_out(e, checked || coarse ? "(const dc__launch_t _wl"
+                                : "(const dc__launch_t _wi");
   if (checked) {
     dc__cgen_printf(&e->g, ", const dc__lengths_t<%u> dc_len",
                     fn->param_count ? fn->param_count : 1);
@@ -96,6 +110,12 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
       dc__cgen_printf(&e->g, ", unsigned long long dc_loff_%u", i);
     } else if (checked && d->type->kind == DC_TY_POINTER) {
       dc__cgen_printf(&e->g, ", void* dc_a%u", i);
+    } else if (coarse && d->type->kind == DC_TY_POINTER &&
+               !(d->type->quals & DC_Q_RESTRICT)) {
+      const char* name = dc__arena_printf(e->g.arena, "__restrict__ %s",
+                                          dc__cgen_name(&e->g, d));
+      dc__cgen_printf(&e->g, ", %s",
+                      dc__cgen_declaration(&e->g, d->type, name, 0));
     } else {
       dc__cgen_printf(&e->g, ", %s",
                       dc__cgen_declaration(&e->g, d->type,
@@ -130,13 +150,12 @@ static void emit_pointer_params(emitter_t* e, const dc__function_t* fn) {
   }
 }
 
-static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
-  emitter_t* e = (emitter_t*)g;
+// Opens the definition of kernel |fn|'s entry point |prefix|K.
+static void open_entry(emitter_t* e, const dc__function_t* fn,
+                       const char* prefix) {
   const uint32_t* req = fn->required_group_size;
   uint64_t group =
       (uint64_t)req[0] * (req[1] ? req[1] : 1) * (req[2] ? req[2] : 1);
-  e->g.fn = fn;
-  e->g.in_kernel = true;
   dc__cgen_new_line(&e->g);
   dc__cgen_at_line(&e->g, fn->decl->token->line);
   puts_out(e, "extern \"C\" __global__ void");
@@ -144,13 +163,107 @@ static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   if (req[0] != 0 && group <= 1024) {
     dc__cgen_printf(&e->g, " __launch_bounds__(%u)", (unsigned)group);
   }
-  dc__cgen_printf(&e->g, " %s%s", KERNEL_PREFIX, fn->decl->name);
-  emit_kernel_params(e, fn);
+  dc__cgen_printf(&e->g, " %s%s", prefix, fn->decl->name);
+}
+
+static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
+  emitter_t* e = (emitter_t*)g;
+  e->g.fn = fn;
+  e->g.in_kernel = true;
+  open_entry(e, fn, KERNEL_PREFIX);
+  emit_kernel_params(e, fn, false);
   emit_pointer_params(e, fn);
   if (fn->calls_grid_sync) puts_out(e, " [&]() {");
   dc__cgen_stmt(&e->g, fn->body);
   if (fn->calls_grid_sync) puts_out(e, " }(); dc__grid_exit();");
   puts_out(e, " }");
+  if (!e->coarsens[fn - e->g.ast->functions]) return;
+  // The coarsened form: the body once per item, as a lambda, so that a
+  // return ends that item only. The loop has a constant count, which the
+  // compiler unrolls where the body is small; with restrict pointers it
+  // may then issue the items' loads before their stores.
+  open_entry(e, fn, COARSE_PREFIX);
+  emit_kernel_params(e, fn, true);
+  puts_out(e, " for (uint _k = 0; _k < DC__ITEMS; ++_k) {"
+              " const dc__launch_t _wi = dc__item_record(_wl, _k); [&]() {");
+  dc__cgen_stmt(&e->g, fn->body);
+  puts_out(e, " }(); } }");
+}
+
+//===-- Thread coarsening -----------------------------------------------===//
+
+// What a work-item cannot call and still run as one of several items of
+// a thread (lower_cuda_prelude.h, dc__item_record): the work-item
+// functions but get_global_id and get_work_dim (the others would see the
+// coarsened grid, or the group), anything that synchronises or works as a
+// group, and a kernel called as a function.
+static bool binds_to_launch(const dc__expr_t* x) {
+  if (x->kind == DC_EXPR_CALL) return x->decl->is_kernel;
+  if (x->kind != DC_EXPR_BUILTIN) return false;
+  switch (x->builtin->klass) {
+    case DC_BUILTIN_WORK_ITEM:
+      return strcmp(x->builtin->name, "get_global_id") != 0 &&
+             strcmp(x->builtin->name, "get_work_dim") != 0;
+    case DC_BUILTIN_SYNC:
+    case DC_BUILTIN_ASYNC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A global or constant memory access of 16 bytes or more (a float4
+// element, vload4, vstore4): such a work-item already keeps as many bytes
+// in flight as a coarsened one would, and running four of them per thread
+// measured about 1% slower (docs/cuda.md).
+static bool is_wide_access(const dc__expr_t* x) {
+  if (x->kind == DC_EXPR_BUILTIN) {
+    const dc__builtin_t* b = x->builtin;
+    return b->klass == DC_BUILTIN_VLOAD &&
+           (dc__ty_size(b->result) >= 16 ||
+            (b->param_count > 0 && dc__ty_size(b->params[0]) >= 16));
+  }
+  bool access = x->kind == DC_EXPR_INDEX || x->kind == DC_EXPR_MEMBER ||
+                (x->kind == DC_EXPR_UNARY && x->op != NULL &&
+                 strcmp(x->op, "*") == 0);
+  return access && x->type != NULL &&
+         (x->type->space == DC_ADDRESS_GLOBAL ||
+          x->type->space == DC_ADDRESS_CONSTANT) &&
+         dc__ty_size(x->type) >= 16;
+}
+
+// The walk behind coarsens(): the kernel's body and, once each, the
+// helpers it reaches.
+typedef struct reach_t {
+  const dc__program_ast_t* ast;
+  bool* seen;  // per function
+} reach_t;
+
+static bool keeps_one_item(const dc__expr_t* x, void* ctx) {
+  reach_t* r = ctx;
+  if (binds_to_launch(x) || is_wide_access(x)) return true;
+  if (x->kind != DC_EXPR_CALL || r->seen[x->decl->function]) return false;
+  r->seen[x->decl->function] = true;
+  return dc__stmt_any(r->ast->functions[x->decl->function].body,
+                      keeps_one_item, r);
+}
+
+// Whether kernel |fn| (described by |kernel|) also gets a coarsened form:
+// its work-items are independent of each other and of the launch's shape,
+// and each moves less than 16 bytes per access. Not in checked mode,
+// whose watchdog and polls count per work-item.
+static bool coarsens(const emitter_t* e, const dc__function_t* fn,
+                     const dc_lowered_kernel_t* kernel) {
+  if (e->g.checked || kernel->reaches_barrier || fn->calls_grid_sync ||
+      kernel->local_size != 0) {
+    return false;
+  }
+  for (uint32_t i = 0; i < fn->param_count; ++i) {
+    if (dc__cgen_is_local_pointer(fn->decl->params[i])) return false;
+  }
+  const dc__program_ast_t* ast = e->g.ast;
+  reach_t r = {ast, dc__arena_zalloc(e->g.arena, ast->function_count + 1, 1)};
+  return r.seen != NULL && !dc__stmt_any(fn->body, keeps_one_item, &r);
 }
 
 #define CUDA_HOOKS(wi)                                \
@@ -181,6 +294,9 @@ dc_status_t dc__lower_cuda(dc__arena_t* arena, const dc__program_ast_t* ast,
   dc__cgen_init(&e->g, arena, diag, ast, checked ? &kCheckedHooks : &kHooks,
                 &e->out, file);
   e->g.checked = checked;
+  bool* coarse = dc__arena_zalloc(arena, ast->function_count + 1, 1);
+  if (coarse == NULL) return DC_ERR_OUT_OF_MEMORY;
+  e->coarsens = coarse;
   // A kernel reaches a barrier, for the group sizes, also through a grid
   // sync.
   bool uses_grid_sync = false;
@@ -188,9 +304,10 @@ dc_status_t dc__lower_cuda(dc__arena_t* arena, const dc__program_ast_t* ast,
     const dc__function_t* fn = &ast->functions[i];
     uses_grid_sync |= fn->is_kernel && fn->calls_grid_sync;
     if (!fn->is_kernel || fn->body == NULL) continue;
-    kernels[k++].reaches_barrier = fn->calls_barrier ||
-                                   fn->calls_grid_sync ||
-                                   fn->helper_reaches_barrier;
+    kernels[k].reaches_barrier = fn->calls_barrier ||
+                                 fn->calls_grid_sync ||
+                                 fn->helper_reaches_barrier;
+    coarse[i] = coarsens(e, fn, &kernels[k++]);
   }
   // What the prelude compiles only for programs that need it.
   if (uses_grid_sync) puts_out(e, "#define DC__GRID_SYNC 1\n");

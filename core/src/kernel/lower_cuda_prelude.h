@@ -510,6 +510,25 @@ static __forceinline__ size_t dc__global_id(const dc__launch_t& l, uint d) {
 #define get_global_size(d) dc__global_size((uint)(d))
 #define get_num_groups(d) dc__num_groups((uint)(d))
 
+// Thread coarsening (lower_cuda.c): a kernel whose work-items depend on
+// neither each other nor the shape of their group also has the entry
+// dc_k4_K, whose threads each run DC__ITEMS work-items of the launch's
+// last dimension in turn, over a grid of 1/DC__ITEMS the groups in that
+// dimension: thread t of group g runs items (g * DC__ITEMS + k) * size + t,
+// so that a warp's accesses stay as contiguous as in the plain launch.
+// Item k sees a launch record of its own whose offset says where it is.
+#define DC__ITEMS 4
+static __forceinline__ dc__launch_t dc__item_record(dc__launch_t l, uint k) {
+  if (l.dims == 1) {
+    l.offset[0] += ((size_t)blockIdx.x * (DC__ITEMS - 1) + k) * blockDim.x;
+  } else if (l.dims == 2) {
+    l.offset[1] += ((size_t)blockIdx.y * (DC__ITEMS - 1) + k) * blockDim.y;
+  } else {
+    l.offset[2] += ((size_t)blockIdx.z * (DC__ITEMS - 1) + k) * blockDim.z;
+  }
+  return l;
+}
+
 //===-- Fences ------------------------------------------------------------===//
 
 // barrier() is the code generator's (__syncthreads()). A fence orders the

@@ -25,6 +25,7 @@ typedef struct dc__build_options_t {
   bool no_warnings;       // -w
   bool checked;           // -dc-checked
   bool opt_max;           // -dc-O3
+  bool no_coarsening;     // -dc-no-coarsening
   // -D definitions as "NAME" or "NAME=VALUE", in order (-U not included:
   // macro_options has both, in order).
   const char** defines;

@@ -184,19 +184,18 @@ static dc_status_t reset_state(dc__cuda_device_t* cuda,
 // Launches on |stream|, and with |wait| waits for the kernel to finish.
 static dc_status_t launch(dc__cuda_device_t* cuda,
                           const dc__cuda_kernel_t* ck, const dc_launch_t* l,
-                          size_t dynamic, void** params, CUstream stream,
-                          bool wait) {
+                          size_t dynamic, dc__cuda_params_t* p,
+                          CUstream stream, bool wait) {
   const dc__cuda_driver_t* cu = cuda->api->cu;
-  unsigned gx = (unsigned)l->groups[0], gy = (unsigned)l->groups[1],
-           gz = (unsigned)l->groups[2];
+  unsigned gx = p->grid[0], gy = p->grid[1], gz = p->grid[2];
   unsigned bx = (unsigned)l->local[0], by = (unsigned)l->local[1],
            bz = (unsigned)l->local[2];
   CUresult r =
       ck->uses_grid_sync
-          ? cu->launch_cooperative_kernel(ck->function, gx, gy, gz, bx, by, bz,
-                                          (unsigned)dynamic, stream, params)
-          : cu->launch_kernel(ck->function, gx, gy, gz, bx, by, bz,
-                              (unsigned)dynamic, stream, params, NULL);
+          ? cu->launch_cooperative_kernel(p->function, gx, gy, gz, bx, by, bz,
+                                          (unsigned)dynamic, stream, p->params)
+          : cu->launch_kernel(p->function, gx, gy, gz, bx, by, bz,
+                              (unsigned)dynamic, stream, p->params, NULL);
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(
         cuda, r,
@@ -254,6 +253,40 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
   return DC_OK;
 }
 
+// Whether two buffer arguments of a launch share a byte.
+static bool buffers_overlap(const dc__cuda_kernel_t* ck, void* const* args,
+                            const size_t* lengths) {
+  for (size_t i = 0; i < ck->arg_count; ++i) {
+    if (ck->arg_kinds[i] != DC_ARG_BUFFER || lengths[i] == 0) continue;
+    uintptr_t a = (uintptr_t)args[i];
+    for (size_t j = i + 1; j < ck->arg_count; ++j) {
+      if (ck->arg_kinds[j] != DC_ARG_BUFFER || lengths[j] == 0) continue;
+      uintptr_t b = (uintptr_t)args[j];
+      if (a < b + lengths[j] && b < a + lengths[i]) return true;
+    }
+  }
+  return false;
+}
+
+// Whether launch |l| runs the kernel's coarsened entry: the kernel has
+// one, the groups of the last dimension divide by DC_CUDA_ITEMS, the
+// grid's threads still fill the GPU at least COARSE_MIN_FILLS times, and
+// no two buffers overlap (its pointers are restrict). One thread then
+// keeps several items' loads in flight, which is what a memory-bound
+// kernel of one element per work-item lacks (docs/cuda.md).
+#define COARSE_MIN_FILLS 4
+static bool runs_coarse(const dc__cuda_kernel_t* ck, const dc_launch_t* l,
+                        void* const* args, const size_t* lengths) {
+  if (ck->coarse == NULL || l->dims < 1 || l->dims > 3 ||
+      l->groups[l->dims - 1] % DC_CUDA_ITEMS != 0) {
+    return false;
+  }
+  size_t threads = l->global[0] * l->global[1] * l->global[2] / DC_CUDA_ITEMS;
+  size_t fill = (size_t)ck->min_grid * (size_t)ck->preferred_block;
+  return threads >= COARSE_MIN_FILLS * fill &&
+         !buffers_overlap(ck, args, lengths);
+}
+
 dc_status_t dc__cuda_prepare_launch(dc__cuda_device_t* cuda,
                                     dc__cuda_kernel_t* ck,
                                     const dc_launch_t* l, void* const* args,
@@ -264,6 +297,12 @@ dc_status_t dc__cuda_prepare_launch(dc__cuda_device_t* cuda,
   size_t base = dynamic_base(ck);
   *out_dynamic = l->local_memory > base ? l->local_memory - base : 0;
   pack_params(ck, l, args, lengths, p);
+  p->function = ck->function;
+  for (int d = 0; d < 3; ++d) p->grid[d] = (unsigned)l->groups[d];
+  if (runs_coarse(ck, l, args, lengths)) {
+    p->function = ck->coarse;
+    p->grid[l->dims - 1] /= DC_CUDA_ITEMS;
+  }
   return allow_dynamic_shared(cuda, ck, *out_dynamic);
 }
 
@@ -296,8 +335,7 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
   }
   if (st == DC_OK && outcome) st = reset_state(cuda, ck, stream);
   if (st == DC_OK) {
-    st = launch(cuda, ck, l, dynamic, p.params, stream,
-                wait || outcome);
+    st = launch(cuda, ck, l, dynamic, &p, stream, wait || outcome);
   }
   if (st == DC_OK && outcome) st = check_outcome(cuda, kernel, ck, stream);
   return exclusive ? dc__cuda_leave(cuda, st) : dc__cuda_settle(cuda, st);
@@ -319,10 +357,8 @@ dc_status_t dc__cuda_dispatch_queued(dc_device_t* device,
 
 //===-- Work-group size -------------------------------------------------===//
 
-// Blocks of |block| threads with |dynamic| bytes each that fit on an SM
-// at once (0 when the call fails).
-static int resident_blocks(dc__cuda_device_t* cuda, CUfunction function,
-                           int block, size_t dynamic) {
+int dc__cuda_resident_blocks(dc__cuda_device_t* cuda, CUfunction function,
+                             int block, size_t dynamic) {
   int per_sm = 0;
   if (cuda->api->cu->occupancy_max_active_blocks(&per_sm, function, block,
                                                  dynamic) != CUDA_SUCCESS) {
@@ -343,12 +379,13 @@ dc_status_t dc__cuda_best_block(dc__cuda_device_t* cuda, CUfunction function,
   // smaller blocks that reach it too spread the grid over the SMs in
   // finer pieces, which streaming kernels run measurably faster
   // (docs/benchmarks.md, vector add).
-  int best = *out_block * resident_blocks(cuda, function, *out_block, dynamic);
+  int best = *out_block * dc__cuda_resident_blocks(cuda, function,
+                                                   *out_block, dynamic);
   static const int kSmaller[] = {256, 512};
   for (size_t i = 0; i < sizeof(kSmaller) / sizeof(kSmaller[0]); ++i) {
     int c = kSmaller[i];
     if (c >= *out_block) break;
-    int per_sm = resident_blocks(cuda, function, c, dynamic);
+    int per_sm = dc__cuda_resident_blocks(cuda, function, c, dynamic);
     if (per_sm > 0 && c * per_sm >= best) {
       *out_block = c;
       *out_min_grid = per_sm * cuda->sm_count;

@@ -52,10 +52,10 @@ static dc_status_t add_node(dc__cuda_device_t* cuda, cuda_graph_t* g,
       dc__cuda_prepare_launch(cuda, ck, l, args, lengths, &p, &dynamic));
   for (size_t d = 0; d < dep_count; ++d) scratch[d] = nodes[deps[d]];
   CUDA_KERNEL_NODE_PARAMS node = {
-      .func = ck->function,
-      .grid_x = (unsigned)l->groups[0],
-      .grid_y = (unsigned)l->groups[1],
-      .grid_z = (unsigned)l->groups[2],
+      .func = p.function,
+      .grid_x = p.grid[0],
+      .grid_y = p.grid[1],
+      .grid_z = p.grid[2],
       .block_x = (unsigned)l->local[0],
       .block_y = (unsigned)l->local[1],
       .block_z = (unsigned)l->local[2],

@@ -26,6 +26,10 @@ typedef struct dc__cuda_module_t {
 // launches read of the kernel itself.
 typedef struct dc__cuda_kernel_t {
   CUfunction function;
+  // Its coarsened entry (dc_k4_K: DC_CUDA_ITEMS work-items per thread), or
+  // NULL where the kernel has none, the build asked for none, or it would
+  // fit fewer threads on an SM than the plain entry.
+  CUfunction coarse;
   const char* name;      // borrowed from the kernel
   size_t arg_count;
   uint8_t arg_kinds[DC_KERNEL_MAX_ARGS];  // dc_arg_kind_t of each argument
@@ -61,9 +65,16 @@ typedef struct dc__cuda_fault_state_t {
   uint64_t length, size;
 } dc__cuda_fault_state_t;
 
-// A launch's parameters as cuLaunchKernel takes them (dc/backend.h):
-// |params| points at the record, the lengths and the argument values.
+// The work-items a thread of a coarsened entry runs (dc/backend.h).
+#define DC_CUDA_ITEMS 4
+
+// A launch's parameters as cuLaunchKernel takes them (dc/backend.h): the
+// function (the kernel's plain or coarsened entry) and its grid of
+// blocks; |params| points at the record, the lengths and the argument
+// values.
 typedef struct dc__cuda_params_t {
+  CUfunction function;
+  unsigned grid[3];
   dc__cuda_launch_record_t record;
   uint64_t lengths[DC_KERNEL_MAX_ARGS];
   uint64_t local_offsets[DC_KERNEL_MAX_ARGS];
@@ -71,7 +82,8 @@ typedef struct dc__cuda_params_t {
 } dc__cuda_params_t;
 
 // Checks |launch| of the kernel |ck| against what CUDA allows, fills |p|
-// from |args| and |lengths| (as the vtable's dispatch receives them) and
+// from |args| and |lengths| (as the vtable's dispatch receives them),
+// choosing the coarsened entry where it may run, and
 // |out_dynamic| with the dynamic shared memory it needs, opting the
 // kernel in to it (cuda_dispatch.c). Call with the lock held and the
 // context current.
@@ -89,5 +101,12 @@ DC_INTERNAL dc_status_t dc__cuda_best_block(dc__cuda_device_t* cuda,
                                             CUfunction function,
                                             size_t dynamic, int* out_block,
                                             int* out_min_grid);
+
+// Blocks of |block| threads of |function| with |dynamic| bytes of dynamic
+// shared memory each that fit on an SM at once (0 when the call fails).
+// Call with the context current.
+DC_INTERNAL int dc__cuda_resident_blocks(dc__cuda_device_t* cuda,
+                                         CUfunction function, int block,
+                                         size_t dynamic);
 
 #endif  // DC_CUDA_KERNEL_H_

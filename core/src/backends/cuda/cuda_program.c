@@ -31,9 +31,11 @@
 // The fingerprint of cuda_compile.[ch] (see source_digest.cmake).
 extern const char dc__cuda_compile_digest[];
 
-// Kernel K's entry point in a module (dc/backend.h,
-// DC_KERNEL_DIALECT_CUDA_C), found without lowering on a cache hit.
+// Kernel K's entry points in a module (dc/backend.h,
+// DC_KERNEL_DIALECT_CUDA_C), found without lowering on a cache hit: the
+// plain one, and the coarsened one some kernels also have.
 #define KERNEL_PREFIX "dc_k_"
+#define COARSE_PREFIX "dc_k4_"
 
 // A built program's backend data: its module and its kernels' state.
 typedef struct cuda_program_t {
@@ -43,7 +45,7 @@ typedef struct cuda_program_t {
 } cuda_program_t;
 
 // Changes whenever the way the engine calls generated kernels changes.
-#define CUDA_KERNEL_ABI 1
+#define CUDA_KERNEL_ABI 2
 
 // The metadata of a cache entry, followed by one byte per kernel (1 when
 // the kernel reaches a barrier, itself or through a helper).
@@ -428,7 +430,60 @@ static dc_status_t function_attribute(dc__cuda_device_t* cuda, CUfunction f,
   return DC_OK;
 }
 
-// Finds kernel |index|'s function in |m| and reads what launches need
+// Finds entry point |prefix|K of kernel K, |name|, in |m|: *out is NULL
+// when the module has none and |optional| says that may be.
+static dc_status_t find_entry(dc__cuda_device_t* cuda, dc_program_build_t* b,
+                              dc__cuda_module_t* m, const char* prefix,
+                              const char* name, bool optional,
+                              CUfunction* out) {
+  size_t size = strlen(prefix) + strlen(name) + 1;
+  char* entry = dc_allocator_malloc(cuda->allocator, size);
+  if (entry == NULL) {
+    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel's name");
+  }
+  snprintf(entry, size, "%s%s", prefix, name);
+  *out = NULL;
+  CUresult r = cuda->api->cu->module_get_function(out, m->module, entry);
+  dc_status_t st = DC_OK;
+  if (r == CUDA_ERROR_NOT_FOUND && optional) {
+    *out = NULL;
+  } else if (r != CUDA_SUCCESS) {
+    st = dc__cuda_failed(cuda, r, "cuModuleGetFunction(%s) of program '%s'",
+                         entry, b->name);
+  }
+  dc_allocator_free(cuda->allocator, entry, size);
+  return st;
+}
+
+// The kernel's coarsened entry, unless the build opted out or it would
+// hold fewer threads on an SM than the plain entry (its registers for
+// several work-items): coarsening trades threads for work per thread, and
+// only pays while the SM stays as full.
+static dc_status_t bind_coarse(dc__cuda_device_t* cuda, dc_program_build_t* b,
+                               dc__cuda_module_t* m, const char* name,
+                               dc__cuda_kernel_t* ck) {
+  ck->coarse = NULL;
+  if (b->flags.no_coarsening) return DC_OK;
+  CUfunction coarse = NULL;
+  DC_RETURN_IF_ERROR(
+      find_entry(cuda, b, m, COARSE_PREFIX, name, true, &coarse));
+  if (coarse == NULL) return DC_OK;
+  int max_threads = 0;
+  if (cuda->api->cu->func_get_attribute(
+          &max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, coarse) !=
+          CUDA_SUCCESS ||
+      max_threads < ck->max_threads) {
+    return DC_OK;
+  }
+  int block = ck->preferred_block;
+  int plain = dc__cuda_resident_blocks(cuda, ck->function, block, 0);
+  if (plain > 0 && dc__cuda_resident_blocks(cuda, coarse, block, 0) >= plain) {
+    ck->coarse = coarse;
+  }
+  return DC_OK;
+}
+
+// Finds kernel |index|'s functions in |m| and reads what launches need
 // into |ck|. Called with the lock held and the context current.
 static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
                                dc__cuda_module_t* m, size_t index,
@@ -437,21 +492,8 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   DC_RETURN_IF_ERROR(dc_program_kernel(b->program, index, &k));
   dc_kernel_info_t info;
   DC_RETURN_IF_ERROR(dc_kernel_info(k, &info));
-  size_t size = strlen(KERNEL_PREFIX) + strlen(info.name) + 1;
-  char* entry = dc_allocator_malloc(cuda->allocator, size);
-  if (entry == NULL) {
-    return DC_FAIL(DC_ERR_OUT_OF_MEMORY, "no memory for a kernel's name");
-  }
-  snprintf(entry, size, "%s%s", KERNEL_PREFIX, info.name);
-  const dc__cuda_driver_t* cu = cuda->api->cu;
-  CUresult r = cu->module_get_function(&ck->function, m->module, entry);
-  dc_status_t st = DC_OK;
-  if (r != CUDA_SUCCESS) {
-    st = dc__cuda_failed(cuda, r, "cuModuleGetFunction(%s) of program '%s'",
-                         entry, b->name);
-  }
-  dc_allocator_free(cuda->allocator, entry, size);
-  DC_RETURN_IF_ERROR(st);
+  DC_RETURN_IF_ERROR(find_entry(cuda, b, m, KERNEL_PREFIX, info.name, false,
+                                &ck->function));
   int shared = 0;
   DC_RETURN_IF_ERROR(function_attribute(
       cuda, ck->function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
@@ -461,6 +503,7 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
       "SHARED_SIZE_BYTES", info.name, &shared));
   DC_RETURN_IF_ERROR(dc__cuda_best_block(cuda, ck->function, 0,
                                          &ck->preferred_block, &ck->min_grid));
+  DC_RETURN_IF_ERROR(bind_coarse(cuda, b, m, info.name, ck));
   ck->module = m;
   ck->static_shared = (size_t)shared;
   ck->checked = b->checked;
@@ -473,7 +516,9 @@ static dc_status_t bind_kernel(dc__cuda_device_t* cuda, dc_program_build_t* b,
   // The front end sees only the kernel's own barriers; one reached
   // through a helper makes it a barrier kernel too.
   dc_kernel_binding_t binding = {.data = ck,
-                                 .execution = "cuda",
+                                 .execution = ck->coarse != NULL
+                                                  ? "cuda-coarsened"
+                                                  : "cuda",
                                  .static_local_size = ck->static_shared,
                                  .reaches_barrier = m->barriers[index] != 0,
                                  .max_group_size = (size_t)ck->max_threads};
