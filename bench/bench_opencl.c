@@ -27,7 +27,19 @@ static bool is_pocl(cl_platform_id platform) {
          strstr(name, "pocl") != NULL || strstr(name, "PoCL") != NULL;
 }
 
-bool bench_ocl_open(bench_ocl_t* o, int queues, const char* note_name) {
+// Whether |device| is the one called |model| (NULL: pocl's CPU device).
+static bool is_wanted(cl_platform_id platform, cl_device_id device,
+                      const char* model) {
+  if (model == NULL) return is_pocl(platform);
+  char name[256] = "";
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(name), name, NULL);
+  return strcmp(name, model) == 0;
+}
+
+// Finds the device |model| names (NULL: pocl's CPU device) on any
+// platform and opens it as bench_ocl_open() says.
+static bool open_device(bench_ocl_t* o, int queues, const char* model,
+                        const char* note_name) {
   memset(o, 0, sizeof(*o));
   cl_platform_id platforms[16];
   cl_uint count = 0;
@@ -36,16 +48,24 @@ bool bench_ocl_open(bench_ocl_t* o, int queues, const char* note_name) {
                "installed?): pocl rows skipped");
     return false;
   }
+  cl_device_type type = model == NULL ? CL_DEVICE_TYPE_CPU
+                                      : CL_DEVICE_TYPE_ALL;
   for (cl_uint i = 0; i < count && i < 16 && o->platform == NULL; ++i) {
-    if (is_pocl(platforms[i]) &&
-        clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_CPU, 1, &o->device,
-                       NULL) == CL_SUCCESS) {
-      o->platform = platforms[i];
+    cl_device_id devices[16];
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platforms[i], type, 16, devices, &n) != CL_SUCCESS) {
+      continue;
+    }
+    for (cl_uint d = 0; d < n && d < 16 && o->platform == NULL; ++d) {
+      if (is_wanted(platforms[i], devices[d], model)) {
+        o->platform = platforms[i];
+        o->device = devices[d];
+      }
     }
   }
   if (o->platform == NULL) {
-    bench_note(note_name, "the OpenCL loader found no pocl CPU device: pocl "
-               "rows skipped");
+    bench_note(note_name, "the OpenCL loader found no %s: its rows skipped",
+               model != NULL ? model : "pocl CPU device");
     return false;
   }
   clGetPlatformInfo(o->platform, CL_PLATFORM_VERSION,
@@ -59,6 +79,15 @@ bool bench_ocl_open(bench_ocl_t* o, int queues, const char* note_name) {
     o->queues[q] = bench_ocl_queue(o->ctx, o->device);
   }
   return true;
+}
+
+bool bench_ocl_open(bench_ocl_t* o, int queues, const char* note_name) {
+  return open_device(o, queues, NULL, note_name);
+}
+
+bool bench_ocl_open_model(bench_ocl_t* o, int queues, const char* model,
+                          const char* note_name) {
+  return open_device(o, queues, model, note_name);
 }
 
 void bench_ocl_close(bench_ocl_t* o) {

@@ -41,6 +41,11 @@ void bench_ocl_check_(cl_int err, const char* expr, const char* file,
 // false, with a note under |note_name|, when the ICD loader has no pocl.
 bool bench_ocl_open(bench_ocl_t* o, int queues, const char* note_name);
 
+// The same for the device called |model| (CL_DEVICE_NAME) on any
+// platform: the driver behind an engine's opencl:0 that is not pocl.
+bool bench_ocl_open_model(bench_ocl_t* o, int queues, const char* model,
+                          const char* note_name);
+
 // Releases what bench_ocl_open() made.
 void bench_ocl_close(bench_ocl_t* o);
 

@@ -517,8 +517,6 @@ int main(int argc, char** argv) {
   bench_init(argc, argv);
   const char* name = "opencl device";
   bench_t B = {0};
-  if (!bench_ocl_open(&B.ocl, 1, name)) return 0;
-  B.q = B.ocl.queues[0];
   dc_context_params_t params = {.backends = "cpu,opencl",
                                 .kernel_cache_dir = "off"};
   DC_CHECK(dc_context_create(&params, &B.ctx));
@@ -529,12 +527,22 @@ int main(int argc, char** argv) {
     return 0;
   }
   const dc_device_info_t* info = dc_device_info(B.dev);
-  if (strcmp(info->model, B.ocl.device_name) != 0) {
-    bench_note(name, "the engine's opencl:0 is '%s', not pocl's CPU device "
-               "'%s': rows skipped", info->model, B.ocl.device_name);
+  bool pocl = bench_ocl_open(&B.ocl, 1, name) &&
+              strcmp(info->model, B.ocl.device_name) == 0;
+  if (!pocl) {
+    // Another driver's device (a GPU): its transfer rows, against that
+    // driver called directly; the other rows are pocl's.
+    bench_ocl_close(&B.ocl);
+    if (bench_ocl_open_model(&B.ocl, 1, info->model, name) &&
+        bench_want_part(kPart, "transfer")) {
+      bench_note(name, "opencl:0 = %s (%s): the transfer rows only",
+                 info->model, B.ocl.platform_version);
+      bench_opencl_transfer(B.ctx, B.dev, &B.ocl);
+    }
     teardown(&B);
     return 0;
   }
+  B.q = B.ocl.queues[0];
   bench_note(name, "opencl:0 = %s, %u compute units; pocl: %s, its own "
              "context and one in-order queue on the same device; "
              "DC_CHECKED=%s, POCL_MAX_PTHREAD_COUNT=%s", info->model,

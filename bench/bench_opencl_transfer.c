@@ -1,18 +1,23 @@
 // bench_opencl_transfer.c: bench_opencl_device's transfer rows: bytes
 // between a CPU-device buffer and opencl:0 through the engine, against the
-// same bytes moved by pocl called directly, side by side in one run
+// same bytes moved by opencl:0's driver called directly (pocl, or the
+// GPU's own driver where opencl:0 is a GPU), side by side in one run
 // (issue 18: the same as on a GPU for every device pair):
 //
 //   CPU-device buffer to opencl:0    dc_buffer_copy from a buffer of the
 //                                    cpu device vs a blocking
 //                                    clEnqueueWriteBuffer from malloc'd
-//                                    memory into a cl_mem of pocl's own
+//                                    memory into a cl_mem of the driver's
+//                                    own context, and the same from
+//                                    pinned memory (a mapped
+//                                    CL_MEM_ALLOC_HOST_PTR buffer: the
+//                                    bus's speed, for reference)
 //   opencl:0 to a CPU-device buffer  dc_buffer_copy back vs a blocking
 //                                    clEnqueueReadBuffer
 //
 // 64 MiB each way, two copies a sample, GB/s beside the medians; each
 // path is checked once against a byte pattern before anything is timed.
-// Goal: at least 0.9x pocl (ratio<=1.11).
+// Goal: at least 0.9x the driver from malloc'd memory (ratio<=1.11).
 // SPDX-License-Identifier: MIT
 #include "bench_opencl_parts.h"
 
@@ -31,7 +36,9 @@ typedef struct transfer_t {
   dc_buffer_t* dev;   // on opencl:0
   cl_command_queue q;
   cl_mem mem;         // pocl's
-  uint8_t* plain;     // malloc'd, pocl's host side
+  uint8_t* plain;     // malloc'd, the driver's host side
+  cl_mem pinned;      // CL_MEM_ALLOC_HOST_PTR, mapped at |pinned_host|
+  uint8_t* pinned_host;
 } transfer_t;
 
 static uint8_t pattern(size_t i) { return (uint8_t)(i * 29u + (i >> 13)); }
@@ -68,6 +75,14 @@ static void to_cl(void* arg, uint64_t calls) {
   }
 }
 
+static void pinned_to_cl(void* arg, uint64_t calls) {
+  transfer_t* t = arg;
+  for (uint64_t i = 0; i < calls; ++i) {
+    OCL_CHECK(clEnqueueWriteBuffer(t->q, t->mem, CL_TRUE, 0, BYTES,
+                                   t->pinned_host, 0, NULL, NULL));
+  }
+}
+
 static void from_cl(void* arg, uint64_t calls) {
   transfer_t* t = arg;
   for (uint64_t i = 0; i < calls; ++i) {
@@ -89,14 +104,24 @@ static void check_paths(transfer_t* t) {
   memset(t->plain, 0, BYTES);
   from_cl(t, 1);
   check("clEnqueueWriteBuffer/ReadBuffer", t->plain);
+  memcpy(t->pinned_host, host, BYTES);
+  pinned_to_cl(t, 1);
+  memset(t->plain, 0, BYTES);
+  from_cl(t, 1);
+  check("clEnqueueWriteBuffer from pinned memory", t->plain);
 }
 
-static void run_row(const char* name, bench_case_t* cases) {
+// Cases 0 and 1 are the engine and the driver from malloc'd memory; a
+// third is a reference, reported beside them.
+static void run_row(const char* name, bench_case_t* cases, int count) {
   const double gib = (double)BYTES / GIB;
-  const double units[2] = {gib, gib};
-  bench_run_sampled(name, cases, 2, bench_reps(), CALLS, units);
+  const double units[3] = {gib, gib, gib};
+  bench_run_sampled(name, cases, count, bench_reps(), CALLS, units);
   bench_print_ratio(name, &cases[0], &cases[1], "ratio<=1.11");
-  for (int k = 0; k < 2; ++k) bench_print_rate(name, &cases[k], GIB, "GB/s");
+  if (count > 2) bench_print_ratio(name, &cases[0], &cases[2], NULL);
+  for (int k = 0; k < count; ++k) {
+    bench_print_rate(name, &cases[k], GIB, "GB/s");
+  }
 }
 
 void bench_opencl_transfer(dc_context_t* ctx, dc_device_t* dev,
@@ -110,16 +135,27 @@ void bench_opencl_transfer(dc_context_t* ctx, dc_device_t* dev,
   t.mem = clCreateBuffer(ocl->ctx, CL_MEM_READ_WRITE, BYTES, NULL, &err);
   OCL_CHECK(err);
   t.plain = bench_xmalloc(BYTES);
+  t.pinned = clCreateBuffer(ocl->ctx, CL_MEM_ALLOC_HOST_PTR, BYTES, NULL,
+                            &err);
+  OCL_CHECK(err);
+  t.pinned_host = clEnqueueMapBuffer(t.q, t.pinned, CL_TRUE,
+                                     CL_MAP_READ | CL_MAP_WRITE, 0, BYTES, 0,
+                                     NULL, NULL, &err);
+  OCL_CHECK(err);
   check_paths(&t);
   const char* to = "CPU-device buffer to opencl:0, 64 MiB (per GiB)";
   bench_note(to, "dc: dc_buffer_copy from a buffer of the cpu device to one "
-             "of opencl:0; pocl: blocking clEnqueueWriteBuffer of malloc'd "
-             "memory into a buffer of its own context; %d copies a "
-             "sample; goal: at least 0.9x pocl (ratio<=1.11)", CALLS);
-  bench_case_t there[2] = {
+             "of opencl:0 (%s); driver: blocking clEnqueueWriteBuffer of "
+             "malloc'd memory into a buffer of its own context, and of "
+             "pinned memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer); %d "
+             "copies a sample; goal: at least 0.9x the driver from "
+             "malloc'd memory (ratio<=1.11)", ocl->device_name, CALLS);
+  bench_case_t there[3] = {
       {.variant = "dc_buffer_copy cpu -> opencl:0", .body = to_dc, .arg = &t},
-      {.variant = "clEnqueueWriteBuffer", .body = to_cl, .arg = &t}};
-  run_row(to, there);
+      {.variant = "clEnqueueWriteBuffer", .body = to_cl, .arg = &t},
+      {.variant = "clEnqueueWriteBuffer pinned", .body = pinned_to_cl,
+       .arg = &t}};
+  run_row(to, there, 3);
   const char* from = "opencl:0 to a CPU-device buffer, 64 MiB (per GiB)";
   bench_note(from, "the row before, the other way: dc_buffer_copy back vs "
              "a blocking clEnqueueReadBuffer");
@@ -127,7 +163,11 @@ void bench_opencl_transfer(dc_context_t* ctx, dc_device_t* dev,
       {.variant = "dc_buffer_copy opencl:0 -> cpu", .body = from_dc,
        .arg = &t},
       {.variant = "clEnqueueReadBuffer", .body = from_cl, .arg = &t}};
-  run_row(from, back);
+  run_row(from, back, 2);
+  OCL_CHECK(clEnqueueUnmapMemObject(t.q, t.pinned, t.pinned_host, 0, NULL,
+                                    NULL));
+  OCL_CHECK(clFinish(t.q));
+  OCL_CHECK(clReleaseMemObject(t.pinned));
   free(t.plain);
   OCL_CHECK(clReleaseMemObject(t.mem));
   dc_buffer_release(t.host);

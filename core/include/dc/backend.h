@@ -577,6 +577,16 @@ DC_API void dc_device_report_failure(dc_device_t* device, dc_status_t status,
 // Returns the host allocator of |context|, for backend bookkeeping.
 DC_API dc_allocator_t dc_context_allocator(const dc_context_t* context);
 
+// Copies |size| bytes from |src| to |dst| (which must not overlap), as a
+// backend fills a pinned staging buffer from memory the engine did not
+// pin: a large copy is split over |context|'s worker pool, whose threads
+// together outrun one thread's memcpy, unless the pool is busy with
+// another call; then the calling thread copies alone (it never waits for
+// the pool, so it may be called with a device lock held). A NULL context
+// copies on the calling thread.
+DC_API void dc_context_host_copy(dc_context_t* context, void* dst,
+                                 const void* src, size_t size);
+
 // A backend: a name (as DC_DEVICES and dc_context_params_t.backends spell
 // it) and the function that finds its devices.
 typedef struct dc_backend_t {

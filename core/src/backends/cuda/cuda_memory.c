@@ -334,44 +334,6 @@ static dc_status_t wait_half(dc__cuda_device_t* cuda, size_t index) {
 
 //===-- Transfers -------------------------------------------------------===//
 
-// Host copies into the staging halves of at least this many bytes are
-// split into pieces over the context's worker pool: one thread's memcpy
-// (about 8 GB/s on an H200 host) is far slower than the bus.
-#define PARALLEL_COPY_MIN ((size_t)2 << 20)
-#define PARALLEL_COPY_PIECE ((size_t)512 << 10)
-
-typedef struct host_copy_t {
-  char* dst;
-  const char* src;
-  size_t size;
-} host_copy_t;
-
-static dc_status_t copy_pieces(void* user_data, size_t begin, size_t end,
-                               uint32_t thread_index) {
-  (void)thread_index;
-  const host_copy_t* c = user_data;
-  size_t from = begin * PARALLEL_COPY_PIECE;
-  size_t to = DC_MIN(end * PARALLEL_COPY_PIECE, c->size);
-  memcpy(c->dst + from, c->src + from, to - from);
-  return DC_OK;
-}
-
-// memcpy, over the worker pool when it is large and the pool is free.
-// The device lock is held here, so the copy never waits for the pool: a
-// pool busy with another call (whose bodies, a native kernel's, might
-// want this device) leaves the copy to the calling thread.
-static void host_copy(dc__cuda_device_t* cuda, char* dst, const char* src,
-                      size_t size) {
-  dc_worker_pool_t* pool = dc_context_worker_pool(cuda->base.context);
-  host_copy_t c = {dst, src, size};
-  size_t pieces = (size + PARALLEL_COPY_PIECE - 1) / PARALLEL_COPY_PIECE;
-  if (size < PARALLEL_COPY_MIN || dc_worker_pool_thread_count(pool) < 2 ||
-      dc_worker_pool_try_parallel_for(pool, 0, pieces, 1, copy_pieces, &c) !=
-          DC_OK) {
-    memcpy(dst, src, size);
-  }
-}
-
 // Queues |size| bytes from |src| to device address |dst| through the
 // staging halves in turn: a half is refilled once its previous chunk has
 // left (the first two are free, the stream being idle).
@@ -384,7 +346,7 @@ static dc_status_t write_chunks(dc__cuda_device_t* cuda, CUdeviceptr dst,
     size_t n = DC_MIN(half, size - done);
     if (index >= 2) DC_RETURN_IF_ERROR(wait_half(cuda, index));
     char* stage = staging_half(cuda, half, index);
-    host_copy(cuda, stage, src + done, n);
+    dc_context_host_copy(cuda->base.context, stage, src + done, n);
     CUresult r =
         cuda->api->cu->memcpy_htod_async(dst + done, stage, n, cuda->stream);
     if (r != CUDA_SUCCESS) {

@@ -20,6 +20,7 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log_internal.h"
@@ -50,14 +51,15 @@ dc_status_t dc__opencl_failed(dc__opencl_device_t* ocl, cl_int error,
 static void opencl_destroy(dc_device_t* device) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
   dc__opencl_kernels_teardown(ocl);
+  dc__opencl_memory_teardown(ocl);  // unmaps the staging on the queue
   if (ocl->queue != NULL) {
     ocl->cl->finish(ocl->queue);
     ocl->cl->release_command_queue(ocl->queue);
   }
-  dc__opencl_memory_teardown(ocl);
   if (ocl->context != NULL) ocl->cl->release_context(ocl->context);
   pthread_mutex_destroy(&ocl->slots_lock);
   pthread_mutex_destroy(&ocl->lock);
+  pthread_mutex_destroy(&ocl->staging_lock);
   dc_allocator_free(ocl->allocator, ocl, sizeof(*ocl));
 }
 
@@ -172,6 +174,21 @@ static void pci_address(dc__opencl_device_t* ocl, char* out, size_t size) {
   }
 }
 
+// Whether writes from host memory go through pinned staging: on a device
+// with memory of its own (a discrete GPU), where the driver moves pageable
+// memory at a fraction of the bus's speed; not where the device's memory
+// is the host's (pocl, integrated GPUs), where staging would only add a
+// copy. DC_OPENCL_STAGE_WRITES=1 or 0 decides instead (tests use it to run
+// the staged path on pocl).
+static bool stages_writes(const dc__opencl_device_t* ocl, cl_bool unified) {
+  const char* forced = getenv("DC_OPENCL_STAGE_WRITES");
+  if (forced != NULL &&
+      (strcmp(forced, "1") == 0 || strcmp(forced, "0") == 0)) {
+    return forced[0] == '1';
+  }
+  return (ocl->type & CL_DEVICE_TYPE_GPU) != 0 && !unified;
+}
+
 // Fills |info| and the backend's own limits from the driver's answers.
 static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
   cl_uint units = 0, line = 0;
@@ -215,6 +232,7 @@ static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
                    ocl->base.info.name);
   }
   ocl->max_alloc = (size_t)max_alloc;
+  ocl->stage_writes = stages_writes(ocl, unified);
   ocl->fp64 = has_extension(ocl, "cl_khr_fp64");
   ocl->int64_atomics = has_extension(ocl, "cl_khr_int64_base_atomics");
   device_text(ocl, CL_DEVICE_VERSION, ocl->version, sizeof(ocl->version));
@@ -333,6 +351,7 @@ static dc_status_t add_device(dc_context_t* ctx,
   ocl->device = id;
   pthread_mutex_init(&ocl->slots_lock, NULL);
   pthread_mutex_init(&ocl->lock, NULL);
+  pthread_mutex_init(&ocl->staging_lock, NULL);
   // The name is needed by error messages before the device is initialised.
   snprintf(ocl->base.info.name, sizeof(ocl->base.info.name), "opencl:%d",
            *ordinal);

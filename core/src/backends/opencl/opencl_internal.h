@@ -20,7 +20,7 @@
 // on the device's own queue, |queue|, and returns after it has finished
 // (a blocking transfer or clFinish). OpenCL queues are thread-safe, so
 // the synchronous operations need no lock; |lock| guards only the kernel
-// state and the checked-mode states.
+// state and the checked-mode states, |staging_lock| the staging buffer.
 // SPDX-License-Identifier: MIT
 #ifndef DC_OPENCL_INTERNAL_H_
 #define DC_OPENCL_INTERNAL_H_
@@ -78,6 +78,15 @@ typedef struct dc__opencl_device_t {
   dc_program_cache_stats_t stats;
   struct dc__opencl_module_t* modules;  // built programs, by cache key
   struct dc__opencl_checked_t* checked_free;  // idle checked-mode states
+
+  // Writes from host memory through pinned staging (opencl_memory.c), on
+  // a device whose memory is not the host's: two halves of one
+  // CL_MEM_ALLOC_HOST_PTR buffer, made on the first such write and mapped
+  // for good; |staging_lock| lets one write use them at a time.
+  bool stage_writes;
+  pthread_mutex_t staging_lock;
+  cl_mem staging;
+  char* staging_host;  // the mapped halves, NULL until made
 } dc__opencl_device_t;
 
 // Reports the failed OpenCL call |error| on |ocl|: sets the thread's error
@@ -122,7 +131,8 @@ DC_INTERNAL dc_status_t dc__opencl_decode(dc__opencl_device_t* ocl,
                                           const void* handle, size_t offset,
                                           const char* what, cl_mem* out_mem,
                                           size_t* out_offset);
-// Releases the slot table (every buffer is gone).
+// Releases the slot table (every buffer is gone) and the staging buffer,
+// unmapping it on |queue|, which must still exist.
 DC_INTERNAL void dc__opencl_memory_teardown(dc__opencl_device_t* ocl);
 
 // Kernels (opencl_program.c, opencl_dispatch.c).

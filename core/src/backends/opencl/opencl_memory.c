@@ -13,6 +13,14 @@
 // driver takes. Transfers are blocking calls on the device queue; fill
 // and copy wait for the queue, so every operation has finished when it
 // returns, as the memory table requires.
+//
+// A write of STAGE_MIN bytes or more to a device with memory of its own
+// (stage_writes) goes through pinned host memory the driver can move at
+// the bus's speed: two halves of a CL_MEM_ALLOC_HOST_PTR buffer, mapped
+// once. While the driver moves one half, the host fills the other (over
+// the worker pool: dc_context_host_copy). Reads stay direct: the
+// driver's own path for pageable memory drains its staging as fast as a
+// host copy out of ours would (as on CUDA, docs/benchmarks.md).
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +99,14 @@ static void give_slot(dc__opencl_device_t* ocl, uint32_t slot) {
 }
 
 void dc__opencl_memory_teardown(dc__opencl_device_t* ocl) {
+  if (ocl->staging_host != NULL && ocl->queue != NULL) {
+    ocl->cl->enqueue_unmap_mem_object(ocl->queue, ocl->staging,
+                                      ocl->staging_host, 0, NULL, NULL);
+    ocl->cl->finish(ocl->queue);
+    ocl->staging_host = NULL;
+  }
+  if (ocl->staging != NULL) ocl->cl->release_mem_object(ocl->staging);
+  ocl->staging = NULL;
   for (uint32_t c = 0; c < DC_OPENCL_SLOT_CHUNKS; ++c) {
     cl_mem* chunk = atomic_load(&ocl->chunks[c]);
     if (chunk == NULL) continue;
@@ -181,12 +197,91 @@ void* dc__opencl_host_pointer(dc_device_t* device, void* memory,
   return NULL;  // private memory only: never visible to the host
 }
 
+//===-- Staged writes ---------------------------------------------------===//
+
+// Writes of at least STAGE_MIN bytes are staged, STAGE_HALF bytes at a
+// time: a chunk's transfer (about 0.1 ms at 50 GB/s) dwarfs the cost of
+// waiting for it, and 8 MiB of pinned memory per device is modest.
+#define STAGE_MIN ((size_t)1 << 20)
+#define STAGE_HALF ((size_t)4 << 20)
+
+// Makes and maps the staging buffer, once. Called with staging_lock held.
+static dc_status_t reserve_staging(dc__opencl_device_t* ocl) {
+  if (ocl->staging_host != NULL) return DC_OK;
+  const dc__opencl_functions_t* cl = ocl->cl;
+  cl_int err = CL_SUCCESS;
+  if (ocl->staging == NULL) {
+    ocl->staging = cl->create_buffer(ocl->context, CL_MEM_ALLOC_HOST_PTR,
+                                     2 * STAGE_HALF, NULL, &err);
+    if (ocl->staging == NULL) {
+      return dc__opencl_failed(ocl, err, "staging buffer of %zu bytes",
+                               2 * STAGE_HALF);
+    }
+  }
+  ocl->staging_host = cl->enqueue_map_buffer(
+      ocl->queue, ocl->staging, CL_TRUE, CL_MAP_WRITE, 0, 2 * STAGE_HALF, 0,
+      NULL, NULL, &err);
+  if (ocl->staging_host == NULL) {
+    return dc__opencl_failed(ocl, err, "mapping the staging buffer");
+  }
+  return DC_OK;
+}
+
+// Waits for |*event| (if any) and releases it.
+static cl_int settle(dc__opencl_device_t* ocl, cl_event* event) {
+  if (*event == NULL) return CL_SUCCESS;
+  cl_int err = ocl->cl->wait_for_events(1, event);
+  ocl->cl->release_event(*event);
+  *event = NULL;
+  return err;
+}
+
+// Writes |size| bytes from |src| to |mem| at |at| through the staging
+// halves in turn: a half is refilled once its previous chunk has left.
+// Returns only when no chunk is still reading a half, on failure too.
+// Called with staging_lock held.
+static dc_status_t write_staged(dc__opencl_device_t* ocl, cl_mem mem,
+                                size_t at, const char* src, size_t size) {
+  DC_RETURN_IF_ERROR(reserve_staging(ocl));
+  const dc__opencl_functions_t* cl = ocl->cl;
+  cl_event left[2] = {NULL, NULL};  // each half's chunk on its way
+  cl_int err = CL_SUCCESS;
+  size_t done = 0, index = 0;
+  for (; done < size && err == CL_SUCCESS; ++index) {
+    size_t n = DC_MIN(STAGE_HALF, size - done);
+    cl_event* half_left = &left[index % 2];
+    err = settle(ocl, half_left);
+    if (err != CL_SUCCESS) break;
+    char* stage = ocl->staging_host + (index % 2) * STAGE_HALF;
+    dc_context_host_copy(ocl->base.context, stage, src + done, n);
+    err = cl->enqueue_write_buffer(ocl->queue, mem, CL_FALSE, at + done, n,
+                                   stage, 0, NULL, half_left);
+    if (err == CL_SUCCESS) err = cl->flush(ocl->queue);
+    if (err == CL_SUCCESS) done += n;
+  }
+  for (int h = 0; h < 2; ++h) {
+    cl_int e = settle(ocl, &left[h]);
+    if (err == CL_SUCCESS) err = e;
+  }
+  if (err != CL_SUCCESS) {
+    return dc__opencl_failed(ocl, err, "staged write of %zu bytes at %zu "
+                             "(%zu written)", size, at, done);
+  }
+  return DC_OK;
+}
+
 dc_status_t dc__opencl_write(dc_device_t* device, void* memory, size_t offset,
                              const void* src, size_t size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
   cl_mem mem;
   size_t at;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "write", &mem, &at));
+  if (ocl->stage_writes && size >= STAGE_MIN) {
+    pthread_mutex_lock(&ocl->staging_lock);
+    dc_status_t st = write_staged(ocl, mem, at, src, size);
+    pthread_mutex_unlock(&ocl->staging_lock);
+    return st;
+  }
   cl_int err = ocl->cl->enqueue_write_buffer(ocl->queue, mem, CL_TRUE, at,
                                              size, src, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
