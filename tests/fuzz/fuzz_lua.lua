@@ -70,6 +70,7 @@ local STRINGS = {
   "read", "bytes", "write", "view", "close", "length", "dtype", "device",
   "program", "event", "buffer", "cancelled", "label", "id", "priority",
   "stream", "kernels", "storage", "size", "copy:nth=2:halfway",
+  "-dc-no-coarsening",
 }
 
 -- Kernel sources: a few fixed ones, so that the context's program cache
