@@ -113,7 +113,8 @@ END_TEST
 // A kernel whose work-items see only their global ids also gets an entry
 // that runs four of them per thread, with restrict pointers (pointers
 // already restrict stay so once), whatever helpers it does not call do;
-// one that sees its group through a helper, one whose accesses are 16
+// one that sees its group through a helper (one defined after the kernel
+// too), one whose accesses are 16
 // bytes wide already, and a checked build's kernels do not.
 START_TEST(test_independent_kernels_get_a_coarsened_entry) {
   static const char kSource[] =
@@ -124,6 +125,9 @@ START_TEST(test_independent_kernels_get_a_coarsened_entry) {
       "  if (i >= n) return;\n"
       "  out[i] = twice(in, i) + get_work_dim();\n"
       "}\n"
+      "uint late(void);\n"
+      "__kernel void h(__global uint* o) { o[get_global_id(0)] = late(); }\n"
+      "uint late(void) { return get_group_id(0); }\n"
       "uint lid(void) { return get_local_id(0); }\n"
       "__kernel void g(__global int* o) { o[get_global_id(0)] = lid(); }\n"
       "__kernel void wide(__global float4* v) { v[get_global_id(0)] *= 2; }\n"
@@ -143,6 +147,7 @@ START_TEST(test_independent_kernels_get_a_coarsened_entry) {
   translate(&x, kSource, false);
   ck_assert_int_eq(x.status, DC_OK);
   ck_assert_ptr_null(strstr(x.t.text, "dc_k4_g("));
+  ck_assert_ptr_null(strstr(x.t.text, "dc_k4_h("));
   ck_assert_ptr_null(strstr(x.t.text, "dc_k4_wide("));
   ck_assert_ptr_null(strstr(x.t.text, "dc_k4_wide2("));
   translated_free(&x);
