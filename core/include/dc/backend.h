@@ -88,7 +88,7 @@ typedef enum dc_kernel_dialect_e {
   // OpenCL C 1.2, for a driver's compiler. Each kernel K becomes
   //
   //   __kernel void <entry>(...K's parameters...,
-  //       [__local uchar* dc_lmem,]       // when K has __local pointers
+  //       [__local ulong16* dc_lmem,]     // when K has __local pointers
   //       [dc_len_K dc_len,               // checked mode only:
   //        volatile __global uint* dc_stop_word,
   //        __global dc_kernel_fault_t* dc_fault])
@@ -97,8 +97,9 @@ typedef enum dc_kernel_dialect_e {
   // two arguments, a pointer to its allocation and a ulong byte offset
   // into it; a __local pointer a ulong byte offset into dc_lmem (one block
   // holding the group's __local arguments in order, each aligned to 128
-  // bytes); a value its bytes (bool as uchar, size_t and ptrdiff_t as
-  // 64-bit integers). In checked mode dc_len holds every argument's size
+  // bytes; typed so that drivers align the block itself to 128 bytes); a
+  // value its bytes (bool as uchar, size_t and ptrdiff_t as 64-bit
+  // integers). In checked mode dc_len holds every argument's size
   // in bytes (ulong n[P], P the parameter count, at least 1), dc_stop_word
   // the word that stops the dispatch when the host sets it to nonzero, and
   // dc_fault the fault record (dc_kernel_fault_t's layout) followed by

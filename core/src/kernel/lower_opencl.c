@@ -436,7 +436,8 @@ static bool has_local_pointer(const dc__function_t* fn) {
   return false;
 }
 
-// The parameter list, as opencl_codegen.h describes it.
+// The parameter list, as DC_KERNEL_DIALECT_OPENCL_C (dc/backend.h)
+// describes it.
 static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
   dc__cgen_t* g = &e->g;
   const char* sep = "";
@@ -457,8 +458,11 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
                                            0));
     }
   }
+  // A driver aligns the block as its pointed-to type: declared uchar it
+  // may start at any byte (NVIDIA's does), and a wider access into it
+  // faults.
   if (has_local_pointer(fn)) {
-    dc__cgen_printf(g, "%s__local uchar* dc_lmem", sep);
+    dc__cgen_printf(g, "%s__local ulong16* dc_lmem", sep);
     sep = ", ";
   }
   if (g->checked) {
@@ -492,7 +496,8 @@ static void emit_param_views(emitter_t* e, const dc__function_t* fn) {
     }
     bool local = dc__cgen_is_local_pointer(d);
     const char* at =
-        local ? dc__arena_printf(g->arena, "(dc_lmem + dc_loff_%u)", i)
+        local ? dc__arena_printf(g->arena,
+                                 "((__local uchar*)dc_lmem + dc_loff_%u)", i)
               : dc__arena_printf(g->arena, "(dc_a%u + dc_o%u)", i, i);
     if (checked) {
       const char* safe = local ? "dc_lscratch"
