@@ -381,6 +381,24 @@ START_TEST(test_driver_build_log_reaches_the_message) {
 }
 END_TEST
 
+// Builds ask the driver for correctly rounded float division and sqrt
+// (OpenCL C allows 2.5 and 3 ulp) where the device offers them, unless
+// they relax their math.
+START_TEST(test_builds_ask_for_correctly_rounded_division_and_sqrt) {
+  static const char kFlag[] = "-cl-fp32-correctly-rounded-divide-sqrt";
+  char text[256];
+  dc_build_flags_t flags = {0};
+  dc__opencl_options_text(&flags, true, text, sizeof(text));
+  ck_assert_ptr_nonnull(strstr(text, kFlag));
+  dc__opencl_options_text(&flags, false, text, sizeof(text));
+  ck_assert_ptr_null(strstr(text, kFlag));
+  flags.fast_math = true;
+  dc__opencl_options_text(&flags, true, text, sizeof(text));
+  ck_assert_ptr_null(strstr(text, kFlag));
+  ck_assert_ptr_nonnull(strstr(text, "-cl-fast-relaxed-math"));
+}
+END_TEST
+
 static Suite* opencl_device_suite(void) {
   Suite* s = suite_create("opencl_device");
   TCase* discovery = tcase_create("discovery");
@@ -390,6 +408,8 @@ static Suite* opencl_device_suite(void) {
   tcase_add_test(discovery, test_one_piece_of_hardware_is_one_device);
   tcase_add_test(discovery, test_opencl_is_a_reserved_backend_name);
   tcase_add_test(discovery, test_without_a_driver_there_are_no_devices);
+  tcase_add_test(discovery,
+                 test_builds_ask_for_correctly_rounded_division_and_sqrt);
   suite_add_tcase(s, discovery);
   if (g_devices > 0) {
     TCase* device = tcase_create("device");

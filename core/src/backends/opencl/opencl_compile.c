@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dc__opencl_options_text(const dc_build_flags_t* f, char* text,
-                             size_t size) {
+void dc__opencl_options_text(const dc_build_flags_t* f,
+                             bool rounded_div_sqrt, char* text, size_t size) {
   // -w: C permits what the generated code does (a label at a function's
   // end, a helper parameter nothing reads), and the CPU device's compiler
   // is as quiet about it.
-  snprintf(text, size, "-cl-std=CL1.2 -w%s%s%s%s%s",
+  snprintf(text, size, "-cl-std=CL1.2 -w%s%s%s%s%s%s",
+           rounded_div_sqrt && !f->fast_math
+               ? " -cl-fp32-correctly-rounded-divide-sqrt"
+               : "",
            f->fast_math ? " -cl-fast-relaxed-math" : "",
            f->finite_math ? " -cl-finite-math-only" : "",
            f->no_signed_zeros ? " -cl-no-signed-zeros" : "",

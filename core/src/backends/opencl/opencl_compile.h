@@ -7,9 +7,12 @@
 #include "opencl_internal.h"
 
 // The clBuildProgram options for a build with |flags| (NUL-terminated in
-// |text|).
+// |text|). Unless the build relaxes its math, they ask for correctly
+// rounded float division and square root when |rounded_div_sqrt| (the
+// device can: OpenCL C otherwise allows 2.5 and 3 ulp).
 DC_INTERNAL void dc__opencl_options_text(const dc_build_flags_t* flags,
-                                         char* text, size_t size);
+                                         bool rounded_div_sqrt, char* text,
+                                         size_t size);
 
 // Builds |source| (|length| bytes) of program |name| for |ocl|'s device
 // into |out_program|. A build the driver rejects is the engine's bug,

@@ -234,6 +234,11 @@ static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
   ocl->max_alloc = (size_t)max_alloc;
   ocl->stage_writes = stages_writes(ocl, unified);
   ocl->fp64 = has_extension(ocl, "cl_khr_fp64");
+  cl_device_fp_config fp32 = 0;
+  ocl->rounded_div_sqrt =
+      ocl->cl->get_device_info(ocl->device, CL_DEVICE_SINGLE_FP_CONFIG,
+                               sizeof(fp32), &fp32, NULL) == CL_SUCCESS &&
+      (fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   ocl->int64_atomics = has_extension(ocl, "cl_khr_int64_base_atomics");
   device_text(ocl, CL_DEVICE_VERSION, ocl->version, sizeof(ocl->version));
   device_text(ocl, CL_DRIVER_VERSION, ocl->driver, sizeof(ocl->driver));

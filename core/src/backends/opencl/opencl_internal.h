@@ -55,6 +55,9 @@ typedef struct dc__opencl_device_t {
   size_t max_alloc;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   size_t max_item_sizes[3];
   bool fp64;              // cl_khr_fp64
+  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: builds can ask for the float
+  // division and square root the kernel language promises.
+  bool rounded_div_sqrt;
   bool int64_atomics;     // cl_khr_int64_base_atomics
   char version[128];      // CL_DEVICE_VERSION
   char driver[64];        // CL_DRIVER_VERSION

@@ -258,7 +258,8 @@ dc_status_t dc__opencl_program_build(dc_device_t* device,
   DC_RETURN_IF_ERROR(
       dc_program_build_lower(b, DC_KERNEL_DIALECT_OPENCL_C, &lowered));
   char options[256];
-  dc__opencl_options_text(&b->flags, options, sizeof(options));
+  dc__opencl_options_text(&b->flags, ocl->rounded_div_sqrt, options,
+                          sizeof(options));
   dc__opencl_module_t* m = NULL;
   DC_RETURN_IF_ERROR(get_module(ocl, b, &lowered, options, &m));
   dc_program_set_backend_data(b->program, m);
