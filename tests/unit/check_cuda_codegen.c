@@ -253,6 +253,45 @@ START_TEST(test_c_that_cxx_rejects_is_rewritten) {
 }
 END_TEST
 
+START_TEST(test_float_division_by_a_constant_multiplies) {
+  static const char kSource[] =
+      "__kernel void k(__global float* f, __global double* d,\n"
+      "                __global float2* v, int n) {\n"
+      "  f[0] = f[1] / 3;\n"
+      "  f[2] /= 0.1f;\n"
+      "  f[9] = f[10] / 0.25f;\n"
+      "  f[3] = f[4] / f[5];\n"
+      "  f[6] = f[7] / 0.0f;\n"
+      "  d[0] = d[1] / 3.0;\n"
+      "  v[0] = v[1] / 3.0f;\n"
+      "  f[8] = n / 7;\n"
+      "}\n";
+  // The reciprocal and the divisor, exactly, as hexadecimal doubles.
+  static const char* const kWanted[] = {
+      "0x1.5555555555555p-2, 0x1.8p+1)",
+      "0x1.3fffffb000001p+3, 0x1.99999ap-4)", NULL};
+  expect_translation(kSource, false, kWanted);
+  translated_t x;
+  translate(&x, kSource, false);
+  // Each float / constant becomes one dc__div_by, in the plain entry and
+  // the coarsened one; division by a variable, by zero or by a power of
+  // two, double and vector division and integer division stay.
+  size_t calls = 0;
+  for (const char* at = x.t.text; (at = strstr(at, "dc__div_by(")) != NULL;
+       ++at) {
+    ++calls;
+  }
+  ck_assert_uint_eq(calls, 4);
+  ck_assert_ptr_nonnull(strstr(x.t.text, "/ (dcu_f)[5]"));
+  ck_assert_ptr_nonnull(strstr(x.t.text, "/ 0x0p+0f"));
+  ck_assert_ptr_nonnull(strstr(x.t.text, "/ 0x1p-2f"));
+  ck_assert_ptr_nonnull(strstr(x.t.text, "((dcu_d)[1] / 0x1.8p+1)"));
+  ck_assert_ptr_nonnull(strstr(x.t.text, "/ dc_float2(0x1.8p+1f)"));
+  ck_assert_ptr_nonnull(strstr(x.t.text, "(dcu_n / 7)"));
+  translated_free(&x);
+}
+END_TEST
+
 START_TEST(test_grid_sync_and_checked_mode) {
   static const char kSource[] =
       "void step(void) { dc_grid_sync(); }\n"
@@ -592,6 +631,7 @@ static Suite* cuda_codegen_suite(void) {
   tcase_add_test(gen, test_vectors_components_and_typed_builtins);
   tcase_add_test(gen, test_three_component_vectors);
   tcase_add_test(gen, test_c_that_cxx_rejects_is_rewritten);
+  tcase_add_test(gen, test_float_division_by_a_constant_multiplies);
   tcase_add_test(gen, test_grid_sync_and_checked_mode);
   tcase_add_test(gen, test_what_the_generator_rejects);
   tcase_add_test(gen, test_several_lanes_are_assigned_through_a_pointer);

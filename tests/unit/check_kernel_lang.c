@@ -1286,6 +1286,91 @@ START_TEST(test_kernel_lang_builtins_lightly) {
 }
 END_TEST
 
+//===-- core: correctly rounded division and square root ---------------===//
+
+// Float division (by a variable, by constants, as `/=`) and sqrt, over
+// bit patterns from every binade, subnormals and special values: the
+// results must be the host's IEEE results bit for bit (NaN as any NaN),
+// on every device (kernel-language.md: no fast-math options, correctly
+// rounded). The CUDA lowering divides by a constant through its
+// reciprocal and takes square roots in double arithmetic
+// (check_exact_rounding.c).
+static const char kRounding[] =
+    "__kernel void rounding(__global const float* x,\n"
+    "                       __global const float* y, __global float* o) {\n"
+    "  size_t i = get_global_id(0), n = get_global_size(0);\n"
+    "  float v = x[i], w = v;\n"
+    "  w /= -7.0f;\n"
+    "  o[i] = v / y[i];\n"
+    "  o[n + i] = v / 3;\n"
+    "  o[2 * n + i] = v / 98.0f;\n"
+    "  o[3 * n + i] = v / 0.1f;\n"
+    "  o[4 * n + i] = w;\n"
+    "  o[5 * n + i] = sqrt(v);\n"
+    "}\n";
+
+static float bits_to_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+START_TEST(test_kernel_lang_division_and_sqrt_are_correctly_rounded) {
+  enum { N = 1 << 15, OUTPUTS = 6 };
+  static const uint32_t kSpecial[] = {
+      0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+      0x7F7FFFFFu, 0x00800000u, 0x00000001u, 0x807FFFFFu, 0x3F800000u,
+      0x00000003u, 0x00000093u, 0x0000012Cu, 0x00000126u};
+  float* x = malloc(N * sizeof(float));
+  float* y = malloc(N * sizeof(float));
+  uint32_t state = 12345u;
+  for (size_t i = 0; i < N; ++i) {
+    state = state * 1664525u + 1013904223u;
+    uint32_t a = state;
+    state = state * 1664525u + 1013904223u;
+    // A quarter subnormal (and the ties of / 98 among them), the rest
+    // any pattern.
+    if (i % 4 == 0) a &= 0x807FFFFFu;
+    if (i < sizeof(kSpecial) / sizeof(kSpecial[0])) a = kSpecial[i];
+    x[i] = bits_to_float(a);
+    y[i] = bits_to_float(state);
+  }
+  for (uint32_t m = 1; m < 400; m += 2) {  // exact subnormal ties of / 98
+    x[N - m] = bits_to_float(m * 49u);
+  }
+  dc_program_t* p = build_on(dut, "rounding.cl", kRounding, NULL);
+  dc_buffer_t* bx = buffer_on(dut, DC_DTYPE_F32, N, x);
+  dc_buffer_t* by = buffer_on(dut, DC_DTYPE_F32, N, y);
+  dc_buffer_t* bo = sentinel_buffer(DC_DTYPE_F32, OUTPUTS * N);
+  dc_arg_t args[3] = {dc_arg_buffer(bx), dc_arg_buffer(by),
+                      dc_arg_buffer(bo)};
+  dispatch1(kernel_of(p, "rounding"), N, 0, args, 3);
+  const float* o = contents(bo);
+  static const char* const kWhat[OUTPUTS] = {"x / y",    "x / 3",
+                                             "x / 98.0f", "x / 0.1f",
+                                             "x /= -7.0f", "sqrt(x)"};
+  for (size_t i = 0; i < N; ++i) {
+    volatile float v = x[i];
+    float want[OUTPUTS] = {v / y[i], v / 3.0f,  v / 98.0f,
+                           v / 0.1f, v / -7.0f, sqrtf(v)};
+    for (int k = 0; k < OUTPUTS; ++k) {
+      float got = o[(size_t)k * N + i];
+      ck_assert_msg(memcmp(&got, &want[k], sizeof(got)) == 0 ||
+                        (isnan(got) && isnan(want[k])),
+                    "%s for x = %a, y = %a: %a, not %a", kWhat[k],
+                    (double)x[i], (double)y[i], (double)got,
+                    (double)want[k]);
+    }
+  }
+  free(x);
+  free(y);
+  dc_buffer_release(bx);
+  dc_buffer_release(by);
+  dc_buffer_release(bo);
+  dc_program_release(p);
+}
+END_TEST
+
 //===-- core: loop-mode control flow ------------------------------------===//
 
 START_TEST(test_kernel_lang_loop_control_flow) {
@@ -1500,6 +1585,8 @@ static Suite* kernel_lang_suite(void) {
   tcase_add_test(core, test_kernel_lang_atomics_histogram);
   tcase_add_test(core, test_kernel_lang_reqd_work_group_size);
   tcase_add_test(core, test_kernel_lang_builtins_lightly);
+  tcase_add_test(core,
+                 test_kernel_lang_division_and_sqrt_are_correctly_rounded);
   tcase_add_test(core, test_kernel_lang_loop_control_flow);
   tcase_add_test(core, test_kernel_lang_attributes_qualifiers_and_fences);
 

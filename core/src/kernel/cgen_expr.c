@@ -179,6 +179,38 @@ static bool needs_safe_division(const dc__cgen_t* g, const char* op,
          g->hooks->safe_division && !safe;
 }
 
+// The float constant |b| divides by, when `a / b` in |type| is a float
+// division by a finite nonzero constant that the hooks ask to divide
+// through its reciprocal (reciprocal_division: the prelude's dc__div_by,
+// which rounds the double nearest x / c to float). Not a power of two,
+// whose exact reciprocal the device compiler multiplies by itself.
+//
+// Why that is the float nearest x / c for every float x: it can differ
+// only if a float midpoint m (halfway between neighbouring floats; also
+// the overflow threshold), M 2^d with M odd and below 2^25, lies between
+// x / c and the double, which is x / c itself when that is a double and
+// otherwise within 2^-52 relative of it. With x = X 2^a and c = C 2^b
+// (X, C below 2^24), x - m c = X 2^a - M C 2^(d+b) is a multiple of
+// 2^min(a, d+b). When d+b <= a it is 0 (then x / c = m is a double and
+// comes out as m, rounding to even as the division does) or at least
+// 2^(d+b), which is more than 2^-49 of m c = M C 2^(d+b). When a < d+b
+// (only for a subnormal m: a normal one has M >= 2^24 > X), X 2^a near
+// M C 2^(d+b) with X < 2^24 puts 2^a above M C 2^(d+b-24), a 2^-24 part
+// of m c. So every other midpoint is farther from x / c than the double
+// is. tests/unit/check_exact_rounding.c runs the same arithmetic over
+// every significand, and every subnormal, for several constants.
+static bool reciprocal_divisor(const dc__cgen_t* g, const char* op,
+                               const dc__ty_t* type, operand_t b, float* c) {
+  if (!g->hooks->reciprocal_division || strcmp(op, "/") != 0 ||
+      is_vector(type) || dc__ty_element(type) != DC_SCALAR_FLOAT ||
+      b.expr == NULL || b.expr->kind != DC_EXPR_FLOAT) {
+    return false;
+  }
+  *c = (float)b.expr->value.f;
+  int exponent;
+  return isfinite(*c) && *c != 0.0f && fabsf(frexpf(*c, &exponent)) != 0.5f;
+}
+
 // `a op b` for operands of |type|, the type the operation is done in.
 static void emit_binop(dc__cgen_t* g, const char* op, const dc__ty_t* type,
                        operand_t a, operand_t b) {
@@ -192,6 +224,13 @@ static void emit_binop(dc__cgen_t* g, const char* op, const dc__ty_t* type,
     put(g, ", ");
     emit_operand(g, b);
     put(g, ")");
+    return;
+  }
+  float c;
+  if (reciprocal_divisor(g, op, type, b, &c)) {
+    put(g, "dc__div_by(");
+    emit_operand(g, a);
+    dc__cgen_printf(g, ", %a, %a)", 1.0 / (double)c, (double)c);
     return;
   }
   bool shift = strcmp(op, "<<") == 0 || strcmp(op, ">>") == 0;
@@ -360,7 +399,9 @@ static bool needs_update(const dc__cgen_t* g, const dc__expr_t* lhs,
       (op[0] == '+' || op[0] == '-')) {
     return true;
   }
-  return needs_safe_division(g, op, op_type, (operand_t){rhs, NULL});
+  float c;
+  return needs_safe_division(g, op, op_type, (operand_t){rhs, NULL}) ||
+         reciprocal_divisor(g, op, op_type, (operand_t){rhs, NULL}, &c);
 }
 
 static void emit_assign(dc__cgen_t* g, const dc__expr_t* e) {

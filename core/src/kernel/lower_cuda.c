@@ -273,6 +273,7 @@ static bool coarsens(const emitter_t* e, const dc__function_t* fn,
     .global_prefix = " static __device__", .stmt = cuda_stmt, \
     .builtin = cuda_builtin, .kernel = cuda_kernel,   \
     .safe_division = false, /* a GPU does not trap on x / 0 */ \
+    .reciprocal_division = true,                      \
   }
 // Helpers receive the launch record; checked ones the work-item's record,
 // whose polls they count down.

@@ -392,6 +392,65 @@ DC__COMPOUND(<<=, <<)
 DC__COMPOUND(>>=, >>)
 #undef DC__COMPOUND
 
+//===-- Correctly rounded float arithmetic in straight-line code ----------===//
+//
+// A correctly rounded float division or square root ends in a branch to a
+// slow path for rare operands, and the device compiler moves no later
+// load above that branch: a stencil that divides waits for each load in
+// turn. On GPUs whose doubles run at half the float rate (P100, V100,
+// A100, H100 and H200, B200: DC__FAST_DOUBLES) the prelude computes the
+// same results in a few double operations without a branch; elsewhere it
+// keeps CUDA's own.
+
+#if defined(__CUDA_ARCH__) &&                                           \
+    (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 ||                    \
+     __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#define DC__FAST_DOUBLES 1
+#else
+#define DC__FAST_DOUBLES 0
+#endif
+
+// x / c for a float constant c, as the generator writes it (r is the
+// double nearest 1/c). In double, x r is within 1.5 ulps of x / c, so one
+// fma gives its remainder exactly and one more the double nearest x / c
+// (x / c itself where that is a double); rounding that to float is
+// rounding x / c (cgen_expr.c, reciprocal_divisor, says why). Zeros,
+// infinities and NaN keep the product, which has the right sign.
+static __forceinline__ float dc__div_by(float x, double r, double c) {
+#if DC__FAST_DOUBLES
+  double q = (double)x * r;
+  double fixed = fma(fma(-q, c, (double)x), r, q);
+  return (float)(isfinite(q) && q != 0.0 ? fixed : q);
+#else
+  (void)r;
+  return x / (float)c;
+#endif
+}
+
+// sqrtf(x): from rsqrtf (within 2^-22; a subnormal x scaled into range),
+// one Newton step in double (2^-43), the root and one correction from its
+// residual, which leave it within half a double ulp and a 2^-80 part of
+// the root, where the nearest float midpoint is more than a 2^-51 part
+// away (x - m^2 for a midpoint m of 25 bits is 0 only if x has more than
+// 24; otherwise at least a 2^-50 part of m^2). So rounding to float gives
+// sqrtf's result; an exact root comes out exact. Zeros, infinity,
+// negative numbers and NaN take sqrtf's answers.
+static __forceinline__ float dc__sqrt_rn(float x) {
+#if DC__FAST_DOUBLES
+  bool tiny = x < 0x1p-126f;
+  double xd = x;
+  double y = (double)rsqrtf(tiny ? x * 0x1p24f : x) * (tiny ? 0x1p12 : 1.0);
+  y *= fma(-0.5 * xd * y, y, 1.5);
+  double s = xd * y;
+  double fixed = fma(fma(-s, s, xd), 0.5 * y, s);
+  return x > 0.0f && x < INFINITY ? (float)fixed
+         : x >= 0.0f              ? x
+                                  : __int_as_float(0x7fffffff);
+#else
+  return sqrtf(x);
+#endif
+}
+
 //===-- Components --------------------------------------------------------===//
 
 // The code generator writes v.x as v[0] (dc__vec's operator[], a
