@@ -1,8 +1,9 @@
-// check_exact_rounding.c: the straight-line double arithmetic by which the
-// CUDA prelude divides a float by a constant (dc__div_by, written where
-// the generator meets `x / c`: cgen_expr.c, reciprocal_divisor) and takes
-// a float's square root (dc__sqrt_rn) gives the correctly rounded result,
-// checked against the host's IEEE division and sqrtf, bit for bit.
+// check_exact_rounding.c: the straight-line arithmetic by which the CUDA
+// prelude divides a float by a constant (dc__div_by, in double, written
+// where the generator meets `x / c`: cgen_expr.c, reciprocal_divisor) and
+// takes a float's square root (dc__sqrt_rn, in float) gives the correctly
+// rounded result, checked against the host's IEEE division and sqrtf, bit
+// for bit.
 //
 // Scaling x by a power of two (of four for sqrt) scales every step
 // exactly while nothing is subnormal, so a binade (two for sqrt), every
@@ -43,15 +44,18 @@ static float float_of(uint32_t u) {
 // dc__sqrt_rn of lower_cuda_prelude.h, in C, with rsqrtf's answer off by
 // |error| of itself.
 static float sqrt_rn(float x, double error) {
-  bool tiny = x < 0x1p-126f;
-  double xd = x;
-  float start = (float)(1.0 / sqrt((double)(tiny ? x * 0x1p24f : x)) *
-                        (1.0 + error));
-  double y = (double)start * (tiny ? 0x1p12 : 1.0);
-  y *= fma(-0.5 * xd * y, y, 1.5);
-  double s = xd * y;
-  double fixed = fma(fma(-s, s, xd), 0.5 * y, s);
-  return x > 0.0f && x < INFINITY ? (float)fixed
+  bool small = x < 0x1p-100f;
+  float xs = small ? x * 0x1p64f : x;
+  float y = (float)(1.0 / sqrt((double)xs) * (1.0 + error));
+  float s = xs * y;
+  s = fmaf(fmaf(-s, s, xs), 0.5f * y, s);
+  float above = float_of(bits_of(s) + 1);
+  float below = float_of(bits_of(s) - 1);
+  s = fmaf(-s, above, xs) > 0.0f    ? above
+      : fmaf(-s, below, xs) <= 0.0f ? below
+                                    : s;
+  s *= small ? 0x1p-32f : 1.0f;
+  return x > 0.0f && x < INFINITY ? s
          : x >= 0.0f              ? x
                                   : NAN;
 }
@@ -131,6 +135,8 @@ START_TEST(test_sqrt_of_every_float) {
   double error = kStartErrors[_i];
   ck_assert_uint_eq(sqrt_mismatches(error, bits_of(1.0f), 1u << 24), 0);
   ck_assert_uint_eq(sqrt_mismatches(error, 0, 1u << 23), 0);
+  // Either side of where the root starts scaling x.
+  ck_assert_uint_eq(sqrt_mismatches(error, bits_of(0x1p-101f), 1u << 24), 0);
   ck_assert_uint_eq(sqrt_mismatches(error, bits_of(0x1p127f), (1u << 23) + 2),
                     0);
 }

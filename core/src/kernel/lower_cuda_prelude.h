@@ -397,10 +397,11 @@ DC__COMPOUND(>>=, >>)
 // A correctly rounded float division or square root ends in a branch to a
 // slow path for rare operands, and the device compiler moves no later
 // load above that branch: a stencil that divides waits for each load in
-// turn. On GPUs whose doubles run at half the float rate (P100, V100,
-// A100, H100 and H200, B200: DC__FAST_DOUBLES) the prelude computes the
-// same results in a few double operations without a branch; elsewhere it
-// keeps CUDA's own.
+// turn. The prelude computes the same results without a branch: a square
+// root in float arithmetic, a division by a constant in a few double
+// operations on GPUs whose doubles run at half the float rate (P100,
+// V100, A100, H100 and H200, B200: DC__FAST_DOUBLES; elsewhere CUDA's own
+// division).
 
 #if defined(__CUDA_ARCH__) &&                                           \
     (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 ||                    \
@@ -427,28 +428,28 @@ static __forceinline__ float dc__div_by(float x, double r, double c) {
 #endif
 }
 
-// sqrtf(x): from rsqrtf (within 2^-22; a subnormal x scaled into range),
-// one Newton step in double (2^-43), the root and one correction from its
-// residual, which leave it within half a double ulp and a 2^-80 part of
-// the root, where the nearest float midpoint is more than a 2^-51 part
-// away (x - m^2 for a midpoint m of 25 bits is 0 only if x has more than
-// 24; otherwise at least a 2^-50 part of m^2). So rounding to float gives
-// sqrtf's result; an exact root comes out exact. Zeros, infinity,
-// negative numbers and NaN take sqrtf's answers.
+// sqrtf(x), in float arithmetic on every GPU: rsqrtf's root (within
+// 2^-22), one Newton step from its residual (then within an ulp), and
+// Tuckerman's test: the root rounds to s exactly when s s- < x <= s s+
+// (s's neighbours below and above), which two fma residuals decide, so
+// the result is s or a neighbour. x below 2^-100 is scaled by 2^64 first
+// (the root by 2^-32 after, exactly), so that no residual underflows.
+// Zeros, infinity, negative numbers and NaN take sqrtf's answers.
 static __forceinline__ float dc__sqrt_rn(float x) {
-#if DC__FAST_DOUBLES
-  bool tiny = x < 0x1p-126f;
-  double xd = x;
-  double y = (double)rsqrtf(tiny ? x * 0x1p24f : x) * (tiny ? 0x1p12 : 1.0);
-  y *= fma(-0.5 * xd * y, y, 1.5);
-  double s = xd * y;
-  double fixed = fma(fma(-s, s, xd), 0.5 * y, s);
-  return x > 0.0f && x < INFINITY ? (float)fixed
+  bool small = x < 0x1p-100f;
+  float xs = small ? x * 0x1p64f : x;
+  float y = rsqrtf(xs);
+  float s = xs * y;
+  s = fmaf(fmaf(-s, s, xs), 0.5f * y, s);
+  float above = __int_as_float(__float_as_int(s) + 1);
+  float below = __int_as_float(__float_as_int(s) - 1);
+  s = fmaf(-s, above, xs) > 0.0f    ? above
+      : fmaf(-s, below, xs) <= 0.0f ? below
+                                    : s;
+  s *= small ? 0x1p-32f : 1.0f;
+  return x > 0.0f && x < INFINITY ? s
          : x >= 0.0f              ? x
                                   : __int_as_float(0x7fffffff);
-#else
-  return sqrtf(x);
-#endif
 }
 
 //===-- Components --------------------------------------------------------===//
