@@ -164,6 +164,11 @@ static void compare_run(const dc_manifest_run_t* run, const flavour_t* f,
       dc_device_info(f->device)->max_cooperative_groups == 0) {
     return;
   }
+  // Nor does a device run a work-group larger than its compiler allows
+  // the kernel (NVIDIA's OpenCL: 256): check_dispatch tests the refusal.
+  size_t group = 1;
+  for (int d = 0; d < 3; ++d) group *= run->local[d] ? run->local[d] : 1;
+  if (group > info.max_group_size) return;
   dc_runs_result_t got;
   dc_runs_execute(f->device, kernel, run, &got);
   if (got.status != reference->status) {
