@@ -1,23 +1,18 @@
-// check_exact_rounding.c: the straight-line arithmetic by which the CUDA
-// prelude divides a float by a constant (dc__div_by, in double, written
-// where the generator meets `x / c`: cgen_expr.c, reciprocal_divisor) and
-// takes a float's square root (dc__sqrt_rn, in float) gives the correctly
-// rounded result, checked against the host's IEEE division and sqrtf, bit
-// for bit.
+// check_exact_rounding.c: the straight-line double arithmetic by which the
+// CUDA prelude divides a float by a constant (dc__div_by, written where
+// the generator meets `x / c`: cgen_expr.c, reciprocal_divisor) gives the
+// correctly rounded quotient, checked against the host's IEEE division,
+// bit for bit.
 //
-// Scaling x by a power of two (of four for sqrt) scales every step
-// exactly while nothing is subnormal, so a binade (two for sqrt), every
-// subnormal and the top binade cover every float. The divisors are chosen
-// to be awkward: inexact reciprocals, ones whose quotients include exact
-// subnormal ties (6, 98: for 98 the product x r alone, rounded to float,
-// is wrong for 19,950 subnormals), a subnormal and a huge divisor. The
-// square root's start, rsqrtf (2 ulp), is stood in for by the exact
-// reciprocal root off by -2^-21, 0 and +2^-21 of itself. The
-// device-generic kernel_lang suite then checks the generated code on each
-// device against the same operations.
+// Scaling x by a power of two scales every step exactly while nothing is
+// subnormal, so a binade, every subnormal and the top binade cover every
+// float. The divisors are chosen to be awkward: inexact reciprocals, ones
+// whose quotients include exact subnormal ties (6, 98: for 98 the product
+// x r alone, rounded to float, is wrong for 19,950 subnormals), a
+// subnormal and a huge divisor. The device-generic kernel_lang suite then
+// checks the generated code on each device against the same division.
 // SPDX-License-Identifier: MIT
 #include <math.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "check_util.h"
@@ -41,25 +36,6 @@ static float float_of(uint32_t u) {
   return f;
 }
 
-// dc__sqrt_rn of lower_cuda_prelude.h, in C, with rsqrtf's answer off by
-// |error| of itself.
-static float sqrt_rn(float x, double error) {
-  bool small = x < 0x1p-100f;
-  float xs = small ? x * 0x1p64f : x;
-  float y = (float)(1.0 / sqrt((double)xs) * (1.0 + error));
-  float s = xs * y;
-  s = fmaf(fmaf(-s, s, xs), 0.5f * y, s);
-  float above = float_of(bits_of(s) + 1);
-  float below = float_of(bits_of(s) - 1);
-  s = fmaf(-s, above, xs) > 0.0f    ? above
-      : fmaf(-s, below, xs) <= 0.0f ? below
-                                    : s;
-  s *= small ? 0x1p-32f : 1.0f;
-  return x > 0.0f && x < INFINITY ? s
-         : x >= 0.0f              ? x
-                                  : NAN;
-}
-
 static bool same(float got, float want) {
   return bits_of(got) == bits_of(want) || (isnan(got) && isnan(want));
 }
@@ -79,26 +55,6 @@ static uint64_t mismatches(float c, uint32_t first, uint32_t count) {
       if (bad++ == 0) {
         printf("%a / %a: got %a, the division gives %a\n", (double)x,
                (double)c, (double)got, (double)want);
-      }
-    }
-  }
-  return bad;
-}
-
-// The same for sqrt of float_of(first + i) and its negation, rsqrtf off
-// by |error|.
-static uint64_t sqrt_mismatches(double error, uint32_t first,
-                                uint32_t count) {
-  uint64_t bad = 0;
-  uint32_t signs = first == 0 ? 2 : 1;  // negative numbers: NaN (or -0)
-  for (uint32_t i = 0; i < count; ++i) {
-    for (uint32_t sign = 0; sign < signs; ++sign) {
-      float x = float_of((first + i) | sign << 31);
-      float want = sqrtf(x), got = sqrt_rn(x, error);
-      if (same(got, want)) continue;
-      if (bad++ == 0) {
-        printf("sqrt(%a), rsqrtf off by %g: got %a, sqrtf gives %a\n",
-               (double)x, error, (double)got, (double)want);
       }
     }
   }
@@ -129,19 +85,6 @@ START_TEST(test_the_top_binade_and_the_special_values) {
 }
 END_TEST
 
-static const double kStartErrors[] = {-0x1p-21, 0.0, 0x1p-21};
-
-START_TEST(test_sqrt_of_every_float) {
-  double error = kStartErrors[_i];
-  ck_assert_uint_eq(sqrt_mismatches(error, bits_of(1.0f), 1u << 24), 0);
-  ck_assert_uint_eq(sqrt_mismatches(error, 0, 1u << 23), 0);
-  // Either side of where the root starts scaling x.
-  ck_assert_uint_eq(sqrt_mismatches(error, bits_of(0x1p-101f), 1u << 24), 0);
-  ck_assert_uint_eq(sqrt_mismatches(error, bits_of(0x1p127f), (1u << 23) + 2),
-                    0);
-}
-END_TEST
-
 static Suite* exact_rounding_suite(void) {
   Suite* s = suite_create("exact_rounding");
   TCase* tc = tcase_create("core");
@@ -150,8 +93,6 @@ static Suite* exact_rounding_suite(void) {
   tcase_add_loop_test(tc, test_every_significand_of_a_binade, 0, n);
   tcase_add_loop_test(tc, test_every_subnormal_and_zero, 0, n);
   tcase_add_loop_test(tc, test_the_top_binade_and_the_special_values, 0, n);
-  tcase_add_loop_test(tc, test_sqrt_of_every_float, 0,
-                      (int)(sizeof(kStartErrors) / sizeof(kStartErrors[0])));
   suite_add_tcase(s, tc);
   return s;
 }

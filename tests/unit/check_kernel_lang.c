@@ -1293,8 +1293,7 @@ END_TEST
 // results must be the host's IEEE results bit for bit (NaN as any NaN),
 // on every device (kernel-language.md: no fast-math options, correctly
 // rounded). The CUDA lowering divides by a constant through its
-// reciprocal and takes square roots in double arithmetic
-// (check_exact_rounding.c).
+// reciprocal (check_exact_rounding.c).
 static const char kRounding[] =
     "__kernel void rounding(__global const float* x,\n"
     "                       __global const float* y, __global float* o) {\n"

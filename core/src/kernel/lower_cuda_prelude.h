@@ -392,16 +392,16 @@ DC__COMPOUND(<<=, <<)
 DC__COMPOUND(>>=, >>)
 #undef DC__COMPOUND
 
-//===-- Correctly rounded float arithmetic in straight-line code ----------===//
+//===-- Division by a constant --------------------------------------------===//
 //
-// A correctly rounded float division or square root ends in a branch to a
-// slow path for rare operands, and the device compiler moves no later
-// load above that branch: a stencil that divides waits for each load in
-// turn. The prelude computes the same results without a branch: a square
-// root in float arithmetic, a division by a constant in a few double
-// operations on GPUs whose doubles run at half the float rate (P100,
-// V100, A100, H100 and H200, B200: DC__FAST_DOUBLES; elsewhere CUDA's own
-// division).
+// A correctly rounded float division ends in a branch to a slow path for
+// rare operands, and the device compiler moves no later load above that
+// branch: a stencil that divides waits for each load in turn. On GPUs
+// whose doubles run at half the float rate (P100, V100, A100, H100 and
+// H200, B200: DC__FAST_DOUBLES) a division by a constant gives the same
+// result in a few double operations without a branch; elsewhere it stays
+// CUDA's own. (A square root done so, in float or double arithmetic, made
+// Sobel slower on an H200 than CUDA's sqrtf: it stays CUDA's.)
 
 #if defined(__CUDA_ARCH__) &&                                           \
     (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 ||                    \
@@ -426,30 +426,6 @@ static __forceinline__ float dc__div_by(float x, double r, double c) {
   (void)r;
   return x / (float)c;
 #endif
-}
-
-// sqrtf(x), in float arithmetic on every GPU: rsqrtf's root (within
-// 2^-22), one Newton step from its residual (then within an ulp), and
-// Tuckerman's test: the root rounds to s exactly when s s- < x <= s s+
-// (s's neighbours below and above), which two fma residuals decide, so
-// the result is s or a neighbour. x below 2^-100 is scaled by 2^64 first
-// (the root by 2^-32 after, exactly), so that no residual underflows.
-// Zeros, infinity, negative numbers and NaN take sqrtf's answers.
-static __forceinline__ float dc__sqrt_rn(float x) {
-  bool small = x < 0x1p-100f;
-  float xs = small ? x * 0x1p64f : x;
-  float y = rsqrtf(xs);
-  float s = xs * y;
-  s = fmaf(fmaf(-s, s, xs), 0.5f * y, s);
-  float above = __int_as_float(__float_as_int(s) + 1);
-  float below = __int_as_float(__float_as_int(s) - 1);
-  s = fmaf(-s, above, xs) > 0.0f    ? above
-      : fmaf(-s, below, xs) <= 0.0f ? below
-                                    : s;
-  s *= small ? 0x1p-32f : 1.0f;
-  return x > 0.0f && x < INFINITY ? s
-         : x >= 0.0f              ? x
-                                  : __int_as_float(0x7fffffff);
 }
 
 //===-- Components --------------------------------------------------------===//

@@ -142,9 +142,7 @@ DC__CUDA1(round)
 DC__CUDA1(rsqrt)
 DC__CUDA1(sin)
 DC__CUDA1(sinh)
-static __forceinline__ float dc__sqrt(float x) { return dc__sqrt_rn(x); }
-static __forceinline__ double dc__sqrt(double x) { return ::sqrt(x); }
-DC__FLIFT1(sqrt)
+DC__CUDA1(sqrt)
 DC__CUDA1(tan)
 DC__CUDA1(tanh)
 DC__CUDA1(tgamma)
