@@ -35,9 +35,11 @@ local source = [[
     for (int d = -R; d <= R; ++d) s += in[y * w + clamp(x + d, 0, w - 1)];
     out[y * w + x] = s / (2 * R + 1);
   }
-  // blur_h multiplying by the reciprocal: the correctly rounded division
-  // of the others ends in a branch the GPU compiler does not move loads
-  // across, which a coarsened thread pays for at each of its items.
+  // blur_h multiplying by the reciprocal: a correctly rounded division
+  // ends in a branch the GPU compiler does not move loads across, which a
+  // coarsened thread pays for at each of its items, unless the engine
+  // divides by the constant without one (docs/cuda.md): this row shows
+  // whether it does.
   __kernel void blur_h_recip(__global const float* in, __global float* out,
                              int w) {
     int x = get_global_id(0), y = get_global_id(1);
