@@ -282,6 +282,41 @@ START_TEST(test_local_arguments_share_one_block_of_the_widest_alignment) {
 }
 END_TEST
 
+// Reads the file at |path| into a malloc'd string (NULL when absent).
+static char* read_text(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  char* text = calloc(1, 1 << 20);
+  ck_assert_ptr_nonnull(text);
+  size_t n = fread(text, 1, (1 << 20) - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  return text;
+}
+
+// DC_KERNEL_DUMP keeps what every lowering gave a device's compiler, named
+// by the build and the dialect; a directory it cannot write to leaves the
+// build as it was.
+START_TEST(test_kernel_dump_keeps_each_lowering) {
+  char dir[512], path[600];
+  dc_test_make_temp_dir(dir, sizeof(dir), "dc-dump");
+  setenv("DC_KERNEL_DUMP", dir, 1);
+  dc_program_t* program = build(kSource, NULL);
+  dc_program_release(program);
+  snprintf(path, sizeof(path), "%s/proxied.cl.cl", dir);
+  char* cl = read_text(path);
+  ck_assert_msg(cl != NULL, "no %s", path);
+  ck_assert_ptr_nonnull(strstr(cl, "__kernel void"));
+  ck_assert_ptr_nonnull(strstr(cl, "with_helper_barrier"));
+  free(cl);
+  setenv("DC_KERNEL_DUMP", "/nonexistent/dc-dump", 1);
+  program = build(kSource, NULL);
+  dc_program_release(program);
+  unsetenv("DC_KERNEL_DUMP");
+  dc_test_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(test_a_checked_build_lowers_with_its_fault_record) {
   dc_program_t* program = build(kSource, "-dc-checked");
   ck_assert(seen.checked);
@@ -405,6 +440,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, test_the_build_carries_the_program_lowered_to_opencl_c);
   tcase_add_test(tc,
                  test_local_arguments_share_one_block_of_the_widest_alignment);
+  tcase_add_test(tc, test_kernel_dump_keeps_each_lowering);
   tcase_add_test(tc, test_a_checked_build_lowers_with_its_fault_record);
   tcase_add_test(tc, test_device_compiler_errors_reach_the_caller);
   tcase_add_test(tc, test_grid_sync_kernels_build_but_never_run);

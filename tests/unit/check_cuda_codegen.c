@@ -418,8 +418,6 @@ static dc_status_t compile_for_arch(const char* name, const char* source,
                         &diag, &lowered);
   }
   if (st == DC_OK) {
-    char path[1024];
-    (void)dc__cuda_dump_source(diag.file, &lowered, path, sizeof(path));
     dc_build_flags_t flags = {.fast_math = opts.fast_math,
                               .finite_math = opts.finite_math,
                               .no_signed_zeros = opts.no_signed_zeros,

@@ -5,7 +5,10 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "log_internal.h"
 #include "lower.h"
 #include "program_internal.h"
 
@@ -13,6 +16,35 @@
 static bool in_progress(const dc_program_build_t* b) {
   return b != NULL && b->tree != NULL && b->program != NULL &&
          b->program->building;
+}
+
+// With DC_KERNEL_DUMP set to a directory, writes |lowered| there as
+// <build name>.<the dialect's extension> ('/' in the name become '_'), to
+// read what a device's compiler was given; a failure is only logged.
+static void dump_lowered(const dc_program_build_t* b,
+                         dc_kernel_dialect_t dialect,
+                         const dc_lowered_program_t* lowered) {
+  const char* dir = getenv("DC_KERNEL_DUMP");
+  if (dir == NULL || *dir == '\0') return;
+  const char* extension = dialect == DC_KERNEL_DIALECT_OPENCL_C ? "cl"
+                          : dialect == DC_KERNEL_DIALECT_CUDA_C ? "cu"
+                                                                : "c";
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/%s.%s", dir, b->name, extension);
+  for (char* c = path + strlen(dir) + 1; *c; ++c) {
+    if (*c == '/') *c = '_';
+  }
+  FILE* f = fopen(path, "w");
+  bool ok = f != NULL &&
+            fwrite(lowered->text, 1, lowered->length, f) == lowered->length;
+  if (f != NULL && fclose(f) != 0) ok = false;
+  dc_context_t* ctx = b->program->device->context;
+  if (ok) {
+    DC_LOG(ctx, DC_LOG_DEBUG, "kernel", "wrote %s", path);
+  } else {
+    DC_LOG(ctx, DC_LOG_WARN, "kernel", "DC_KERNEL_DUMP: cannot write %s",
+           path);
+  }
 }
 
 dc_status_t dc_program_build_lower(dc_program_build_t* b,
@@ -27,19 +59,26 @@ dc_status_t dc_program_build_lower(dc_program_build_t* b,
                    "from program_build)", fn);
   }
   const struct dc__build_tree_t* t = b->tree;
+  dc_status_t st;
   switch (dialect) {
     case DC_KERNEL_DIALECT_OPENCL_C:
-      return dc__lower_opencl(t->arena, t->ast, t->diag->file, b->checked,
-                              t->diag, out);
-    case DC_KERNEL_DIALECT_C:
-      return dc__lower_c(t->arena, t->ast, t->diag->file, b->checked,
-                         t->diag, out);
-    case DC_KERNEL_DIALECT_CUDA_C:
-      return dc__lower_cuda(t->arena, t->ast, t->diag->file, b->checked,
+      st = dc__lower_opencl(t->arena, t->ast, t->diag->file, b->checked,
                             t->diag, out);
+      break;
+    case DC_KERNEL_DIALECT_C:
+      st = dc__lower_c(t->arena, t->ast, t->diag->file, b->checked, t->diag,
+                       out);
+      break;
+    case DC_KERNEL_DIALECT_CUDA_C:
+      st = dc__lower_cuda(t->arena, t->ast, t->diag->file, b->checked,
+                          t->diag, out);
+      break;
+    default:
+      return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: unknown dialect %d", fn,
+                     (int)dialect);
   }
-  return DC_FAIL(DC_ERR_INVALID_ARGUMENT, "%s: unknown dialect %d", fn,
-                 (int)dialect);
+  if (st == DC_OK) dump_lowered(b, dialect, out);
+  return st;
 }
 
 // The fingerprint of the compiler's sources (core/src/kernel, every

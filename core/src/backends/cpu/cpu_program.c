@@ -151,27 +151,6 @@ static int remove_entry(const char* path, const struct stat* st, int flag,
   return remove(path);
 }
 
-// With DC_KERNEL_DUMP set to a directory, keeps each program's generated C
-// there as <name>.c, to read what the compiler was given.
-static void dump_source(dc__cpu_device_t* cpu, const char* name,
-                        const dc_lowered_program_t* code) {
-  const char* dir = getenv("DC_KERNEL_DUMP");
-  if (dir == NULL || *dir == '\0') return;
-  char path[1024];
-  snprintf(path, sizeof(path), "%s/%s.c", dir, name);
-  for (char* c = path + strlen(dir) + 1; *c; ++c) {
-    if (*c == '/') *c = '_';
-  }
-  FILE* f = fopen(path, "w");
-  if (f == NULL || fwrite(code->text, 1, code->length, f) != code->length) {
-    DC_LOG(cpu->base.context, DC_LOG_WARN, "cpu", "DC_KERNEL_DUMP: cannot "
-           "write %s", path);
-  } else {
-    DC_LOG(cpu->base.context, DC_LOG_DEBUG, "cpu", "wrote %s", path);
-  }
-  if (f != NULL) fclose(f);
-}
-
 // Lowers the program to C and compiles it into |so_path|; |modes|
 // receives each kernel's execution mode (an index of kModeNames).
 static dc_status_t compile_program(dc__cpu_device_t* cpu,
@@ -190,7 +169,6 @@ static dc_status_t compile_program(dc__cpu_device_t* cpu,
   }
   dc_context_params_t params;
   dc_context_params(cpu->base.context, &params);
-  dump_source(cpu, b->name, &lowered);
   return dc__cpu_compile(params.c_compiler, dir, lowered.text,
                          lowered.length, b, cpu->allocator, so_path);
 }

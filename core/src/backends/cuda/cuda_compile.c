@@ -192,19 +192,3 @@ void dc__cuda_image_free(dc__cuda_image_t* image) {
   image->data = NULL;
   image->size = 0;
 }
-
-bool dc__cuda_dump_source(const char* name,
-                          const dc_lowered_program_t* lowered, char* path,
-                          size_t path_size) {
-  const char* dir = getenv("DC_KERNEL_DUMP");
-  if (dir == NULL || *dir == '\0') return true;
-  snprintf(path, path_size, "%s/%s.cu", dir, name);
-  for (char* c = path + strlen(dir) + 1; *c; ++c) {
-    if (*c == '/') *c = '_';
-  }
-  FILE* f = fopen(path, "w");
-  bool ok = f != NULL &&
-            fwrite(lowered->text, 1, lowered->length, f) == lowered->length;
-  if (f != NULL && fclose(f) != 0) ok = false;
-  return ok;
-}

@@ -67,11 +67,4 @@ DC_INTERNAL dc_status_t dc__cuda_nvrtc_compile(
 
 DC_INTERNAL void dc__cuda_image_free(dc__cuda_image_t* image);
 
-// With DC_KERNEL_DUMP set to a directory, writes the lowered source of
-// program |name| there as <name>.cu ('/' in the name become '_') and
-// returns false if that fails (|path| says where); true otherwise.
-DC_INTERNAL bool dc__cuda_dump_source(const char* name,
-                                      const dc_lowered_program_t* lowered,
-                                      char* path, size_t path_size);
-
 #endif  // DC_CUDA_COMPILE_H_

@@ -180,11 +180,6 @@ static dc_status_t compile_program(dc__cuda_device_t* cuda,
   for (size_t k = 0; k < lowered.kernel_count; ++k) {
     barriers[k] = lowered.kernels[k].reaches_barrier;
   }
-  char path[1024];
-  if (!dc__cuda_dump_source(b->name, &lowered, path, sizeof(path))) {
-    DC_LOG(cuda->base.context, DC_LOG_WARN, "cuda",
-           "DC_KERNEL_DUMP: cannot write %s", path);
-  }
   dc__cuda_target_t target = {cuda->target_arch, cuda->target_ptx};
   dc__cuda_log_sink_t sink = {log_to_build, b};
   return dc__cuda_nvrtc_compile(cuda->api->nvrtc, &lowered, b->name,

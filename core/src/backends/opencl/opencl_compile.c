@@ -78,17 +78,3 @@ dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
   *out_program = program;
   return DC_OK;
 }
-
-bool dc__opencl_dump_source(const char* name, const char* source,
-                            size_t length, char* path, size_t path_size) {
-  const char* dir = getenv("DC_KERNEL_DUMP");
-  if (dir == NULL || *dir == '\0') return true;
-  snprintf(path, path_size, "%s/%s.cl", dir, name);
-  for (char* c = path + strlen(dir) + 1; *c; ++c) {
-    if (*c == '/') *c = '_';
-  }
-  FILE* f = fopen(path, "w");
-  bool ok = f != NULL && fwrite(source, 1, length, f) == length;
-  if (f != NULL && fclose(f) != 0) ok = false;
-  return ok;
-}

@@ -27,12 +27,4 @@ DC_INTERNAL dc_status_t dc__opencl_build_source(dc__opencl_device_t* ocl,
                                                 const char* options,
                                                 cl_program* out_program);
 
-// With DC_KERNEL_DUMP naming a directory, writes |source| there as
-// <name>.cl ('/' in the name becoming '_'; as the CUDA device dumps its
-// .cu files) and returns whether it could; true when the variable is
-// unset. |path| receives the file's path.
-DC_INTERNAL bool dc__opencl_dump_source(const char* name, const char* source,
-                                        size_t length, char* path,
-                                        size_t path_size);
-
 #endif  // DC_OPENCL_COMPILE_H_

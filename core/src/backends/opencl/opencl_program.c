@@ -107,12 +107,6 @@ static dc_status_t build_module(dc__opencl_device_t* ocl,
   memcpy(m->key, key, 32);
   m->refs = 1;
   m->state_size = lowered->checked_state_size;
-  char path[1024];
-  if (!dc__opencl_dump_source(b->name, lowered->text, lowered->length, path,
-                              sizeof(path))) {
-    DC_LOG(ocl->base.context, DC_LOG_WARN, "opencl",
-           "DC_KERNEL_DUMP: cannot write %s", path);
-  }
   dc_status_t st = dc__opencl_build_source(ocl, b->name, lowered->text,
                                            lowered->length, options,
                                            &m->program);
