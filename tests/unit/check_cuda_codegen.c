@@ -536,6 +536,42 @@ START_TEST(test_images_hold_the_entry_points) {
 }
 END_TEST
 
+// A float division by a constant compiles to double multiply-adds, with
+// no float division left, where doubles run at half the float rate
+// (compute_90); to CUDA's division elsewhere (compute_75) and under
+// -cl-fast-relaxed-math, whose approximate division is faster still.
+START_TEST(test_division_by_a_constant_reaches_the_ptx) {
+  if (nvrtc == NULL) return;
+  static const char kSource[] =
+      "__kernel void third(__global const float* x, __global float* o) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  o[i] = x[i] / 3.0f;\n"
+      "}\n";
+  static const struct {
+    const char* arch;
+    const char* options;
+    bool doubles;
+  } kCases[] = {{"compute_90", NULL, true},
+                {"compute_75", NULL, false},
+                {"compute_90", "-cl-fast-relaxed-math", false}};
+  for (size_t c = 0; c < sizeof(kCases) / sizeof(kCases[0]); ++c) {
+    dc__cuda_image_t image;
+    DC_CK_OK(compile_for_arch("third.cl", kSource, kCases[c].options,
+                              kCases[c].arch, false, NULL, 0, &image));
+    char* ptx = strndup(image.data, image.size);
+    bool fma64 = strstr(ptx, "fma.rn.f64") != NULL;
+    bool div32 = strstr(ptx, "div.rn.f32") != NULL ||
+                 strstr(ptx, "div.approx") != NULL ||
+                 strstr(ptx, "div.full") != NULL;
+    ck_assert_msg(fma64 == kCases[c].doubles && div32 == !kCases[c].doubles,
+                  "%s %s: fma.rn.f64 %d, a float division %d", kCases[c].arch,
+                  kCases[c].options ? kCases[c].options : "", fma64, div32);
+    free(ptx);
+    dc__cuda_image_free(&image);
+  }
+}
+END_TEST
+
 // Errors are found by the front end, at the user's file, line and
 // column, before NVRTC sees the program.
 START_TEST(test_compile_errors_point_at_the_user_source) {
@@ -640,6 +676,7 @@ static Suite* cuda_codegen_suite(void) {
   tcase_add_test(nv, test_corpus_compiles_for_sm_90);
   tcase_add_test(nv, test_builtin_kernels_compile_for_every_target);
   tcase_add_test(nv, test_images_hold_the_entry_points);
+  tcase_add_test(nv, test_division_by_a_constant_reaches_the_ptx);
   tcase_add_test(nv, test_compile_errors_point_at_the_user_source);
   tcase_add_test(nv, test_targets_follow_nvrtc);
   suite_add_tcase(s, nv);

@@ -399,8 +399,9 @@ DC__COMPOUND(>>=, >>)
 // branch: a stencil that divides waits for each load in turn. On GPUs
 // whose doubles run at half the float rate (P100, V100, A100, H100 and
 // H200, B200: DC__FAST_DOUBLES) a division by a constant gives the same
-// result in a few double operations without a branch; elsewhere it stays
-// CUDA's own. (A square root done so, in float or double arithmetic, made
+// result in a few double operations without a branch; elsewhere, and
+// under --use_fast_math (whose approximate division is faster still), it
+// stays CUDA's own. (A square root done so, in float or double arithmetic, made
 // Sobel slower on an H200 than CUDA's sqrtf: it stays CUDA's.)
 
 #if defined(__CUDA_ARCH__) &&                                           \
@@ -418,7 +419,7 @@ DC__COMPOUND(>>=, >>)
 // rounding x / c (cgen_expr.c, reciprocal_divisor, says why). Zeros,
 // infinities and NaN keep the product, which has the right sign.
 static __forceinline__ float dc__div_by(float x, double r, double c) {
-#if DC__FAST_DOUBLES
+#if DC__FAST_DOUBLES && !__USE_FAST_MATH__
   double q = (double)x * r;
   double fixed = fma(fma(-q, c, (double)x), r, q);
   return (float)(isfinite(q) && q != 0.0 ? fixed : q);
