@@ -198,7 +198,8 @@ static bool needs_safe_division(const dc__cgen_t* g, const char* op,
 // M C 2^(d+b) with X < 2^24 puts 2^a above M C 2^(d+b-24), a 2^-24 part
 // of m c. So every other midpoint is farther from x / c than the double
 // is. tests/unit/check_exact_rounding.c runs the same arithmetic over
-// every significand, and every subnormal, for several constants.
+// every significand, every subnormal and every exact subnormal tie, for
+// ten divisors.
 static bool reciprocal_divisor(const dc__cgen_t* g, const char* op,
                                const dc__ty_t* type, operand_t b, float* c) {
   if (!g->hooks->reciprocal_division || strcmp(op, "/") != 0 ||
