@@ -10,8 +10,6 @@
 #include "cuda_compile.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum {
   NVRTC_ERROR_OUT_OF_MEMORY = 1,

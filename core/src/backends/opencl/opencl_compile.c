@@ -4,8 +4,6 @@
 #include "opencl_compile.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 void dc__opencl_options_text(const dc_build_flags_t* f,
                              bool rounded_div_sqrt, char* text, size_t size) {
