@@ -312,6 +312,13 @@ START_TEST(test_kernel_dump_keeps_each_lowering) {
   setenv("DC_KERNEL_DUMP", "/nonexistent/dc-dump", 1);
   program = build(kSource, NULL);
   dc_program_release(program);
+  char long_dir[1100];  // longer than any path the dump writes
+  memset(long_dir, 'd', sizeof(long_dir) - 1);
+  long_dir[0] = '/';
+  long_dir[sizeof(long_dir) - 1] = '\0';
+  setenv("DC_KERNEL_DUMP", long_dir, 1);
+  program = build(kSource, NULL);
+  dc_program_release(program);
   unsetenv("DC_KERNEL_DUMP");
   dc_test_remove_tree(dir);
 }

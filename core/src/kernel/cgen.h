@@ -57,10 +57,10 @@ typedef struct dc__cgen_hooks_t {
   // those trap (x86), not on a GPU.
   bool safe_division;
   // A float divided by a floating constant c becomes the prelude's
-  // dc__div_by(x, 1/c, c): the same correctly rounded quotient for every x
-  // (cgen_expr.c says why) in straight-line double arithmetic, without the
-  // division's branch to a slow path, across which a GPU compiler does
-  // not move the loads that follow (CUDA).
+  // dc__div_by(x, 1/c, c), which may compute the same correctly rounded
+  // quotient in straight-line double arithmetic (cgen_expr.c says why),
+  // without the division's branch to a slow path, across which a GPU
+  // compiler does not move the loads that follow (CUDA).
   bool reciprocal_division;
   // OpenCL C (the OpenCL device; with cxx false): pointed-to types keep
   // their address spaces (__global, __local, __constant; private is

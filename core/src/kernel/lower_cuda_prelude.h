@@ -401,8 +401,9 @@ DC__COMPOUND(>>=, >>)
 // H200, B200: DC__FAST_DOUBLES) a division by a constant gives the same
 // result in a few double operations without a branch; elsewhere, and
 // under --use_fast_math (whose approximate division is faster still), it
-// stays CUDA's own. (A square root done so, in float or double arithmetic, made
-// Sobel slower on an H200 than CUDA's sqrtf: it stays CUDA's.)
+// stays CUDA's own. (A square root done so, in float or double
+// arithmetic, made Sobel slower on an H200 than CUDA's sqrtf: it stays
+// CUDA's.)
 
 #if defined(__CUDA_ARCH__) &&                                           \
     (__CUDA_ARCH__ == 600 || __CUDA_ARCH__ == 700 ||                    \

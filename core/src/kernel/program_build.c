@@ -30,7 +30,12 @@ static void dump_lowered(const dc_program_build_t* b,
                           : dialect == DC_KERNEL_DIALECT_CUDA_C ? "cu"
                                                                 : "c";
   char path[1024];
-  snprintf(path, sizeof(path), "%s/%s.%s", dir, b->name, extension);
+  int n = snprintf(path, sizeof(path), "%s/%s.%s", dir, b->name, extension);
+  if (n < 0 || (size_t)n >= sizeof(path)) {
+    DC_LOG(b->program->device->context, DC_LOG_WARN, "kernel",
+           "DC_KERNEL_DUMP: the path for '%s' is too long", b->name);
+    return;
+  }
   for (char* c = path + strlen(dir) + 1; *c; ++c) {
     if (*c == '/') *c = '_';
   }
