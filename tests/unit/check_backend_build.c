@@ -35,6 +35,7 @@ static struct {
   char name[64];
   bool text_has_fault_record;
   bool text_has_wide_local_block;
+  char text[1 << 16];  // the lowered text (cut to fit)
   int builds;
 } seen;
 
@@ -55,6 +56,7 @@ static void record_build(const dc_program_build_t* b,
   seen.text_has_fault_record = strstr(lowered->text, "dc_fault") != NULL;
   seen.text_has_wide_local_block =
       strstr(lowered->text, "__local ulong16* dc_lmem") != NULL;
+  snprintf(seen.text, sizeof(seen.text), "%s", lowered->text);
 }
 
 static dc_status_t proxy_build(dc_device_t* device, dc_program_build_t* b) {
@@ -282,6 +284,37 @@ START_TEST(test_local_arguments_share_one_block_of_the_widest_alignment) {
 }
 END_TEST
 
+// Where OpenCL drivers were found to differ from OpenCL C (NVIDIA's: the
+// differential tests), the lowering calls the prelude's forms instead:
+// lgamma_r, mad_sat of longs, saturating conversions of floating values.
+// The same built-ins of other types stay the driver's.
+START_TEST(test_builtins_drivers_get_wrong_go_through_the_prelude) {
+  dc_program_t* program = build(
+      "kernel void k(global long* o, global float* f, global int* s,\n"
+      "              global double* d) {\n"
+      "  long la = o[0]; int ia = s[0];\n"
+      "  o[1] = mad_sat(la, la, la);\n"
+      "  s[1] = mad_sat(ia, ia, ia);\n"
+      "  o[2] = convert_long_sat(f[0]);\n"
+      "  s[2] = convert_int4_sat_rte((double4)(d[0])).y;\n"
+      "  s[3] = convert_int_sat(la);\n"
+      "  f[1] = lgamma_r(f[2], &s[4]);\n"
+      "}\n",
+      NULL);
+  ck_assert_ptr_nonnull(strstr(seen.text, "= dc_mad_sat(dcu_la,"));
+  ck_assert_ptr_nonnull(strstr(seen.text, "= mad_sat(dcu_ia,"));
+  // The driver's conversion, which may be a macro, of NaN made 0.
+  ck_assert_ptr_nonnull(strstr(seen.text, "= convert_long_sat(dc_nan0("));
+  ck_assert_ptr_nonnull(strstr(seen.text, "convert_int4_sat_rte(dc_nan0("));
+  ck_assert_ptr_nonnull(strstr(seen.text, "= convert_int_sat(dcu_la)"));
+  ck_assert_ptr_nonnull(strstr(seen.text, "= dc_lgamma_r("));
+  // OpenCL C 1.2 has no variadic macros, and NVIDIA's compiler refuses
+  // them (pocl's takes them): the prelude must not use any.
+  ck_assert_ptr_null(strstr(seen.text, "__VA_ARGS__"));
+  dc_program_release(program);
+}
+END_TEST
+
 // Reads the file at |path| into a malloc'd string (NULL when absent).
 static char* read_text(const char* path) {
   FILE* f = fopen(path, "rb");
@@ -447,6 +480,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, test_the_build_carries_the_program_lowered_to_opencl_c);
   tcase_add_test(tc,
                  test_local_arguments_share_one_block_of_the_widest_alignment);
+  tcase_add_test(tc, test_builtins_drivers_get_wrong_go_through_the_prelude);
   tcase_add_test(tc, test_kernel_dump_keeps_each_lowering);
   tcase_add_test(tc, test_a_checked_build_lowers_with_its_fault_record);
   tcase_add_test(tc, test_device_compiler_errors_reach_the_caller);

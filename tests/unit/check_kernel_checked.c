@@ -291,10 +291,14 @@ static Suite* kernel_checked_suite(void) {
   tcase_add_loop_test(stops, test_checked_runaway_stops_at_the_time_limit, 0,
                       COUNT_OF(kRunaways));
   tcase_add_test(stops, test_checked_interrupt_leaves_other_work_alone);
-  // Interrupts reach the CPU's kernels; a GPU's checked kernels stop at
-  // the limit, which counts each work-item's own time.
+  // Interrupts reach the kernels of the CPU and of OpenCL devices, whose
+  // host writes the stop word; a CUDA GPU's checked kernels stop at the
+  // limit, which counts each work-item's own time.
   if (dc_test_device_is_the_cpu()) {
     tcase_add_test(stops, test_checked_vast_grid_stops);
+  }
+  if (dc_test_device_is_the_cpu() ||
+      strncmp(dc_test_device_name(), "opencl", 6) == 0) {
     tcase_add_loop_test(stops, test_checked_interrupt_stops_a_running_kernel,
                         0, COUNT_OF(kRunaways));
   }

@@ -52,6 +52,12 @@ typedef struct dc__cgen_hooks_t {
   // 3-component forms, a float3 being a float4 there); NULL to keep the
   // table's. May be NULL itself.
   const char* (*builtin)(dc__cgen_t* g, const dc__builtin_t* b);
+  // A function of the prelude that argument |index| of a call of |b|
+  // passes through first (OpenCL: dc_nan0 for a saturating conversion of
+  // a floating value), or NULL. May be NULL itself. Not applied to calls
+  // with pointer arguments in checked mode.
+  const char* (*builtin_arg)(dc__cgen_t* g, const dc__builtin_t* b,
+                             uint32_t index);
   // Integer division and remainder go through the prelude's DC_DIV and
   // DC_MOD (no trap on a zero divisor or on INT_MIN / -1): needed where
   // those trap (x86), not on a GPU.

@@ -119,7 +119,13 @@ static const char* builtin_name(dc__cgen_t* g, const dc__builtin_t* b) {
 static void emit_args(dc__cgen_t* g, const dc__expr_t* e, bool first) {
   for (uint32_t i = 0; i < e->arg_count; ++i) {
     if (!first || i > 0) put(g, ", ");
+    const char* through =
+        e->kind == DC_EXPR_BUILTIN && g->hooks->builtin_arg != NULL
+            ? g->hooks->builtin_arg(g, e->builtin, i)
+            : NULL;
+    if (through != NULL) dc__cgen_printf(g, "%s(", through);
     emit(g, e->args[i]);
+    if (through != NULL) put(g, ")");
   }
   put(g, ")");
 }

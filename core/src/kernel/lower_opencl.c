@@ -101,6 +101,49 @@ static const char* atomic_name(dc__cgen_t* g, const dc__builtin_t* b) {
   return dc__arena_printf(g->arena, "%s%s", wide ? "atom" : "atomic", op);
 }
 
+// Built-ins some drivers compute differently from OpenCL C or from the
+// other devices, which the prelude's own forms replace (found by the
+// differential tests on NVIDIA's driver): lgamma_r's sign, mad_sat of
+// longs, saturating conversions of NaN. A program that calls one gets
+// its forms (the prelude's DC__NEED_<macro>).
+typedef enum quirk_e {
+  QUIRK_NONE,
+  QUIRK_LGAMMA_R,
+  QUIRK_MAD_SAT_LONG,
+  QUIRK_SAT_NAN0,
+  QUIRK_COUNT
+} quirk_t;
+static const char* const kQuirkMacros[QUIRK_COUNT] = {
+    NULL, "LGAMMA_R", "MAD_SAT_LONG", "SAT_NAN0"};
+
+static quirk_t quirk_of(const dc__builtin_t* b) {
+  dc__scalar_t element =
+      b->param_count > 0 ? dc__ty_element(b->params[0]) : DC_SCALAR_VOID;
+  if (strcmp(b->name, "lgamma_r") == 0) return QUIRK_LGAMMA_R;
+  if (strcmp(b->name, "mad_sat") == 0 && element == DC_SCALAR_LONG) {
+    return QUIRK_MAD_SAT_LONG;
+  }
+  if (b->klass == DC_BUILTIN_CONVERT && strstr(b->name, "_sat") != NULL &&
+      (element == DC_SCALAR_FLOAT || element == DC_SCALAR_DOUBLE)) {
+    return QUIRK_SAT_NAN0;
+  }
+  return QUIRK_NONE;
+}
+
+static bool note_quirk(const dc__expr_t* x, void* ctx) {
+  bool* used = ctx;
+  if (x->kind == DC_EXPR_BUILTIN) used[quirk_of(x->builtin)] = true;
+  return false;
+}
+
+// A saturating conversion of a floating value converts dc_nan0(x), x with
+// NaN made 0, through the driver's own (which may be a macro).
+static const char* opencl_builtin_arg(dc__cgen_t* g, const dc__builtin_t* b,
+                                      uint32_t index) {
+  (void)g;
+  return index == 0 && quirk_of(b) == QUIRK_SAT_NAN0 ? "dc_nan0" : NULL;
+}
+
 // The built-ins OpenCL C 1.2 spells differently from the table.
 static const char* opencl_builtin(dc__cgen_t* g, const dc__builtin_t* b) {
   const char* name = b->name;
@@ -118,6 +161,14 @@ static const char* opencl_builtin(dc__cgen_t* g, const dc__builtin_t* b) {
   if (b->klass == DC_BUILTIN_ATOMIC) return atomic_name(g, b);
   if (strcmp(name, "mul24") == 0) return "dc_mul24";  // opencl_prelude.h
   if (strcmp(name, "mad24") == 0) return "dc_mad24";
+  switch (quirk_of(b)) {
+    case QUIRK_LGAMMA_R:
+      return "dc_lgamma_r";
+    case QUIRK_MAD_SAT_LONG:
+      return "dc_mad_sat";
+    default:  // QUIRK_SAT_NAN0 keeps the driver's conversion
+      break;
+  }
   if (strcmp(name, "get_enqueued_local_size") == 0) {
     return "dc_get_local_size";  // uniform groups: global = local * groups
   }
@@ -582,7 +633,8 @@ static void opencl_kernel(dc__cgen_t* g, const dc__function_t* fn) {
     .cxx = false, .opencl = true, .vector_prefix = "", .wi_param = wi,   \
     .helper_prefix = "static", .helper_body_prefix = "",                 \
     .helper_body_suffix = suffix, .global_prefix = " __constant",        \
-    .stmt = opencl_stmt, .builtin = opencl_builtin, .name = opencl_name, \
+    .stmt = opencl_stmt, .builtin = opencl_builtin,                      \
+    .builtin_arg = opencl_builtin_arg, .name = opencl_name,              \
     .kernel = opencl_kernel,                                             \
     .safe_division = false, /* x / 0 does not trap in OpenCL C */        \
   }
@@ -639,6 +691,17 @@ dc_status_t dc__lower_opencl(dc__arena_t* arena, const dc__program_ast_t* ast,
     dc__cgen_printf(&e->g, "#define DC__CHECKED 1\n#define DC__SCRATCH_WORDS %u\n"
                     "#define DC__SCRATCH_OFFSET %u\n",
                     words, DC_LOWER_SCRATCH_OFFSET);
+  }
+  bool quirks[QUIRK_COUNT] = {false};
+  for (uint32_t i = 0; i < ast->function_count; ++i) {
+    if (ast->functions[i].body != NULL) {
+      dc__stmt_any(ast->functions[i].body, note_quirk, quirks);
+    }
+  }
+  for (int q = QUIRK_NONE + 1; q < QUIRK_COUNT; ++q) {
+    if (quirks[q]) {
+      dc__cgen_printf(&e->g, "#define DC__NEED_%s 1\n", kQuirkMacros[q]);
+    }
   }
   puts_out(e, dc__opencl_prelude_text);
   dc__cgen_new_line(&e->g);

@@ -84,6 +84,109 @@ DC_MUL24_ALL(uint, uint)
 #undef DC_MUL24_ALL
 #undef DC_MUL24
 
+// Where drivers differ from OpenCL C, or from the other devices, the
+// lowering calls these instead of the driver's built-in (lower_opencl.c,
+// quirk_of; found by the differential tests on NVIDIA's driver), each
+// compiled only into the programs that call it (DC__NEED_*: every
+// function here costs every build time). Every other built-in is the
+// driver's own.
+
+// Definitions by macro M for every vector width, of element type T (and
+// address space S). No variadic macros: OpenCL C 1.2 has none (NVIDIA's
+// compiler refuses them). A vector form computes lane by lane through a
+// private array and vloadN, which OpenCL C 1.2 has for every width (it
+// has no lane assignment by index).
+#define DC_EVERY_WIDTH(M, T) M(2, T) M(3, T) M(4, T) M(8, T) M(16, T)
+#define DC_EVERY_WIDTH_IN(M, T, S) \
+  M(2, T, S) M(3, T, S) M(4, T, S) M(8, T, S) M(16, T, S)
+
+// lgamma_r's sign as every device gives it (kernel-builtins.md): +1 or -1
+// as gamma(x)'s sign, -1 for -0, 0 at the poles (negative integers and
+// -infinity) and for NaN. NVIDIA's driver stores 1 for a negative gamma
+// and 0 otherwise.
+#ifdef DC__NEED_LGAMMA_R
+#define DC_LGAMMA_SIGN(T)                                   \
+  static inline int DC_OV dc_lgamma_sign(T x) {             \
+    if (x > (T)0) return 1;                                 \
+    if (x == (T)0) return signbit(x) ? -1 : 1;              \
+    T f = floor(x);                                         \
+    if (f == x || isnan(x)) return 0;                       \
+    return fmod(f, (T)2) == (T)0 ? 1 : -1;                  \
+  }
+#define DC_LGAMMA_R_VEC(N, T, S)                                       \
+  static inline T##N DC_OV dc_lgamma_r(T##N x, S int##N* s) {          \
+    int t_[N];                                                         \
+    for (int i_ = 0; i_ < N; ++i_) t_[i_] = dc_lgamma_sign(x[i_]);     \
+    *s = vload##N(0, t_);                                              \
+    return lgamma(x);                                                  \
+  }
+#define DC_LGAMMA_R_SPACE(T, S)                                   \
+  static inline T DC_OV dc_lgamma_r(T x, S int* s) {              \
+    *s = dc_lgamma_sign(x);                                       \
+    return lgamma(x);                                             \
+  }                                                               \
+  DC_EVERY_WIDTH_IN(DC_LGAMMA_R_VEC, T, S)
+#define DC_LGAMMA_R(T)                 \
+  DC_LGAMMA_SIGN(T)                    \
+  DC_LGAMMA_R_SPACE(T, __global)       \
+  DC_LGAMMA_R_SPACE(T, __local)        \
+  DC_LGAMMA_R_SPACE(T, __private)
+DC_LGAMMA_R(float)
+#ifdef cl_khr_fp64
+DC_LGAMMA_R(double)
+#endif
+#undef DC_LGAMMA_R
+#undef DC_LGAMMA_R_SPACE
+#undef DC_LGAMMA_R_VEC
+#undef DC_LGAMMA_SIGN
+#endif
+
+#ifdef DC__NEED_MAD_SAT_LONG
+// mad_sat of 64-bit signed integers: NVIDIA's driver wraps instead of
+// saturating. The 128-bit a * b + c from mul_hi and the low product; it
+// fits in a long when its high word is the sign of its low one.
+static inline long DC_OV dc_mad_sat(long a, long b, long c) {
+  ulong lo = (ulong)a * (ulong)b;
+  ulong sum = lo + (ulong)c;
+  long hi = mul_hi(a, b) + (c >> 63) + (sum < lo ? 1 : 0);
+  long s = (long)sum;
+  return hi == (s >> 63) ? s : (hi < 0 ? LONG_MIN : LONG_MAX);
+}
+#define DC_MAD_SAT_VEC(N, T)                                    \
+  static inline T##N DC_OV dc_mad_sat(T##N a, T##N b, T##N c) { \
+    T t_[N];                                                    \
+    for (int i_ = 0; i_ < N; ++i_) {                            \
+      t_[i_] = dc_mad_sat(a[i_], b[i_], c[i_]);                 \
+    }                                                           \
+    return vload##N(0, t_);                                     \
+  }
+DC_EVERY_WIDTH(DC_MAD_SAT_VEC, long)
+#undef DC_MAD_SAT_VEC
+#endif
+
+#ifdef DC__NEED_SAT_NAN0
+// Saturating conversions of floating values: NaN converts to 0, as OpenCL
+// C says (NVIDIA's driver gives the type's minimum, and other values from
+// double). The lowering writes convert_T_sat(dc_nan0(x)).
+#define DC_NAN0_VEC(N, T)                        \
+  static inline T##N DC_OV dc_nan0(T##N x) {     \
+    return select(x, (T##N)(0), isnan(x));       \
+  }
+#define DC_NAN0(T)                               \
+  static inline T DC_OV dc_nan0(T x) {           \
+    return isnan(x) ? (T)0 : x;                  \
+  }                                              \
+  DC_EVERY_WIDTH(DC_NAN0_VEC, T)
+DC_NAN0(float)
+#ifdef cl_khr_fp64
+DC_NAN0(double)
+#endif
+#undef DC_NAN0
+#undef DC_NAN0_VEC
+#endif
+#undef DC_EVERY_WIDTH_IN
+#undef DC_EVERY_WIDTH
+
 // atomic_xchg of a double (the engine's; OpenCL C has float only).
 #ifdef cl_khr_int64_base_atomics
 static inline double DC_OV dc_atomic_xchg(volatile __global double* p,

@@ -56,6 +56,10 @@ static void opencl_destroy(dc_device_t* device) {
     ocl->cl->finish(ocl->queue);
     ocl->cl->release_command_queue(ocl->queue);
   }
+  if (ocl->control_queue != NULL) {
+    ocl->cl->finish(ocl->control_queue);
+    ocl->cl->release_command_queue(ocl->control_queue);
+  }
   if (ocl->context != NULL) ocl->cl->release_context(ocl->context);
   pthread_mutex_destroy(&ocl->slots_lock);
   pthread_mutex_destroy(&ocl->lock);
@@ -232,6 +236,7 @@ static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
                    ocl->base.info.name);
   }
   ocl->max_alloc = (size_t)max_alloc;
+  ocl->host_unified = unified != CL_FALSE;
   ocl->stage_writes = stages_writes(ocl, unified);
   ocl->fp64 = has_extension(ocl, "cl_khr_fp64");
   cl_device_fp_config fp32 = 0;
@@ -283,6 +288,12 @@ static dc_status_t open_device(dc__opencl_device_t* ocl) {
                                              &err);
   if (ocl->queue == NULL) {
     return dc__opencl_failed(ocl, err, "clCreateCommandQueue");
+  }
+  if (ocl->host_unified) return DC_OK;  // stop words are mapped there
+  ocl->control_queue = ocl->cl->create_command_queue(
+      ocl->context, ocl->device, 0, &err);
+  if (ocl->control_queue == NULL) {
+    return dc__opencl_failed(ocl, err, "clCreateCommandQueue (control)");
   }
   return DC_OK;
 }

@@ -17,7 +17,15 @@
 // A checked kernel always waits, on its queue when it has one: its fault
 // record is read back after it. While it runs, the host watches its time
 // limit and the context's interrupt count, and when either ends the
-// dispatch it sets the stop word that the kernel's polls read.
+// dispatch it writes the stop word that the kernel's polls read. On a
+// device that shares the host's memory (pocl) the word stays mapped and
+// the host stores to it: the driver's threads may all be running the
+// kernel, leaving none to run a command. On the others it lives in device
+// memory and the host enqueues the write on the device's control queue,
+// which the driver runs beside the kernel's: a discrete GPU does not see
+// a store through a mapping while a kernel runs (NVIDIA's driver did not,
+// and runaway kernels ran on), and the kernel's own queue would run the
+// write only after it.
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
@@ -145,15 +153,18 @@ static dc_status_t take_checked(dc__opencl_device_t* ocl, size_t state_size,
   }
   const dc__opencl_functions_t* cl = ocl->cl;
   cl_int err = CL_SUCCESS;
-  c->control = cl->create_buffer(ocl->context,
-                                 CL_MEM_READ_ONLY | CL_MEM_ALLOC_HOST_PTR,
-                                 sizeof(uint32_t), NULL, &err);
-  if (c->control != NULL) {
+  cl_mem_flags flags = CL_MEM_READ_WRITE;
+  if (ocl->host_unified) flags |= CL_MEM_ALLOC_HOST_PTR;
+  c->control = cl->create_buffer(ocl->context, flags, sizeof(cl_uint), NULL,
+                                 &err);
+  bool mapped = true;
+  if (c->control != NULL && ocl->host_unified) {
     c->stop_word = cl->enqueue_map_buffer(ocl->queue, c->control, CL_TRUE,
-                                          CL_MAP_WRITE, 0, sizeof(uint32_t),
-                                          0, NULL, NULL, &err);
+                                          CL_MAP_WRITE, 0, sizeof(cl_uint), 0,
+                                          NULL, NULL, &err);
+    mapped = c->stop_word != NULL;
   }
-  if (c->stop_word != NULL) {
+  if (c->control != NULL && mapped) {
     c->state_size = state_size;
     c->state = cl->create_buffer(ocl->context, CL_MEM_READ_WRITE, state_size,
                                  NULL, &err);
@@ -180,8 +191,27 @@ static void give_checked(dc__opencl_device_t* ocl, dc__opencl_checked_t* c) {
   pthread_mutex_unlock(&ocl->lock);
 }
 
+// The values of the stop word (DC_KFAULT_*; 0: run on). Static: an
+// enqueued write reads its source later.
+static const cl_uint kRunOn = 0, kStopped = 2, kWatchdog = 3;
+
+// Writes |*value| to |c|'s stop word: through its mapping, or enqueued on
+// |queue| and flushed to the device.
+static cl_int write_stop_word(dc__opencl_device_t* ocl,
+                              dc__opencl_checked_t* c, cl_command_queue queue,
+                              const cl_uint* value) {
+  if (c->stop_word != NULL) {
+    *c->stop_word = *value;
+    return CL_SUCCESS;
+  }
+  cl_int err = ocl->cl->enqueue_write_buffer(queue, c->control, CL_FALSE, 0,
+                                             sizeof(*value), value, 0, NULL,
+                                             NULL);
+  return err == CL_SUCCESS ? ocl->cl->flush(queue) : err;
+}
+
 // The checked-mode arguments after the kernel's own, from |next|: the
-// lengths, the stop word and the fault record (reset on |queue|).
+// lengths, the stop word and the fault record (both reset on |queue|).
 static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
                                     const dc_kernel_t* k,
                                     const size_t* lengths,
@@ -197,11 +227,12 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
       set_arg(ocl, k, next + 1, sizeof(cl_mem), &c->control, "stop word"));
   DC_RETURN_IF_ERROR(
       set_arg(ocl, k, next + 2, sizeof(cl_mem), &c->state, "fault record"));
-  *c->stop_word = 0;
   dc_kernel_fault_t clear = {0};
-  cl_int err = ocl->cl->enqueue_write_buffer(queue, c->state, CL_FALSE, 0,
-                                             sizeof(clear), &clear, 0, NULL,
-                                             NULL);
+  cl_int err = write_stop_word(ocl, c, queue, &kRunOn);
+  if (err == CL_SUCCESS) {
+    err = ocl->cl->enqueue_write_buffer(queue, c->state, CL_FALSE, 0,
+                                        sizeof(clear), &clear, 0, NULL, NULL);
+  }
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "resetting kernel '%s''s fault record",
                              dc_kernel_name(k));
@@ -224,24 +255,32 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
   cl_int err = cl->flush(queue);
   uint64_t start = dc__now_ns();
   bool watching = l->time_limit_ns != 0 || l->interrupts != NULL;
+  const cl_uint* stop = NULL;
   while (err == CL_SUCCESS && watching) {
     cl_int status = CL_QUEUED;
     err = cl->get_event_info(done, CL_EVENT_COMMAND_EXECUTION_STATUS,
                              sizeof(status), &status, NULL);
     if (err != CL_SUCCESS || status <= CL_COMPLETE) break;
-    if (*c->stop_word == 0) {
+    if (stop == NULL) {
       if (l->time_limit_ns != 0 && dc__now_ns() - start > l->time_limit_ns) {
-        *c->stop_word = 3;  // DC_KFAULT_WATCHDOG
+        stop = &kWatchdog;
       } else if (l->interrupts != NULL &&
                  __atomic_load_n(l->interrupts, __ATOMIC_ACQUIRE) !=
                      l->interrupts_at_start) {
-        *c->stop_word = 2;  // DC_KFAULT_STOPPED
+        stop = &kStopped;
+      }
+      if (stop != NULL) {
+        err = write_stop_word(ocl, c, ocl->control_queue, stop);
       }
     }
     struct timespec pause = {0, WATCH_INTERVAL_NS};
     nanosleep(&pause, NULL);
   }
   if (err == CL_SUCCESS) err = cl->wait_for_events(1, &done);
+  // An enqueued stop must land before the state's next reset.
+  if (err == CL_SUCCESS && stop != NULL && c->stop_word == NULL) {
+    err = cl->finish(ocl->control_queue);
+  }
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "kernel '%s'", dc_kernel_name(k));
   }

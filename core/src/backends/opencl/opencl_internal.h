@@ -51,6 +51,10 @@ typedef struct dc__opencl_device_t {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;  // where every synchronous operation runs
+  // Where the host writes a running checked kernel's stop word on a
+  // device that does not share the host's memory: a queue of its own, so
+  // the write runs beside the kernel (opencl_dispatch.c).
+  cl_command_queue control_queue;
   cl_device_type type;
   size_t max_alloc;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   size_t max_item_sizes[3];
@@ -59,6 +63,7 @@ typedef struct dc__opencl_device_t {
   // division and square root the kernel language promises.
   bool rounded_div_sqrt;
   bool int64_atomics;     // cl_khr_int64_base_atomics
+  bool host_unified;      // CL_DEVICE_HOST_UNIFIED_MEMORY (pocl, iGPUs)
   char version[128];      // CL_DEVICE_VERSION
   char driver[64];        // CL_DRIVER_VERSION
   char platform_name[128];

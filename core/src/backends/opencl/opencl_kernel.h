@@ -19,12 +19,13 @@ typedef struct dc__opencl_module_t {
 } dc__opencl_module_t;
 
 // A checked dispatch's device state: the stop word the host writes while
-// the kernel runs (host-visible memory, mapped for the state's life),
-// and the fault record followed by the global scratch. Kept for reuse on
-// the device's free list.
+// the kernel runs (opencl_dispatch.c), and the fault record followed by
+// the global scratch. Kept for reuse on the device's free list.
 typedef struct dc__opencl_checked_t {
-  cl_mem control;
-  volatile uint32_t* stop_word;  // the mapping of |control|
+  cl_mem control;  // the stop word
+  // |control|'s mapping, for the state's life, on a device that shares
+  // the host's memory; NULL on the others.
+  volatile uint32_t* stop_word;
   cl_mem state;
   size_t state_size;
   struct dc__opencl_checked_t* next;
