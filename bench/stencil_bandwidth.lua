@@ -1,7 +1,7 @@
 -- stencil_bandwidth.lua: the 2-D stencils of scripts/image_pipeline.lua
--- (box blur along x, along y, Sobel) and a 2-D copy kernel, with the
--- work-group the engine picks for a 2-D grid, against a buffer copy on
--- the same device, as bandwidth: each kernel reads its input once and
+-- (box blur along x, along y, Sobel) and a copy kernel in 2-D and in 1-D,
+-- with the work-group the engine picks, against a buffer copy on the
+-- same device, as bandwidth: each kernel reads its input once and
 -- writes its output once, as the copy does, so equal bytes per time means
 -- the kernel runs at the copy's speed.
 --
@@ -117,6 +117,13 @@ local source = [[
     out[y * w + x] = in[y * w + x];
   }
 
+  // The same over a 1-D grid: on a CUDA device its coarsened items are a
+  // group apart, where a 2-D launch's are consecutive rows (docs/cuda.md).
+  __kernel void copy1d(__global const float* in, __global float* out) {
+    size_t i = get_global_id(0);
+    out[i] = in[i];
+  }
+
   // A pattern with edges in both directions.
   __kernel void pattern(__global float* out, int w) {
     int x = get_global_id(0), y = get_global_id(1);
@@ -169,6 +176,8 @@ for _, k in ipairs(kernels) do
     end)
   end
 end
+one.copy1d({ grid = w * h }, src, ref)
+agrees("copy1d", function() prog.copy1d({ grid = w * h }, src, dst) end)
 ref:close()
 
 local cases = { { "buffer copy", function() dst:copy_from(src) end } }
@@ -187,6 +196,12 @@ for _, k in ipairs(kernels) do
     end }
   end
 end
+cases[#cases + 1] = { "1-D copy", function()
+  prog.copy1d({ grid = w * h }, src, dst)
+end }
+cases[#cases + 1] = { "1-D copy one item per thread", function()
+  one.copy1d({ grid = w * h }, src, dst)
+end }
 local bytes = 2 * 4 * w * h
 local medians = {}
 for _, case in ipairs(cases) do

@@ -179,15 +179,20 @@ static void cuda_kernel(dc__cgen_t* g, const dc__function_t* fn) {
   puts_out(e, " }");
   if (!e->coarsens[fn - e->g.ast->functions]) return;
   // The coarsened form: the body once per item, as a lambda, so that a
-  // return ends that item only. The loop has a constant count, which the
-  // compiler unrolls where the body is small; with restrict pointers it
-  // may then issue the items' loads before their stores.
+  // return ends that item only. The loops have a constant count, which
+  // the compiler unrolls where the body is small; with restrict pointers
+  // it may then issue the items' loads before their stores. A 2-D launch
+  // has a loop of its own, over consecutive rows (dc__row_record), where
+  // the compiler sees the addresses that neighbouring rows share.
   open_entry(e, fn, COARSE_PREFIX);
   emit_kernel_params(e, fn, true);
-  puts_out(e, " for (uint _k = 0; _k < DC__ITEMS; ++_k) {"
-              " const dc__launch_t _wi = dc__item_record(_wl, _k); [&]() {");
+  puts_out(e, " auto _item = [&](const dc__launch_t _wi) {");
   dc__cgen_stmt(&e->g, fn->body);
-  puts_out(e, " }(); } }");
+  puts_out(e, " }; if (_wl.dims == 2) {"
+              " for (uint _k = 0; _k < DC__ITEMS; ++_k)"
+              " _item(dc__row_record(_wl, _k)); } else {"
+              " for (uint _k = 0; _k < DC__ITEMS; ++_k)"
+              " _item(dc__item_record(_wl, _k)); } }");
 }
 
 //===-- Thread coarsening -----------------------------------------------===//

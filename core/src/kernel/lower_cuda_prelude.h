@@ -566,6 +566,16 @@ static __forceinline__ dc__launch_t dc__item_record(dc__launch_t l, uint k) {
   }
   return l;
 }
+// A 2-D launch's items: thread t of group g (in dimension 1) runs rows
+// (g * size + t) * DC__ITEMS + k, consecutive, of the same columns, so
+// that row y + 1 of one item is row y of the next one as the compiler
+// sees it (a stencil's shared loads), while a warp, which spans
+// dimension 0, stays as contiguous as in the plain launch.
+static __forceinline__ dc__launch_t dc__row_record(dc__launch_t l, uint k) {
+  size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
+  l.offset[1] += row * (DC__ITEMS - 1) + k;
+  return l;
+}
 
 //===-- Fences ------------------------------------------------------------===//
 
