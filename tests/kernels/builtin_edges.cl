@@ -45,6 +45,13 @@ __kernel void mad_sat_long(__global const long* x, __global long* o) {
   o[5 * i + 4] = v.w;
 }
 
+// The same rows' mad_sat in ptrdiff_t, a long on a 64-bit device.
+__kernel void mad_sat_ptrdiff(__global const long* x, __global long* o) {
+  size_t i = get_global_id(0);
+  ptrdiff_t a = (ptrdiff_t)x[3 * i], b = (ptrdiff_t)x[3 * i + 1];
+  o[i] = (long)mad_sat(a, b, (ptrdiff_t)x[3 * i + 2]);
+}
+
 // Saturating conversions of x[i] from float and from double to every
 // integer type, with rounding modes and in vectors.
 __kernel void sat_conversions(__global const float* x, __global long* o) {

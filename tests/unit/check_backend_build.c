@@ -292,8 +292,9 @@ START_TEST(test_builtins_drivers_get_wrong_go_through_the_prelude) {
   dc_program_t* program = build(
       "kernel void k(global long* o, global float* f, global int* s,\n"
       "              global double* d) {\n"
-      "  long la = o[0]; int ia = s[0];\n"
+      "  long la = o[0]; int ia = s[0]; ptrdiff_t pa = la;\n"
       "  o[1] = mad_sat(la, la, la);\n"
+      "  o[5] = mad_sat(pa, pa, pa);\n"
       "  s[1] = mad_sat(ia, ia, ia);\n"
       "  o[2] = convert_long_sat(f[0]);\n"
       "  s[2] = convert_int4_sat_rte((double4)(d[0])).y;\n"
@@ -302,6 +303,7 @@ START_TEST(test_builtins_drivers_get_wrong_go_through_the_prelude) {
       "}\n",
       NULL);
   ck_assert_ptr_nonnull(strstr(seen.text, "= dc_mad_sat(dcu_la,"));
+  ck_assert_ptr_nonnull(strstr(seen.text, "dc_mad_sat(dcu_pa,"));
   ck_assert_ptr_nonnull(strstr(seen.text, "= mad_sat(dcu_ia,"));
   // The driver's conversion, which may be a macro, of NaN made 0.
   ck_assert_ptr_nonnull(strstr(seen.text, "= convert_long_sat(dc_nan0("));

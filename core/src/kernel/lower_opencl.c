@@ -120,8 +120,9 @@ static quirk_t quirk_of(const dc__builtin_t* b) {
   dc__scalar_t element =
       b->param_count > 0 ? dc__ty_element(b->params[0]) : DC_SCALAR_VOID;
   if (strcmp(b->name, "lgamma_r") == 0) return QUIRK_LGAMMA_R;
-  if (strcmp(b->name, "mad_sat") == 0 && element == DC_SCALAR_LONG) {
-    return QUIRK_MAD_SAT_LONG;
+  if (strcmp(b->name, "mad_sat") == 0 &&
+      (element == DC_SCALAR_LONG || element == DC_SCALAR_PTRDIFF_T)) {
+    return QUIRK_MAD_SAT_LONG;  // ptrdiff_t: long, or int (an overload)
   }
   if (b->klass == DC_BUILTIN_CONVERT && strstr(b->name, "_sat") != NULL &&
       (element == DC_SCALAR_FLOAT || element == DC_SCALAR_DOUBLE)) {

@@ -162,6 +162,11 @@ static inline long DC_OV dc_mad_sat(long a, long b, long c) {
   }
 DC_EVERY_WIDTH(DC_MAD_SAT_VEC, long)
 #undef DC_MAD_SAT_VEC
+// A ptrdiff_t of 32 bits (a device with 32-bit addresses) is an int,
+// whose mad_sat is the driver's.
+static inline int DC_OV dc_mad_sat(int a, int b, int c) {
+  return mad_sat(a, b, c);
+}
 #endif
 
 #ifdef DC__NEED_SAT_NAN0
