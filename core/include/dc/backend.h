@@ -101,7 +101,9 @@ typedef enum dc_kernel_dialect_e {
   // value its bytes (bool as uchar, size_t and ptrdiff_t as 64-bit
   // integers). In checked mode dc_len holds every argument's size
   // in bytes (ulong n[P], P the parameter count, at least 1), dc_stop_word
-  // the word that stops the dispatch when the host sets it to nonzero, and
+  // the word that stops the dispatch when the host sets it to nonzero (the
+  // kernel reads it while it runs: the write must reach a running kernel,
+  // which on a discrete GPU means a command on another queue), and
   // dc_fault the fault record (dc_kernel_fault_t's layout) followed by
   // scratch: checked_state_size bytes in all, zeroed before the dispatch.
   // OpenCL C 1.2 cannot synchronise a grid: dc_grid_sync() lowers to
