@@ -93,9 +93,10 @@ DC_MUL24_ALL(uint, uint)
 
 // Definitions by macro M for every vector width, of element type T (and
 // address space S). No variadic macros: OpenCL C 1.2 has none (NVIDIA's
-// compiler refuses them). A vector form computes lane by lane through a
-// private array and vloadN, which OpenCL C 1.2 has for every width (it
-// has no lane assignment by index).
+// compiler refuses them). A vector form computes lane by lane: it reads
+// lanes by index, as DC_GEOMETRIC does, and assembles its result through
+// a private array and vloadN (OpenCL C 1.2 has no lane assignment by
+// index).
 #define DC_EVERY_WIDTH(M, T) M(2, T) M(3, T) M(4, T) M(8, T) M(16, T)
 #define DC_EVERY_WIDTH_IN(M, T, S) \
   M(2, T, S) M(3, T, S) M(4, T, S) M(8, T, S) M(16, T, S)
