@@ -539,6 +539,19 @@ START_TEST(test_images_hold_the_entry_points) {
 }
 END_TEST
 
+// The PTX NVRTC makes of |source| for |arch| (a virtual architecture),
+// as a malloc'd string.
+static char* ptx_of(const char* name, const char* source,
+                    const char* options, const char* arch) {
+  dc__cuda_image_t image;
+  DC_CK_OK(compile_for_arch(name, source, options, arch, false, NULL, 0,
+                            &image));
+  char* ptx = strndup(image.data, image.size);
+  ck_assert_ptr_nonnull(ptx);
+  dc__cuda_image_free(&image);
+  return ptx;
+}
+
 // A float division by a constant compiles to double multiply-adds, with
 // no float division left, where doubles run at half the float rate
 // (compute_90); to CUDA's division elsewhere (compute_75) and under
@@ -558,10 +571,8 @@ START_TEST(test_division_by_a_constant_reaches_the_ptx) {
                 {"compute_75", NULL, false},
                 {"compute_90", "-cl-fast-relaxed-math", false}};
   for (size_t c = 0; c < sizeof(kCases) / sizeof(kCases[0]); ++c) {
-    dc__cuda_image_t image;
-    DC_CK_OK(compile_for_arch("third.cl", kSource, kCases[c].options,
-                              kCases[c].arch, false, NULL, 0, &image));
-    char* ptx = strndup(image.data, image.size);
+    char* ptx = ptx_of("third.cl", kSource, kCases[c].options,
+                       kCases[c].arch);
     bool fma64 = strstr(ptx, "fma.rn.f64") != NULL;
     bool div32 = strstr(ptx, "div.rn.f32") != NULL ||
                  strstr(ptx, "div.approx") != NULL ||
@@ -570,7 +581,6 @@ START_TEST(test_division_by_a_constant_reaches_the_ptx) {
                   "%s %s: fma.rn.f64 %d, a float division %d", kCases[c].arch,
                   kCases[c].options ? kCases[c].options : "", fma64, div32);
     free(ptx);
-    dc__cuda_image_free(&image);
   }
 }
 END_TEST
@@ -616,16 +626,12 @@ START_TEST(test_coarsened_rows_share_their_loads) {
       "  }\n"
       "  out[y * w + x] = s / 3;\n"
       "}\n";
-  dc__cuda_image_t image;
-  DC_CK_OK(compile_for_arch("blur.cl", kSource, NULL, "compute_90", false,
-                            NULL, 0, &image));
-  char* ptx = strndup(image.data, image.size);
+  char* ptx = ptx_of("blur.cl", kSource, NULL, "compute_90");
   ck_assert_int_eq(distinct_load_addresses(ptx, ".entry dc_k_blur("), 3);
   int coarse = distinct_load_addresses(ptx, ".entry dc_k4_blur(");
   ck_assert_msg(coarse <= 21, "%d load addresses in the coarsened entry",
                 coarse);
   free(ptx);
-  dc__cuda_image_free(&image);
 }
 END_TEST
 
