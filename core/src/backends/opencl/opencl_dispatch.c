@@ -196,7 +196,7 @@ static void give_checked(dc__opencl_device_t* ocl, dc__opencl_checked_t* c) {
 static const cl_uint kRunOn = 0, kStopped = 2, kWatchdog = 3;
 
 // Writes |*value| to |c|'s stop word: through its mapping, or enqueued on
-// |queue| and flushed to the device.
+// |queue| (the caller flushes or finishes it).
 static cl_int write_stop_word(dc__opencl_device_t* ocl,
                               dc__opencl_checked_t* c, cl_command_queue queue,
                               const cl_uint* value) {
@@ -204,10 +204,8 @@ static cl_int write_stop_word(dc__opencl_device_t* ocl,
     *c->stop_word = *value;
     return CL_SUCCESS;
   }
-  cl_int err = ocl->cl->enqueue_write_buffer(queue, c->control, CL_FALSE, 0,
-                                             sizeof(*value), value, 0, NULL,
-                                             NULL);
-  return err == CL_SUCCESS ? ocl->cl->flush(queue) : err;
+  return ocl->cl->enqueue_write_buffer(queue, c->control, CL_FALSE, 0,
+                                       sizeof(*value), value, 0, NULL, NULL);
 }
 
 // The checked-mode arguments after the kernel's own, from |next|: the
@@ -271,6 +269,9 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
       }
       if (stop != NULL) {
         err = write_stop_word(ocl, c, ocl->control_queue, stop);
+        if (err == CL_SUCCESS && c->stop_word == NULL) {
+          err = cl->flush(ocl->control_queue);  // to the device now
+        }
       }
     }
     struct timespec pause = {0, WATCH_INTERVAL_NS};
