@@ -2,7 +2,7 @@
 // on every path the backends have, in both directions: CPU-device
 // blocks (pinned on their first large copy by the CUDA backend, one DMA
 // a direction on its copy lanes), plain host memory (staged in pieces
-// over the worker pool, or read by the driver when large), and, when
+// into pinned halves both ways over the worker pool), and, when
 // the device under test is the CPU, a second CPU device. Sizes that are
 // no multiple of a piece, a half or the pin threshold, offsets and
 // views, copies on several streams at once both ways, a failed copy that
@@ -114,10 +114,10 @@ START_TEST(test_views_of_a_host_block) {
 END_TEST
 
 START_TEST(test_plain_host_memory_crosses_the_staging_chunks) {
-  // Over two 8 MiB halves and into a third chunk, no multiple of a
-  // 512 KiB piece; read back large (the CUDA driver's path) and small
-  // (the halves).
-  size_t n = 16 * MIB + 512 * 1024 + 13;
+  // Over two 16 MiB staging halves and into a third chunk, no multiple
+  // of a 512 KiB piece, both ways; then a small read (a half of its own
+  // size on CUDA).
+  size_t n = 32 * MIB + 512 * 1024 + 13;
   uint8_t* in = malloc(n);
   uint8_t* out = malloc(n);
   ck_assert_ptr_nonnull(in);
@@ -127,7 +127,7 @@ START_TEST(test_plain_host_memory_crosses_the_staging_chunks) {
   DC_CK_OK(dc_buffer_write(d, 10, in, n));
   memset(out, 0, n);
   DC_CK_OK(dc_buffer_read(d, 10, out, n));
-  expect(out, n, 0, 4, "large read");
+  expect(out, n, 0, 4, "read over three chunks");
   memset(out, 0, n);
   DC_CK_OK(dc_buffer_read(d, 10 + 5 * MIB, out, 300 * 1024 + 1));
   expect(out, 300 * 1024 + 1, 5 * MIB, 4, "small read");

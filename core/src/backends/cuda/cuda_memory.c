@@ -22,8 +22,9 @@
 // host_pins.h) moves by one DMA each way. Other writes from host memory
 // go through a pinned staging buffer in two halves: while the copy engine
 // moves one, the host fills the other (the worker pool's threads, for a
-// large chunk); reads of 1 MiB or more use the
-// driver's staging, smaller ones ours. Shared memory is the host's: it is
+// large chunk); reads to other host memory come through the same halves,
+// drained the same way, which is twice as fast as the driver's own path
+// for pageable memory (docs/benchmarks.md). Shared memory is the host's: it is
 // read, written and filled with memcpy directly, as the device stream is
 // idle between operations.
 //
@@ -36,15 +37,12 @@
 
 #include "cuda_internal.h"
 
-// Each staging half grows, as transfers need it, from 64 KiB up to 8 MiB:
-// large enough that a chunk's copy (~0.2 ms over PCIe 5) dwarfs the cost
+// Each staging half grows, as transfers need it, from 64 KiB up to 16 MiB:
+// large enough that a chunk's copy (~0.3 ms over PCIe 5) dwarfs the cost
 // of waiting for it, small enough to stay a modest amount of pinned
 // memory per device.
 #define STAGING_MIN_HALF ((size_t)64 << 10)
-#define STAGING_MAX_HALF ((size_t)8 << 20)
-// Reads of at least this many bytes into pageable memory go through the
-// driver's staging rather than ours (read_chunks).
-#define READ_DRIVER_MIN ((size_t)1 << 20)
+#define STAGING_MAX_HALF ((size_t)16 << 20)
 
 // An overlapping copy of more than this many pieces of its shift goes
 // through a temporary instead, of at most OVERLAP_TEMP_MAX bytes.
@@ -370,22 +368,12 @@ static dc_status_t queue_read_chunk(dc__cuda_device_t* cuda, CUdeviceptr src,
   return record_half(cuda, index);
 }
 
-// Reads |size| bytes at device address |src| into |dst|. Large reads go
-// to the driver's own path for pageable memory, which drains its staging
-// faster than one host thread's memcpy does (13.9 against 7.8 GB/s on an
-// H200, docs/benchmarks.md); small ones take the staging halves: chunk
-// i+1 is on its way into one half while the host drains chunk i from the
-// other.
+// Reads |size| bytes at device address |src| into |dst| through the
+// staging halves: chunk i+1 is on its way into one half while the host
+// drains chunk i from the other (over the worker pool, as writes fill
+// them).
 static dc_status_t read_chunks(dc__cuda_device_t* cuda, CUdeviceptr src,
                                char* dst, size_t size) {
-  if (size >= READ_DRIVER_MIN) {
-    CUresult r = cuda->api->cu->memcpy_dtoh_async(dst, src, size,
-                                                  cuda->stream);
-    if (r != CUDA_SUCCESS) {
-      return dc__cuda_failed(cuda, r, "cuMemcpyDtoHAsync of %zu bytes", size);
-    }
-    return DC_OK;
-  }
   size_t half = 0;
   DC_RETURN_IF_ERROR(reserve_staging(cuda, size, &half));
   size_t chunks = (size + half - 1) / half;
@@ -396,8 +384,9 @@ static dc_status_t read_chunks(dc__cuda_device_t* cuda, CUdeviceptr src,
     }
     DC_RETURN_IF_ERROR(wait_half(cuda, index));
     size_t at = index * half;
-    memcpy(dst + at, staging_half(cuda, half, index),
-           DC_MIN(half, size - at));
+    dc_context_host_copy(cuda->base.context, dst + at,
+                         staging_half(cuda, half, index),
+                         DC_MIN(half, size - at));
   }
   return DC_OK;
 }

@@ -178,14 +178,14 @@ static void pci_address(dc__opencl_device_t* ocl, char* out, size_t size) {
   }
 }
 
-// Whether writes from host memory go through pinned staging: on a device
+// Whether transfers with host memory go through pinned staging: on a device
 // with memory of its own (a discrete GPU), where the driver moves pageable
 // memory at a fraction of the bus's speed; not where the device's memory
 // is the host's (pocl, integrated GPUs), where staging would only add a
-// copy. DC_OPENCL_STAGE_WRITES=1 or 0 decides instead (tests use it to run
-// the staged path on pocl).
-static bool stages_writes(const dc__opencl_device_t* ocl, cl_bool unified) {
-  const char* forced = getenv("DC_OPENCL_STAGE_WRITES");
+// copy. DC_OPENCL_STAGE=1 or 0 decides instead (tests use it to run the
+// staged paths on pocl).
+static bool stages_transfers(const dc__opencl_device_t* ocl, cl_bool unified) {
+  const char* forced = getenv("DC_OPENCL_STAGE");
   if (forced != NULL &&
       (strcmp(forced, "1") == 0 || strcmp(forced, "0") == 0)) {
     return forced[0] == '1';
@@ -237,7 +237,7 @@ static dc_status_t describe(dc__opencl_device_t* ocl, dc_device_info_t* info) {
   }
   ocl->max_alloc = (size_t)max_alloc;
   ocl->host_unified = unified != CL_FALSE;
-  ocl->stage_writes = stages_writes(ocl, unified);
+  ocl->stage_transfers = stages_transfers(ocl, unified);
   ocl->fp64 = has_extension(ocl, "cl_khr_fp64");
   cl_device_fp_config fp32 = 0;
   ocl->rounded_div_sqrt =

@@ -87,11 +87,11 @@ typedef struct dc__opencl_device_t {
   struct dc__opencl_module_t* modules;  // built programs, by cache key
   struct dc__opencl_checked_t* checked_free;  // idle checked-mode states
 
-  // Writes from host memory through pinned staging (opencl_memory.c), on
-  // a device whose memory is not the host's: two halves of one
-  // CL_MEM_ALLOC_HOST_PTR buffer, made on the first such write and mapped
-  // for good; |staging_lock| lets one write use them at a time.
-  bool stage_writes;
+  // Transfers with host memory through pinned staging (opencl_memory.c),
+  // on a device whose memory is not the host's: two halves of one
+  // CL_MEM_ALLOC_HOST_PTR buffer, made on the first such transfer and
+  // mapped for good; |staging_lock| lets one transfer use them at a time.
+  bool stage_transfers;
   pthread_mutex_t staging_lock;
   cl_mem staging;
   char* staging_host;  // the mapped halves, NULL until made
