@@ -9,9 +9,12 @@
 // and vstoreN, atomics, async copies, a __local argument, pointers to
 // private arrays and variables, and a cast to a wider type. What would
 // let a pointer be forged (pointers stored in records, memory holding a
-// pointer reinterpreted) is refused at compile time. A runaway kernel (an endless loop, a goto loop, a
-// vast grid) ends at the kernel time limit, and on the CPU at
-// dc_context_interrupt(), and the next dispatch runs as usual.
+// pointer reinterpreted) is refused at compile time. A runaway kernel
+// (an endless loop, a goto loop, a vast grid) ends at the kernel time
+// limit and at dc_context_interrupt() (on a CUDA GPU, a loop at the limit
+// only), and the next dispatch runs as usual. A GPU runs a checked
+// dispatch in slices of its groups: every work-item still sees the whole
+// dispatch.
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <time.h>
@@ -211,17 +214,100 @@ START_TEST(test_checked_runaway_stops_at_the_time_limit) {
 }
 END_TEST
 
+// A dispatch of |global| work-items in groups of 256 of a kernel without
+// loops, which a GPU runs in slices of its groups (launch_slices.h).
+static dc_status_t run_vast(dc_program_t* p, size_t global) {
+  dc_buffer_t* o = dc_test_buffer_new(dut, DC_DTYPE_I32, 2, "o");
+  fill_bytes(o, 0);
+  dc_arg_t a = dc_arg_buffer(o);
+  dc_dispatch_t grid = {.dims = 1, .global = {global}, .local = {256}};
+  dc_status_t st = dc_kernel_dispatch(kernel_of(p, "k"), &grid, &a, 1);
+  dc_buffer_release(o);
+  return st;
+}
+
+static const char kVast[] =
+    "__kernel void k(__global int* o) {\n"
+    "  if (get_global_id(0) == 0) o[1] = 1;\n}\n";
+// 2^38 work-items: hours on the CPU, minutes on a GPU.
+#define VAST ((size_t)1 << 38)
+
 // A kernel without loops over a grid that would take hours also stops:
-// the CPU polls once per work-group.
+// the CPU polls once per work-group, a GPU's host between slices.
 START_TEST(test_checked_vast_grid_stops) {
-  dc_program_t* p = build_on(dut, "vast.cl",
-                             "__kernel void k(__global int* o) {\n"
-                             "  if (get_global_id(0) == 0) o[1] = 1;\n}\n",
-                             "-dc-checked");
+  dc_program_t* p = build_on(dut, "vast.cl", kVast, "-dc-checked");
   dc_context_set_kernel_time_limit(ctx, 50 * 1000 * 1000);
-  ck_assert_int_eq(run_k(p, (size_t)1 << 42), DC_ERR_DEADLINE_EXCEEDED);
+  ck_assert_int_eq(run_vast(p, VAST), DC_ERR_DEADLINE_EXCEEDED);
+  DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (vast.cl:1) ran past the kernel "
+                "time limit");
   dc_context_set_kernel_time_limit(ctx, 0);
-  DC_CK_OK(run_k(p, 64));  // the next dispatch runs as usual
+  DC_CK_OK(run_vast(p, 64 * 256));  // the next dispatch runs as usual
+  dc_program_release(p);
+}
+END_TEST
+
+// The shapes a sliced dispatch is cut along: every dimension, with
+// global offsets, each more than the first slice's 2^18 work-items.
+typedef struct slice_shape_t {
+  uint32_t dims;
+  size_t global[3], offset[3], local[3];
+} slice_shape_t;
+static const slice_shape_t kSliceShapes[] = {
+    {1, {(size_t)1 << 20, 1, 1}, {5, 0, 0}, {64, 1, 1}},
+    {2, {2048, 256, 1}, {3, 1000, 0}, {32, 8, 1}},
+    {3, {256, 64, 32}, {0, 2, 9}, {16, 4, 2}},
+};
+
+// Every work-item of a dispatch run in slices sees the dispatch's group
+// ids, counts, sizes and offset, and runs once.
+START_TEST(test_checked_slices_see_the_whole_dispatch) {
+  const slice_shape_t* sh = &kSliceShapes[_i];
+  dc_program_t* p = build_on(
+      dut, "ids.cl",
+      "__kernel void k(__global uint* o, uint w, uint h, uint d) {\n"
+      "  size_t x = get_global_id(0) - get_global_offset(0);\n"
+      "  size_t y = get_global_id(1) - get_global_offset(1);\n"
+      "  size_t z = get_global_id(2) - get_global_offset(2);\n"
+      "  bool ok = get_global_size(0) == w && get_global_size(1) == h &&\n"
+      "            get_global_size(2) == d;\n"
+      "  for (uint i = 0; i < 3; ++i) {\n"
+      "    size_t at = i == 0 ? x : i == 1 ? y : z;\n"
+      "    ok = ok && get_group_id(i) == at / get_local_size(i) &&\n"
+      "         get_num_groups(i) * get_local_size(i) == get_global_size(i);\n"
+      "  }\n"
+      "  o[(z * h + y) * w + x] += ok ? (uint)(x + 7 * y + 13 * z) : 1u;\n"
+      "}\n",
+      "-dc-checked");
+  uint32_t w = (uint32_t)sh->global[0], h = (uint32_t)sh->global[1],
+           d = (uint32_t)sh->global[2];
+  size_t n = (size_t)w * h * d;
+  dc_buffer_t* o = dc_test_buffer_new(dut, DC_DTYPE_U32, n, "o");
+  fill_bytes(o, 0);
+  dc_arg_t a[] = {dc_arg_buffer(o), dc_arg_u32(w), dc_arg_u32(h),
+                  dc_arg_u32(d)};
+  dc_dispatch_t grid = {.dims = sh->dims};
+  for (int i = 0; i < 3; ++i) {
+    grid.global[i] = sh->global[i];
+    grid.offset[i] = sh->offset[i];
+    grid.local[i] = sh->local[i];
+  }
+  dc_context_set_kernel_time_limit(ctx, (uint64_t)60 * 1000 * 1000 * 1000);
+  DC_CK_OK(dc_kernel_dispatch(kernel_of(p, "k"), &grid, a, 4));
+  uint32_t* out = malloc(n * sizeof(*out));
+  ck_assert_ptr_nonnull(out);
+  DC_CK_OK(dc_buffer_read(o, 0, out, n));
+  size_t wrong = 0, first = n;
+  for (size_t i = 0; i < n; ++i) {
+    size_t x = i % w, y = i / w % h, z = i / w / h;
+    if (out[i] != (uint32_t)(x + 7 * y + 13 * z)) {
+      wrong++;
+      if (first == n) first = i;
+    }
+  }
+  ck_assert_msg(wrong == 0, "%zu of %zu work-items wrong, the first at %zu "
+                "(%u)", wrong, n, first, first < n ? out[first] : 0);
+  free(out);
+  dc_buffer_release(o);
   dc_program_release(p);
 }
 END_TEST
@@ -242,6 +328,23 @@ static void* interrupt_until_done(void* arg) {
   }
   return NULL;
 }
+
+// An interrupt stops a vast loop-free grid too: on a GPU between slices.
+START_TEST(test_checked_interrupt_stops_a_vast_grid) {
+  dc_program_t* p = build_on(dut, "vast.cl", kVast, "-dc-checked");
+  interrupter_t in = {.ctx = ctx};
+  atomic_init(&in.done, false);
+  pthread_t thread;
+  ck_assert_int_eq(pthread_create(&thread, NULL, interrupt_until_done, &in),
+                   0);
+  dc_status_t st = run_vast(p, VAST);
+  atomic_store(&in.done, true);
+  pthread_join(thread, NULL);
+  ck_assert_int_eq(st, DC_ERR_CANCELLED);
+  DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (vast.cl:1) was interrupted");
+  dc_program_release(p);
+}
+END_TEST
 
 START_TEST(test_checked_interrupt_stops_a_running_kernel) {
   dc_program_t* p = build_on(dut, "run.cl", kRunaways[_i], "-dc-checked");
@@ -291,12 +394,14 @@ static Suite* kernel_checked_suite(void) {
   tcase_add_loop_test(stops, test_checked_runaway_stops_at_the_time_limit, 0,
                       COUNT_OF(kRunaways));
   tcase_add_test(stops, test_checked_interrupt_leaves_other_work_alone);
-  // Interrupts reach the kernels of the CPU and of OpenCL devices, whose
-  // host writes the stop word; a CUDA GPU's checked kernels stop at the
-  // limit, which counts each work-item's own time.
-  if (dc_test_device_is_the_cpu()) {
-    tcase_add_test(stops, test_checked_vast_grid_stops);
-  }
+  tcase_add_test(stops, test_checked_vast_grid_stops);
+  tcase_add_test(stops, test_checked_interrupt_stops_a_vast_grid);
+  tcase_add_loop_test(stops, test_checked_slices_see_the_whole_dispatch, 0,
+                      COUNT_OF(kSliceShapes));
+  // Interrupts reach running kernels of the CPU and of OpenCL devices,
+  // whose host writes the stop word; a CUDA GPU's loops stop at the
+  // limit, which counts each work-item's own time (its host sees an
+  // interrupt between slices only).
   if (dc_test_device_is_the_cpu() ||
       strncmp(dc_test_device_name(), "opencl", 6) == 0) {
     tcase_add_loop_test(stops, test_checked_interrupt_stops_a_running_kernel,

@@ -91,7 +91,8 @@ typedef enum dc_kernel_dialect_e {
   //       [__local ulong16* dc_lmem,]     // when K has __local pointers
   //       [dc_len_K dc_len,               // checked mode only:
   //        volatile __global uint* dc_stop_word,
-  //        __global dc_kernel_fault_t* dc_fault])
+  //        __global dc_kernel_fault_t* dc_fault,
+  //        dc__slice_t dc_slice])
   //
   // with K's parameters in order, where a __global or __constant buffer is
   // two arguments, a pointer to its allocation and a ulong byte offset
@@ -106,6 +107,12 @@ typedef enum dc_kernel_dialect_e {
   // which on a discrete GPU means a command on another queue), and
   // dc_fault the fault record (dc_kernel_fault_t's layout) followed by
   // scratch: checked_state_size bytes in all, zeroed before the dispatch.
+  // A checked dispatch may be enqueued in slices, boxes of whole groups,
+  // each with the global offset of its first work-item: dc_slice is
+  // { ulong offset[3], group_base[3], groups[3]; }, the dispatch's own
+  // global offset, the slice's first group and the dispatch's groups, from
+  // which the kernel's get_group_id, get_num_groups, get_global_size and
+  // get_global_offset answer for the whole dispatch.
   // OpenCL C 1.2 cannot synchronise a grid: dc_grid_sync() lowers to
   // nothing, and a device that builds this dialect reports
   // max_cooperative_groups 0, so that the engine refuses to dispatch such
@@ -136,10 +143,13 @@ typedef enum dc_kernel_dialect_e {
   //       [const dc__lengths_t<P> dc_len,]   // checked mode only
   //       ...K's parameters...)
   //
-  // where record is { uint32 dims; uint64 offset[3]; uint64 watchdog_ns; }
-  // (the dispatch's dimensions, its global offset, and in checked mode
-  // the kernel time limit in ns, 0: none, which every work-item keeps on
-  // its own clock); a buffer is its device address, a __local pointer a
+  // where record is { uint32 dims; uint64 offset[3]; uint64 watchdog_ns;
+  // uint64 group_base[3]; uint64 groups[3]; } (the dispatch's dimensions,
+  // its global offset, in checked mode the kernel time limit in ns, 0:
+  // none, which every work-item keeps on its own clock, then the first
+  // group of the slice this launch runs and the dispatch's groups: a
+  // checked dispatch may be launched in slices, boxes of whole groups,
+  // and its work-item functions answer for the whole dispatch); a buffer is its device address, a __local pointer a
   // 64-bit byte offset into the block's dynamic shared memory, which
   // holds the group's __local arguments (the kernel's own __shared__
   // variables are static); a value its bytes. In checked mode dc_len
@@ -205,7 +215,8 @@ typedef struct dc_kernel_fault_t {
   int32_t set;
   uint32_t kind;  // dc_kernel_fault_kind_t
   uint32_t arg;   // the argument (DC_KERNEL_FAULT_OBJECT: other memory)
-  uint32_t line;  // in the program's source
+  uint32_t line;  // in the program's source; 0: the kernel's own line
+                  // (a stop outside any poll: between slices)
   int64_t index;
   uint64_t length;
   uint64_t size;

@@ -551,6 +551,9 @@ dc_status_t dc_kernel_fault_status(const dc_kernel_t* k, const char* fn,
                    "dc_kernel_fault_status: 'kernel' is NULL or a released kernel");
   }
   DC_REQUIRE_ARG(f, "dc_kernel_fault_status");
+  dc_kernel_fault_t at = *f;
+  if (at.line == 0) at.line = k->line;  // stopped outside any poll
+  f = &at;
   switch ((dc_kernel_fault_kind_t)f->kind) {
     case DC_KERNEL_FAULT_INDEX:
       return DC_FAIL(DC_ERR_OUT_OF_RANGE,

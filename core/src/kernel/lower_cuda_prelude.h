@@ -496,6 +496,10 @@ struct dc__launch_t {
   uint dims;
   unsigned long long offset[3];
   unsigned long long watchdog_ns;  // checked kernels: 0, or their limit
+  // Checked kernels run in slices of the dispatch (launch_slices.h): the
+  // slice's first group, and the dispatch's groups, per dimension.
+  unsigned long long group_base[3];
+  unsigned long long groups[3];
 };
 static __forceinline__ unsigned long long dc__globaltimer() {
   unsigned long long t;
@@ -924,6 +928,30 @@ static __noinline__ void dc__poll(dc__cwi_t& w, uint line) {
   do {                                               \
     if (--_wi.polls == 0) dc__poll(_wi, line);       \
   } while (0)
+
+// A checked dispatch runs in slices, each a grid of its own: a group's id
+// is the slice's first group plus its own, and the counts the dispatch's.
+static __forceinline__ size_t dc__sliced_group_id(const dc__launch_t& l,
+                                                  uint d) {
+  return d < 3 ? dc__group_id(d) + (size_t)l.group_base[d] : 0;
+}
+static __forceinline__ size_t dc__sliced_num_groups(const dc__launch_t& l,
+                                                    uint d) {
+  return d < 3 ? (size_t)l.groups[d] : 1;
+}
+#undef get_global_id
+#undef get_group_id
+#undef get_global_size
+#undef get_num_groups
+#define get_global_id(d)                                  \
+  (dc__global_offset(_wi, (uint)(d)) +                    \
+   dc__sliced_group_id(_wi, (uint)(d)) *                  \
+       dc__local_size((uint)(d)) +                        \
+   dc__local_id((uint)(d)))
+#define get_group_id(d) dc__sliced_group_id(_wi, (uint)(d))
+#define get_global_size(d) \
+  (dc__sliced_num_groups(_wi, (uint)(d)) * dc__local_size((uint)(d)))
+#define get_num_groups(d) dc__sliced_num_groups(_wi, (uint)(d))
 #endif  // DC__CHECKED
 
 #endif  // DC_CUDA_PRELUDE_H_

@@ -520,7 +520,8 @@ static void emit_kernel_params(emitter_t* e, const dc__function_t* fn) {
   if (g->checked) {
     dc__cgen_printf(g,
                     "%sdc_len_%s dc_len, volatile __global uint* "
-                    "dc_stop_word, __global dc__fault_t* dc_fault",
+                    "dc_stop_word, __global dc__fault_t* dc_fault, "
+                    "dc__slice_t dc_slice",
                     sep, fn->decl->name);
     sep = ", ";
   }
@@ -593,7 +594,7 @@ static void opencl_kernel(dc__cgen_t* g, const dc__function_t* fn) {
              "dc_fault + DC__SCRATCH_OFFSET);"
              " dc__cwi_t dc_w = {.stop_word = dc_stop_word, .fault = dc_fault,"
              " .gscratch = dc_gscratch, .lscratch = dc_lscratch, .polls = 1u,"
-             " .stop = 0}; dc__cwi_t* _wi = &dc_w;");
+             " .stop = 0, .slice = dc_slice}; dc__cwi_t* _wi = &dc_w;");
   } else {
     puts_out(e, " const int _wi = 0;");  // what helpers receive first
   }

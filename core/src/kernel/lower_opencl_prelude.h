@@ -230,6 +230,16 @@ typedef struct dc__fault_t {
   ulong length, size;
 } dc__fault_t;
 
+// A checked dispatch runs in slices of its groups, each enqueued with the
+// global offset of its first work-item (launch_slices.h): the kernel's
+// dc_slice argument gives the dispatch's offset and groups, and where the
+// slice starts, so that get_group_id and the sizes are the dispatch's.
+typedef struct dc__slice_t {
+  ulong offset[3];      // the dispatch's global offset
+  ulong group_base[3];  // the slice's first group
+  ulong groups[3];      // the dispatch's groups
+} dc__slice_t;
+
 // The work-item record that checked functions receive as _wi.
 typedef struct dc__cwi_t {
   volatile __global uint* stop_word;  // written by the host
@@ -238,8 +248,24 @@ typedef struct dc__cwi_t {
   __local ulong* lscratch;
   uint polls;
   int stop;
+  dc__slice_t slice;
   ulong pscratch[DC__SCRATCH_WORDS] DC__SCRATCH_ALIGN;
 } dc__cwi_t;
+
+static inline size_t dc__sliced_group_id(const dc__cwi_t* w, uint d) {
+  return dc_get_group_id(d) + (d < 3 ? w->slice.group_base[d] : 0);
+}
+static inline size_t dc__sliced_num_groups(const dc__cwi_t* w, uint d) {
+  return d < get_work_dim() ? w->slice.groups[d] : 1;
+}
+static inline size_t dc__sliced_offset(const dc__cwi_t* w, uint d) {
+  return d < get_work_dim() ? w->slice.offset[d] : 0;
+}
+#define dc_get_group_id(d) dc__sliced_group_id(_wi, (d))
+#define dc_get_num_groups(d) dc__sliced_num_groups(_wi, (d))
+#define dc_get_global_size(d) \
+  (dc__sliced_num_groups(_wi, (d)) * dc_get_local_size(d))
+#define dc_get_global_offset(d) dc__sliced_offset(_wi, (d))
 __constant ulong dc__cscratch[DC__SCRATCH_WORDS] DC__SCRATCH_ALIGN = {0};
 
 static void dc__escape(dc__cwi_t* w, uint kind, uint arg, uint line,

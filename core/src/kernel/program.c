@@ -85,6 +85,7 @@ static dc_status_t reflect(dc_program_t* p, const dc__program_ast_t* ast) {
     const dc__token_t* name = &ast->tokens[fn->name];
     k->program = p;
     k->function = i;
+    k->line = name->line;
     k->info.name = dc__arena_strndup(&p->arena, name->text, name->length);
     k->info.arg_count = fn->param_count;
     k->info.max_group_size = p->device->info.max_work_group_size;

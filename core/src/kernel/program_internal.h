@@ -19,6 +19,7 @@ struct dc_kernel_t {
   dc_kernel_info_t info;
   dc_kernel_arg_info_t* args;
   uint32_t function;  // index in the program's AST
+  uint32_t line;      // where the kernel is declared
   void* impl;         // the backend's (CPU: entry points and mode)
   dc_native_kernel_fn_t native_fn;  // set for native kernels
   void* native_user_data;

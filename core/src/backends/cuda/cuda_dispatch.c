@@ -6,7 +6,9 @@
 // followed by a synchronize, as every synchronous operation of the
 // backend ends (cuda_internal.h), or on a device queue without waiting. A
 // kernel whose outcome the host must read back (bounds checking, grid
-// sync) always waits, on the queue when it has one.
+// sync) always waits, on the queue when it has one; a checked one runs
+// in slices of its groups, each waited for, so that its time limit and
+// dc_context_interrupt() can end it between them (launch_slices.h).
 // Its parameters follow cuda_codegen.h: the launch record, the buffer
 // lengths when bounds checking, then the kernel's arguments, where a
 // __local argument is its offset into the dynamic shared memory. The
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "cuda_kernel.h"
+#include "launch_slices.h"
 
 // What a block may use without opting in to more.
 #define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
@@ -40,6 +43,10 @@ static void pack_params(const dc__cuda_kernel_t* ck, const dc_launch_t* l, void*
   p->record.dims = l->dims;
   for (int d = 0; d < 3; ++d) p->record.offset[d] = l->offset[d];
   p->record.watchdog_ns = ck->checked ? l->time_limit_ns : 0;
+  for (int d = 0; d < 3; ++d) {
+    p->record.group_base[d] = 0;
+    p->record.groups[d] = l->groups[d];
+  }
   p->params[n++] = &p->record;
   if (ck->checked) {
     p->lengths[0] = 0;  // a kernel without arguments still takes one
@@ -222,10 +229,39 @@ static dc_status_t read_state(dc__cuda_device_t* cuda,
   return dc__cuda_wait(cuda, stream, "reading a kernel's state");
 }
 
-// After the launch: a bounds-check fault, or a grid barrier some groups
-// never reached, fails the dispatch as on the CPU device.
-static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+// Launches a checked kernel in slices (launch_slices.h), each waited for,
+// until the last or until the dispatch must stop: then |*stop| is the
+// fault kind (else -1). A kernel that synchronises its grid needs all of
+// it at once; its groups are few (all resident), so it runs whole.
+static dc_status_t launch_slices(dc__cuda_device_t* cuda,
                                  const dc__cuda_kernel_t* ck,
+                                 const dc_launch_t* l, size_t dynamic,
+                                 dc__cuda_params_t* p, CUstream stream,
+                                 int* stop) {
+  *stop = -1;
+  if (ck->uses_grid_sync) return launch(cuda, ck, l, dynamic, p, stream, true);
+  dc__slicer_t slicer;
+  dc__slicer_init(&slicer, l);
+  dc__slice_t slice;
+  uint64_t start = dc__now_ns();
+  for (bool first = true; dc__slicer_next(&slicer, &slice); first = false) {
+    if (!first && (*stop = dc__launch_stop_reason(l, start)) >= 0) break;
+    for (int d = 0; d < 3; ++d) {
+      p->record.group_base[d] = slice.first[d];
+      p->grid[d] = (unsigned)slice.groups[d];
+    }
+    uint64_t begun = dc__now_ns();
+    DC_RETURN_IF_ERROR(launch(cuda, ck, l, dynamic, p, stream, true));
+    dc__slicer_took(&slicer, dc__now_ns() - begun);
+  }
+  return DC_OK;
+}
+
+// After the launch: a bounds-check fault, a stop between slices (|stop|,
+// a fault kind, or -1), or a grid barrier some groups never reached,
+// fails the dispatch as on the CPU device.
+static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
+                                 const dc__cuda_kernel_t* ck, int stop,
                                  CUstream stream) {
   if (ck->checked) {
     dc__cuda_fault_state_t f;
@@ -235,6 +271,10 @@ static dc_status_t check_outcome(dc__cuda_device_t* cuda, const dc_kernel_t* k,
       dc_kernel_fault_t fault = {.set = 1, .kind = f.kind, .arg = f.arg,
                                  .line = f.line, .index = f.index,
                                  .length = f.length, .size = f.size};
+      return dc_kernel_fault_status(k, kFn, &fault);
+    }
+    if (stop >= 0) {
+      dc_kernel_fault_t fault = {.set = 1, .kind = (uint32_t)stop};
       return dc_kernel_fault_status(k, kFn, &fault);
     }
   }
@@ -334,10 +374,15 @@ static dc_status_t dispatch_on(dc_device_t* device, CUstream stream,
     st = check_residency(cuda, ck, l, dynamic);
   }
   if (st == DC_OK && outcome) st = reset_state(cuda, ck, stream);
-  if (st == DC_OK) {
+  int stop = -1;
+  if (st == DC_OK && ck->checked) {
+    st = launch_slices(cuda, ck, l, dynamic, &p, stream, &stop);
+  } else if (st == DC_OK) {
     st = launch(cuda, ck, l, dynamic, &p, stream, wait || outcome);
   }
-  if (st == DC_OK && outcome) st = check_outcome(cuda, kernel, ck, stream);
+  if (st == DC_OK && outcome) {
+    st = check_outcome(cuda, kernel, ck, stop, stream);
+  }
   return exclusive ? dc__cuda_leave(cuda, st) : dc__cuda_settle(cuda, st);
 }
 

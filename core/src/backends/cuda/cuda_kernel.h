@@ -51,6 +51,8 @@ typedef struct dc__cuda_launch_record_t {
   uint32_t dims;
   uint64_t offset[3];
   uint64_t watchdog_ns;  // the kernel time limit (checked kernels)
+  uint64_t group_base[3];  // the slice's first group (checked kernels)
+  uint64_t groups[3];      // the dispatch's groups
 } dc__cuda_launch_record_t;
 
 // The program's globals dc__grid and dc__fault (dc/backend.h,

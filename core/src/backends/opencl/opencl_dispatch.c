@@ -15,9 +15,13 @@
 // offset.
 //
 // A checked kernel always waits, on its queue when it has one: its fault
-// record is read back after it. While it runs, the host watches its time
+// record is read back after it. It runs in slices of its groups
+// (launch_slices.h), each enqueued with the global offset of its first
+// work-item and the dc_slice argument that keeps the work-item functions
+// the whole dispatch's. While a slice runs, the host watches the time
 // limit and the context's interrupt count, and when either ends the
-// dispatch it writes the stop word that the kernel's polls read. On a
+// dispatch it writes the stop word that the kernel's polls read, and
+// enqueues no further slice. On a
 // device that shares the host's memory (pocl) the word stays mapped and
 // the host stores to it: the driver's threads may all be running the
 // kernel, leaving none to run a command. On the others it lives in device
@@ -27,15 +31,23 @@
 // and runaway kernels ran on), and the kernel's own queue would run the
 // write only after it.
 // SPDX-License-Identifier: MIT
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "launch_slices.h"
 #include "opencl_kernel.h"
 
 static const char* kFn = "dc_kernel_dispatch";
 
-// How long the host sleeps between looks at a running checked kernel.
+// How the host looks at a running checked kernel: on a device with
+// memory of its own, yielding the core between looks for the first
+// WATCH_SPIN_NS (a slice often ends within tens of microseconds, less
+// than one sleep lasts), then sleeping WATCH_INTERVAL_NS between them. A
+// device that shares the host's memory runs on the host's cores (pocl),
+// which a spinning host would take from it: there it only sleeps.
+#define WATCH_SPIN_NS 100000u
 #define WATCH_INTERVAL_NS 200000L
 
 static size_t local_base(const dc__opencl_kernel_t* ok) {
@@ -193,7 +205,15 @@ static void give_checked(dc__opencl_device_t* ocl, dc__opencl_checked_t* c) {
 
 // The values of the stop word (DC_KFAULT_*; 0: run on). Static: an
 // enqueued write reads its source later.
-static const cl_uint kRunOn = 0, kStopped = 2, kWatchdog = 3;
+static const cl_uint kRunOn = 0, kStopped = DC_KERNEL_FAULT_STOPPED,
+                     kWatchdog = DC_KERNEL_FAULT_WATCHDOG;
+
+// The dc_slice argument (dc/backend.h, DC_KERNEL_DIALECT_OPENCL_C).
+typedef struct dc__opencl_slice_t {
+  cl_ulong offset[3];
+  cl_ulong group_base[3];
+  cl_ulong groups[3];
+} dc__opencl_slice_t;
 
 // Writes |*value| to |c|'s stop word: through its mapping, or enqueued on
 // |queue| (the caller flushes or finishes it).
@@ -209,12 +229,13 @@ static cl_int write_stop_word(dc__opencl_device_t* ocl,
 }
 
 // The checked-mode arguments after the kernel's own, from |next|: the
-// lengths, the stop word and the fault record (both reset on |queue|).
+// lengths, the stop word, the fault record and |slice|.
 static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
                                     const dc_kernel_t* k,
                                     const size_t* lengths,
-                                    dc__opencl_checked_t* c,
-                                    cl_command_queue queue, cl_uint next) {
+                                    const dc__opencl_checked_t* c,
+                                    const dc__opencl_slice_t* slice,
+                                    cl_uint next) {
   uint64_t n[DC_KERNEL_MAX_ARGS] = {0};
   const dc__opencl_kernel_t* ok = dc_kernel_backend_data(k);
   size_t count = ok->arg_count;
@@ -225,18 +246,22 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
       set_arg(ocl, k, next + 1, sizeof(cl_mem), &c->control, "stop word"));
   DC_RETURN_IF_ERROR(
       set_arg(ocl, k, next + 2, sizeof(cl_mem), &c->state, "fault record"));
+  return set_arg(ocl, k, next + 3, sizeof(*slice), slice, "slice");
+}
+
+// Clears the stop word and the fault record on |queue| before a dispatch.
+static dc_status_t reset_checked(dc__opencl_device_t* ocl,
+                                 const dc_kernel_t* k,
+                                 dc__opencl_checked_t* c,
+                                 cl_command_queue queue) {
   dc_kernel_fault_t clear = {0};
   cl_int err = write_stop_word(ocl, c, queue, &kRunOn);
   if (err == CL_SUCCESS) {
     err = ocl->cl->enqueue_write_buffer(queue, c->state, CL_FALSE, 0,
                                         sizeof(clear), &clear, 0, NULL, NULL);
   }
-  if (err != CL_SUCCESS) {
-    return dc__opencl_failed(ocl, err, "resetting kernel '%s''s fault record",
-                             dc_kernel_name(k));
-  }
   // The write above reads |clear| later: wait for it before returning.
-  err = ocl->cl->finish(queue);
+  if (err == CL_SUCCESS) err = ocl->cl->finish(queue);
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "resetting kernel '%s''s fault record",
                              dc_kernel_name(k));
@@ -244,42 +269,43 @@ static dc_status_t set_checked_args(dc__opencl_device_t* ocl,
   return DC_OK;
 }
 
-// Waits for a checked kernel's |done| event, stopping it through the stop
-// word when the launch's time limit passes or the context is interrupted.
+// Waits for a checked slice's |done| event. Once the dispatch (begun at
+// |start|) must stop, now or before (|*stop| is then the fault kind),
+// writes the stop word for the kernel's polls to read.
 static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
                          const dc_launch_t* l, dc__opencl_checked_t* c,
-                         cl_command_queue queue, cl_event done) {
+                         cl_command_queue queue, cl_event done,
+                         uint64_t start, int* stop) {
   const dc__opencl_functions_t* cl = ocl->cl;
   cl_int err = cl->flush(queue);
-  uint64_t start = dc__now_ns();
   bool watching = l->time_limit_ns != 0 || l->interrupts != NULL;
-  const cl_uint* stop = NULL;
+  bool told = false;
+  uint64_t begun = dc__now_ns();
   while (err == CL_SUCCESS && watching) {
     cl_int status = CL_QUEUED;
     err = cl->get_event_info(done, CL_EVENT_COMMAND_EXECUTION_STATUS,
                              sizeof(status), &status, NULL);
     if (err != CL_SUCCESS || status <= CL_COMPLETE) break;
-    if (stop == NULL) {
-      if (l->time_limit_ns != 0 && dc__now_ns() - start > l->time_limit_ns) {
-        stop = &kWatchdog;
-      } else if (l->interrupts != NULL &&
-                 __atomic_load_n(l->interrupts, __ATOMIC_ACQUIRE) !=
-                     l->interrupts_at_start) {
-        stop = &kStopped;
+    if (*stop < 0) *stop = dc__launch_stop_reason(l, start);
+    if (*stop >= 0 && !told) {
+      err = write_stop_word(ocl, c, ocl->control_queue,
+                            *stop == DC_KERNEL_FAULT_STOPPED ? &kStopped
+                                                             : &kWatchdog);
+      if (err == CL_SUCCESS && c->stop_word == NULL) {
+        err = cl->flush(ocl->control_queue);  // to the device now
       }
-      if (stop != NULL) {
-        err = write_stop_word(ocl, c, ocl->control_queue, stop);
-        if (err == CL_SUCCESS && c->stop_word == NULL) {
-          err = cl->flush(ocl->control_queue);  // to the device now
-        }
-      }
+      told = true;
     }
-    struct timespec pause = {0, WATCH_INTERVAL_NS};
-    nanosleep(&pause, NULL);
+    if (!ocl->host_unified && dc__now_ns() - begun < WATCH_SPIN_NS) {
+      sched_yield();
+    } else {
+      struct timespec pause = {0, WATCH_INTERVAL_NS};
+      nanosleep(&pause, NULL);
+    }
   }
   if (err == CL_SUCCESS) err = cl->wait_for_events(1, &done);
   // An enqueued stop must land before the state's next reset.
-  if (err == CL_SUCCESS && stop != NULL && c->stop_word == NULL) {
+  if (err == CL_SUCCESS && told && c->stop_word == NULL) {
     err = cl->finish(ocl->control_queue);
   }
   if (err != CL_SUCCESS) {
@@ -288,10 +314,11 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
   return DC_OK;
 }
 
-// Reads the fault record back: a fault fails the dispatch as on the CPU.
+// Reads the fault record back: a fault, or a stop the host made between
+// slices (|stop|, a fault kind, or -1), fails the dispatch as on the CPU.
 static dc_status_t check_outcome(dc__opencl_device_t* ocl,
                                  const dc_kernel_t* k,
-                                 dc__opencl_checked_t* c,
+                                 dc__opencl_checked_t* c, int stop,
                                  cl_command_queue queue) {
   dc_kernel_fault_t f;
   cl_int err = ocl->cl->enqueue_read_buffer(queue, c->state, CL_TRUE, 0,
@@ -300,11 +327,111 @@ static dc_status_t check_outcome(dc__opencl_device_t* ocl,
     return dc__opencl_failed(ocl, err, "reading kernel '%s''s fault record",
                              dc_kernel_name(k));
   }
-  if (f.set == 0) return DC_OK;
+  if (f.set == 0 && stop < 0) return DC_OK;
+  if (f.set == 0) f = (dc_kernel_fault_t){.set = 1, .kind = (uint32_t)stop};
   return dc_kernel_fault_status(k, kFn, &f);
 }
 
 //===-- Launching -------------------------------------------------------===//
+
+// Sets the arguments (|slice| for a checked kernel) and enqueues |l|'s
+// groups from |first|, |groups| of them per dimension, on |queue|, with
+// |done| (if not NULL) its event.
+static dc_status_t enqueue(dc__opencl_device_t* ocl, cl_command_queue queue,
+                           dc_kernel_t* kernel, const dc_launch_t* l,
+                           void* const* args, const size_t* lengths,
+                           const dc__opencl_checked_t* c,
+                           const dc__slice_t* slice, cl_event* done) {
+  dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
+  size_t offset[3], global[3];
+  dc__opencl_slice_t arg;
+  for (int d = 0; d < 3; ++d) {
+    offset[d] = l->offset[d] + slice->first[d] * l->local[d];
+    global[d] = slice->groups[d] * l->local[d];
+    arg.offset[d] = l->offset[d];
+    arg.group_base[d] = slice->first[d];
+    arg.groups[d] = l->groups[d];
+  }
+  pthread_mutex_lock(&ok->args_lock);
+  cl_uint next = 0;
+  dc_status_t st = set_args(ocl, kernel, l, args, &next);
+  if (st == DC_OK && c != NULL) {
+    st = set_checked_args(ocl, kernel, lengths, c, &arg, next);
+  }
+  if (st == DC_OK) {
+    cl_int err = ocl->cl->enqueue_nd_range_kernel(
+        queue, ok->kernel, l->dims, offset, global, l->local, 0, NULL, done);
+    if (err != CL_SUCCESS) {
+      st = dc__opencl_failed(ocl, err,
+                             "clEnqueueNDRangeKernel of kernel '%s' (%zux%zux%zu "
+                             "work-items in groups of %zux%zux%zu)",
+                             dc_kernel_name(kernel), global[0], global[1],
+                             global[2], l->local[0], l->local[1],
+                             l->local[2]);
+    }
+  }
+  pthread_mutex_unlock(&ok->args_lock);
+  return st;
+}
+
+// Enqueues the next slice, if any, with |*done| its event (NULL when
+// every slice has been).
+static dc_status_t enqueue_next(dc__opencl_device_t* ocl,
+                                cl_command_queue queue, dc_kernel_t* kernel,
+                                const dc_launch_t* l, void* const* args,
+                                const size_t* lengths,
+                                const dc__opencl_checked_t* c,
+                                dc__slicer_t* slicer, cl_event* done) {
+  dc__slice_t slice;
+  *done = NULL;
+  if (!dc__slicer_next(slicer, &slice)) return DC_OK;
+  return enqueue(ocl, queue, kernel, l, args, lengths, c, &slice, done);
+}
+
+// Runs a checked dispatch in slices (launch_slices.h) until the last or
+// until it must stop. While one slice runs and is watched, the next
+// waits in the queue behind it, so that the device never idles between
+// two; a stop enqueues no further slice.
+static dc_status_t run_checked(dc__opencl_device_t* ocl,
+                               cl_command_queue queue, dc_kernel_t* kernel,
+                               const dc_launch_t* l, void* const* args,
+                               const size_t* lengths,
+                               dc__opencl_checked_t* c) {
+  DC_RETURN_IF_ERROR(reset_checked(ocl, kernel, c, queue));
+  dc__slicer_t slicer;
+  dc__slicer_init(&slicer, l);
+  uint64_t start = dc__now_ns(), since = start;
+  int stop = -1;
+  cl_event running = NULL, queued = NULL;
+  dc_status_t st = enqueue_next(ocl, queue, kernel, l, args, lengths, c,
+                                &slicer, &running);
+  while (st == DC_OK && running != NULL) {
+    if (stop < 0 && (stop = dc__launch_stop_reason(l, start)) < 0) {
+      st = enqueue_next(ocl, queue, kernel, l, args, lengths, c, &slicer,
+                        &queued);
+    }
+    // Watched even after a failure: the slice must end before the state
+    // goes back to the free list.
+    dc_status_t ended = watch(ocl, kernel, l, c, queue, running, start, &stop);
+    if (st == DC_OK) st = ended;
+    ocl->cl->release_event(running);
+    uint64_t now = dc__now_ns();
+    dc__slicer_took(&slicer, now - since);  // queued back to back
+    since = now;
+    running = queued;
+    queued = NULL;
+  }
+  if (running != NULL) {  // a failure left a slice in the queue
+    ocl->cl->wait_for_events(1, &running);
+    ocl->cl->release_event(running);
+  }
+  // A stop fails a dispatch that had slices left, whatever the fault
+  // record says; one seen while the last slice ran only if it recorded it.
+  if (st == DC_OK) {
+    st = check_outcome(ocl, kernel, c, slicer.done ? -1 : stop, queue);
+  }
+  return st;
+}
 
 // Runs a dispatch on |queue| (NULL: the device queue), waiting for it
 // when |wait| or when it is checked.
@@ -316,43 +443,22 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
   dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
   if (queue == NULL) queue = ocl->queue;
   DC_RETURN_IF_ERROR(check_shape(ocl, kernel, l));
-  dc__opencl_checked_t* c = NULL;
   if (ok->checked) {
-    size_t size = ok->module->state_size;
-    DC_RETURN_IF_ERROR(take_checked(ocl, size, &c));
+    dc__opencl_checked_t* c = NULL;
+    DC_RETURN_IF_ERROR(take_checked(ocl, ok->module->state_size, &c));
+    dc_status_t st = run_checked(ocl, queue, kernel, l, args, lengths, c);
+    give_checked(ocl, c);
+    return st;
   }
-  cl_event done = NULL;
-  pthread_mutex_lock(&ok->args_lock);
-  cl_uint next = 0;
-  dc_status_t st = set_args(ocl, kernel, l, args, &next);
-  if (st == DC_OK && c != NULL) {
-    st = set_checked_args(ocl, kernel, lengths, c, queue, next);
-  }
-  if (st == DC_OK) {
-    cl_int err = ocl->cl->enqueue_nd_range_kernel(
-        queue, ok->kernel, l->dims, l->offset, l->global, l->local, 0, NULL,
-        c != NULL ? &done : NULL);
-    if (err != CL_SUCCESS) {
-      st = dc__opencl_failed(ocl, err,
-                             "clEnqueueNDRangeKernel of kernel '%s' (%zux%zux%zu "
-                             "work-items in groups of %zux%zux%zu)",
-                             dc_kernel_name(kernel), l->global[0], l->global[1],
-                             l->global[2], l->local[0], l->local[1],
-                             l->local[2]);
-    }
-  }
-  pthread_mutex_unlock(&ok->args_lock);
-  if (st == DC_OK && c != NULL) {
-    st = watch(ocl, kernel, l, c, queue, done);
-    if (st == DC_OK) st = check_outcome(ocl, kernel, c, queue);
-  } else if (st == DC_OK && wait) {
+  dc__slice_t whole = {{0, 0, 0}, {l->groups[0], l->groups[1], l->groups[2]}};
+  dc_status_t st = enqueue(ocl, queue, kernel, l, args, lengths, NULL, &whole,
+                           NULL);
+  if (st == DC_OK && wait) {
     cl_int err = ocl->cl->finish(queue);
     if (err != CL_SUCCESS) {
       st = dc__opencl_failed(ocl, err, "kernel '%s'", dc_kernel_name(kernel));
     }
   }
-  if (done != NULL) ocl->cl->release_event(done);
-  if (c != NULL) give_checked(ocl, c);
   return st;
 }
 

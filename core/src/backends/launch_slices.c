@@ -1,0 +1,82 @@
+// launch_slices.c: the slices of a checked GPU dispatch (launch_slices.h).
+// SPDX-License-Identifier: MIT
+#include "launch_slices.h"
+
+// Sets the slice shape for about |items| work-items a slice: whole
+// dimensions from the first up while they fit, then a span of the next.
+static void shape(dc__slicer_t* s, size_t group_items, size_t items) {
+  size_t groups = DC_MAX(items / DC_MAX(group_items, (size_t)1), (size_t)1);
+  size_t below = 1;  // groups in a whole box of the dimensions below dim
+  s->dim = 0;
+  while (s->dim < 2 && below * s->grid[s->dim] <= groups) {
+    below *= s->grid[s->dim++];
+  }
+  s->span = DC_MIN(DC_MAX(groups / below, (size_t)1), s->grid[s->dim]);
+}
+
+void dc__slicer_init(dc__slicer_t* s, const dc_launch_t* l) {
+  size_t group_items = 1;
+  for (int d = 0; d < 3; ++d) {
+    s->grid[d] = l->groups[d];
+    s->next[d] = 0;
+    group_items *= l->local[d];
+  }
+  s->done = s->grid[0] == 0 || s->grid[1] == 0 || s->grid[2] == 0;
+  s->dim = 0;
+  s->span = 1;
+  if (!s->done) shape(s, group_items, DC_SLICE_FIRST_ITEMS);
+}
+
+bool dc__slicer_next(dc__slicer_t* s, dc__slice_t* out) {
+  if (s->done) return false;
+  int k = s->dim;
+  for (int d = 0; d < 3; ++d) {
+    out->first[d] = s->next[d];
+    out->groups[d] = d < k ? s->grid[d] : 1;
+  }
+  out->groups[k] = DC_MIN(s->span, s->grid[k] - s->next[k]);
+  // Move on in dimension k, carrying into the ones above it.
+  s->next[k] += out->groups[k];
+  for (int d = k; d < 3 && s->next[d] >= s->grid[d]; ++d) {
+    s->next[d] = 0;
+    if (d == 2) {
+      s->done = true;
+    } else {
+      s->next[d + 1]++;
+    }
+  }
+  return true;
+}
+
+// Doubles the slice: a longer span in its dimension, or, once that spans
+// the grid, a span of two in the next (at the start of a row only).
+static void grow(dc__slicer_t* s) {
+  int k = s->dim;
+  if (s->span < s->grid[k]) {
+    s->span = DC_MIN(s->span * 2, s->grid[k]);
+  } else if (k < 2 && s->next[k] == 0) {
+    s->dim = k + 1;
+    s->span = DC_MIN((size_t)2, s->grid[k + 1]);
+  }
+}
+
+void dc__slicer_took(dc__slicer_t* s, uint64_t elapsed_ns) {
+  // Up to 16 times larger at once: the waits between slices are few.
+  uint64_t t = DC_MAX(elapsed_ns, (uint64_t)1);
+  for (int steps = 0; t < DC_SLICE_TARGET_NS / 2 && steps < 4; ++steps) {
+    grow(s);
+    t *= 2;
+  }
+}
+
+int dc__launch_stop_reason(const dc_launch_t* l, uint64_t start_ns) {
+  if (l->interrupts != NULL &&
+      __atomic_load_n(l->interrupts, __ATOMIC_ACQUIRE) !=
+          l->interrupts_at_start) {
+    return DC_KERNEL_FAULT_STOPPED;
+  }
+  if (l->time_limit_ns != 0 && dc__now_ns() - start_ns > l->time_limit_ns) {
+    return DC_KERNEL_FAULT_WATCHDOG;
+  }
+  return -1;
+}
