@@ -136,7 +136,7 @@ static void bench_launch(bench_t* B) {
   }
   bench_note(name, "dc: %d dc_stream_dispatch of an empty kernel (no "
              "arguments, 1 work-item) on one stream of cuda:0, then one "
-             "dc_stream_sync; raw: %d cuLaunchKernel (1x1, a 32-byte "
+             "dc_stream_sync; raw: %d cuLaunchKernel (1x1, an 88-byte "
              "parameter like dc's launch record) on one non-blocking "
              "CUstream, then one cuStreamSynchronize; also %d synchronous "
              "dc_kernel_dispatch calls, for scale; a sample is one batch / "

@@ -20,14 +20,14 @@ static const char kEmptyPtxFormat[] =
     ".target %s\n"
     ".address_size 64\n"
     "\n"
-    ".visible .entry empty(.param .align 8 .b8 record[32])\n"
+    ".visible .entry empty(.param .align 8 .b8 record[88])\n"
     "{\n"
     "  ret;\n"
     "}\n";
 static const char* const kEmptyTargets[] = {"sm_75", "sm_52"};
 
-_Static_assert(sizeof(bench_cu_record_t) == 32,
-               "the PTX entry takes a 32-byte parameter");
+_Static_assert(sizeof(bench_cu_record_t) == 88,
+               "the PTX entry takes an 88-byte parameter");
 
 // Opens the first of |names| (NULL-terminated) that loads; its name goes
 // to |loaded|.

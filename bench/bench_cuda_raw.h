@@ -79,10 +79,15 @@ typedef struct cublasContext* cublasHandle_t;
 enum { BENCH_CUBLAS_OP_N = 0 };
 
 // The parameter of the raw empty kernel: the size and alignment of the
-// engine's launch record (dims and a 3-D global offset).
+// engine's launch record (dc/backend.h, DC_KERNEL_DIALECT_CUDA_C: dims, a
+// 3-D global offset, the time limit, a slice's first group and the
+// groups).
 typedef struct bench_cu_record_t {
   uint32_t dims;
   uint64_t offset[3];
+  uint64_t watchdog_ns;
+  uint64_t group_base[3];
+  uint64_t groups[3];
 } bench_cu_record_t;
 
 //===-- The function tables ---------------------------------------------===//

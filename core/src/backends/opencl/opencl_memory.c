@@ -328,8 +328,8 @@ static dc_status_t read_staged(dc__opencl_device_t* ocl, cl_mem mem,
 dc_status_t dc__opencl_write(dc_device_t* device, void* memory, size_t offset,
                              const void* src, size_t size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  cl_mem mem;
-  size_t at;
+  cl_mem mem = NULL;  // set by dc__opencl_decode (for gcc -O3)
+  size_t at = 0;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "write", &mem, &at));
   if (ocl->stage_transfers && size >= STAGE_MIN) {
     pthread_mutex_lock(&ocl->staging_lock);
@@ -348,8 +348,8 @@ dc_status_t dc__opencl_write(dc_device_t* device, void* memory, size_t offset,
 dc_status_t dc__opencl_read(dc_device_t* device, const void* memory,
                             size_t offset, void* dst, size_t size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  cl_mem mem;
-  size_t at;
+  cl_mem mem = NULL;
+  size_t at = 0;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "read", &mem, &at));
   if (ocl->stage_transfers && size >= STAGE_MIN) {
     pthread_mutex_lock(&ocl->staging_lock);
@@ -400,8 +400,8 @@ dc_status_t dc__opencl_fill(dc_device_t* device, void* memory, size_t offset,
                             size_t size, const void* pattern,
                             size_t pattern_size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  cl_mem mem;
-  size_t at;
+  cl_mem mem = NULL;
+  size_t at = 0;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "fill", &mem, &at));
   if (size == 0) return DC_OK;
   bool native = pattern_size <= 128 &&
@@ -442,8 +442,8 @@ static cl_int copy_overlapping(dc__opencl_device_t* ocl, cl_mem mem,
 dc_status_t dc__opencl_copy(dc_device_t* device, void* dst, size_t dst_offset,
                             const void* src, size_t src_offset, size_t size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
-  cl_mem dst_mem, src_mem;
-  size_t dst_at, src_at;
+  cl_mem dst_mem = NULL, src_mem = NULL;
+  size_t dst_at = 0, src_at = 0;
   DC_RETURN_IF_ERROR(
       dc__opencl_decode(ocl, dst, dst_offset, "copy", &dst_mem, &dst_at));
   DC_RETURN_IF_ERROR(
