@@ -193,12 +193,13 @@ static const char* const kRunaways[] = {
     "__kernel void k(__global int* o) { sync(); for (;;) o[1]++; }\n",
 };
 
-// Dispatches k(o) over |global| work-items, o a 2-element buffer.
-static dc_status_t run_k(dc_program_t* p, size_t global) {
+// Dispatches k(o) over |global| work-items in groups of |local|, o a
+// 2-element buffer.
+static dc_status_t run_k(dc_program_t* p, size_t global, size_t local) {
   dc_buffer_t* o = dc_test_buffer_new(dut, DC_DTYPE_I32, 2, "o");
   fill_bytes(o, 0);
   dc_arg_t a = dc_arg_buffer(o);
-  dc_dispatch_t grid = {.dims = 1, .global = {global}, .local = {1}};
+  dc_dispatch_t grid = {.dims = 1, .global = {global}, .local = {local}};
   dc_status_t st = dc_kernel_dispatch(kernel_of(p, "k"), &grid, &a, 1);
   dc_buffer_release(o);
   return st;
@@ -207,29 +208,19 @@ static dc_status_t run_k(dc_program_t* p, size_t global) {
 START_TEST(test_checked_runaway_stops_at_the_time_limit) {
   dc_program_t* p = build_on(dut, "run.cl", kRunaways[_i], "-dc-checked");
   dc_context_set_kernel_time_limit(ctx, 50 * 1000 * 1000);  // 50 ms
-  ck_assert_int_eq(run_k(p, 1), DC_ERR_DEADLINE_EXCEEDED);
+  ck_assert_int_eq(run_k(p, 1, 1), DC_ERR_DEADLINE_EXCEEDED);
   DC_CK_STR_HAS(dc_last_error(), "ran past the kernel time limit");
   DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (run.cl:");
   dc_program_release(p);
 }
 END_TEST
 
-// A dispatch of |global| work-items in groups of 256 of a kernel without
-// loops, which a GPU runs in slices of its groups (launch_slices.h).
-static dc_status_t run_vast(dc_program_t* p, size_t global) {
-  dc_buffer_t* o = dc_test_buffer_new(dut, DC_DTYPE_I32, 2, "o");
-  fill_bytes(o, 0);
-  dc_arg_t a = dc_arg_buffer(o);
-  dc_dispatch_t grid = {.dims = 1, .global = {global}, .local = {256}};
-  dc_status_t st = dc_kernel_dispatch(kernel_of(p, "k"), &grid, &a, 1);
-  dc_buffer_release(o);
-  return st;
-}
-
+// A kernel without loops, which a GPU runs in slices of its groups
+// (dc_launch_slicer_t, dc/backend.h), over 2^38 work-items: hours on the
+// CPU, minutes on a GPU.
 static const char kVast[] =
     "__kernel void k(__global int* o) {\n"
     "  if (get_global_id(0) == 0) o[1] = 1;\n}\n";
-// 2^38 work-items: hours on the CPU, minutes on a GPU.
 #define VAST ((size_t)1 << 38)
 
 // A kernel without loops over a grid that would take hours also stops:
@@ -237,11 +228,11 @@ static const char kVast[] =
 START_TEST(test_checked_vast_grid_stops) {
   dc_program_t* p = build_on(dut, "vast.cl", kVast, "-dc-checked");
   dc_context_set_kernel_time_limit(ctx, 50 * 1000 * 1000);
-  ck_assert_int_eq(run_vast(p, VAST), DC_ERR_DEADLINE_EXCEEDED);
+  ck_assert_int_eq(run_k(p, VAST, 256), DC_ERR_DEADLINE_EXCEEDED);
   DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (vast.cl:1) ran past the kernel "
                 "time limit");
   dc_context_set_kernel_time_limit(ctx, 0);
-  DC_CK_OK(run_vast(p, 64 * 256));  // the next dispatch runs as usual
+  DC_CK_OK(run_k(p, 64 * 256, 256));  // the next dispatch runs as usual
   dc_program_release(p);
 }
 END_TEST
@@ -337,7 +328,7 @@ START_TEST(test_checked_interrupt_stops_a_vast_grid) {
   pthread_t thread;
   ck_assert_int_eq(pthread_create(&thread, NULL, interrupt_until_done, &in),
                    0);
-  dc_status_t st = run_vast(p, VAST);
+  dc_status_t st = run_k(p, VAST, 256);
   atomic_store(&in.done, true);
   pthread_join(thread, NULL);
   ck_assert_int_eq(st, DC_ERR_CANCELLED);
@@ -353,7 +344,7 @@ START_TEST(test_checked_interrupt_stops_a_running_kernel) {
   pthread_t thread;
   ck_assert_int_eq(pthread_create(&thread, NULL, interrupt_until_done, &in),
                    0);
-  dc_status_t st = run_k(p, 4);
+  dc_status_t st = run_k(p, 4, 1);
   atomic_store(&in.done, true);
   pthread_join(thread, NULL);
   ck_assert_int_eq(st, DC_ERR_CANCELLED);
@@ -371,7 +362,7 @@ START_TEST(test_checked_interrupt_leaves_other_work_alone) {
                              NULL);
   dc_context_interrupt(ctx);
   dc_context_interrupt(NULL);  // a no-op
-  DC_CK_OK(run_k(p, 1));
+  DC_CK_OK(run_k(p, 1, 1));
   dc_context_params_t params;
   DC_CK_OK(dc_context_params(ctx, &params));
   ck_assert_uint_eq(params.kernel_time_limit_ns, 0);

@@ -1,14 +1,14 @@
 // check_launch_slices.c: the slices a GPU runs a checked dispatch in
-// (launch_slices.h): boxes of whole groups that cover every group of the
+// (dc/backend.h, dc_launch_slicer_t): boxes of whole groups that cover every group of the
 // grid once, in every dimension; the first holds about
-// DC_SLICE_FIRST_ITEMS work-items, and each quick slice makes the next
+// DC_LAUNCH_SLICE_FIRST_ITEMS work-items, and each quick slice makes the next
 // larger (at most 16 times) until a slice is as long as the target; and
 // the reasons to stop between two slices.
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
 
-#include "backends/launch_slices.h"
 #include "check_util.h"
+#include "dc/backend.h"
 
 static dc_launch_t launch_of(const size_t groups[3], const size_t local[3]) {
   dc_launch_t l = {.dims = 3};
@@ -20,7 +20,7 @@ static dc_launch_t launch_of(const size_t groups[3], const size_t local[3]) {
   return l;
 }
 
-static size_t items_of(const dc__slice_t* s, const size_t local[3]) {
+static size_t items_of(const dc_launch_slice_t* s, const size_t local[3]) {
   return s->groups[0] * s->groups[1] * s->groups[2] * local[0] * local[1] *
          local[2];
 }
@@ -35,12 +35,12 @@ static size_t walk(const size_t groups[3], const size_t local[3],
   size_t total = groups[0] * groups[1] * groups[2];
   unsigned char* seen = calloc(total, 1);
   ck_assert_ptr_nonnull(seen);
-  dc__slicer_t s;
-  dc__slicer_init(&s, &l);
-  dc__slice_t slice;
+  dc_launch_slicer_t s;
+  dc_launch_slicer_init(&s, &l);
+  dc_launch_slice_t slice;
   size_t count = 0;
   *largest_items = 0;
-  while (dc__slicer_next(&s, &slice)) {
+  while (dc_launch_slicer_next(&s, &slice)) {
     size_t items = items_of(&slice, local);
     if (count == 0) *first_items = items;
     if (items > *largest_items) *largest_items = items;
@@ -58,7 +58,7 @@ static size_t walk(const size_t groups[3], const size_t local[3],
         }
       }
     }
-    dc__slicer_took(&s, took_ns);
+    dc_launch_slicer_took(&s, took_ns);
     ++count;
   }
   // Counted first, asserted once: a Check assertion per group is slow.
@@ -87,7 +87,7 @@ START_TEST(test_slices_cover_every_group_once) {
   const size_t* g = kGrids[_i];
   size_t first = 0, largest = 0;
   // Slow slices keep their size; quick ones grow.
-  size_t slow = walk(g, g + 3, DC_SLICE_TARGET_NS, &first, &largest);
+  size_t slow = walk(g, g + 3, DC_LAUNCH_SLICE_TARGET_NS, &first, &largest);
   ck_assert_uint_eq(first, largest);
   size_t quick = walk(g, g + 3, 0, &first, &largest);
   ck_assert_uint_le(quick, slow);
@@ -97,26 +97,26 @@ END_TEST
 START_TEST(test_first_slice_is_a_gpu_s_worth_and_quick_ones_grow) {
   size_t groups[3] = {(size_t)1 << 24, 1, 1}, local[3] = {256, 1, 1};
   dc_launch_t l = launch_of(groups, local);
-  dc__slicer_t s;
-  dc__slicer_init(&s, &l);
-  dc__slice_t slice;
-  ck_assert(dc__slicer_next(&s, &slice));
-  ck_assert_uint_eq(items_of(&slice, local), DC_SLICE_FIRST_ITEMS);
-  dc__slicer_took(&s, DC_SLICE_TARGET_NS / 4);  // quick: the next doubles
-  ck_assert(dc__slicer_next(&s, &slice));
-  ck_assert_uint_eq(items_of(&slice, local), 2 * DC_SLICE_FIRST_ITEMS);
-  ck_assert_uint_eq(slice.first[0], DC_SLICE_FIRST_ITEMS / 256);
-  dc__slicer_took(&s, DC_SLICE_TARGET_NS);  // long enough: it stays
-  ck_assert(dc__slicer_next(&s, &slice));
-  ck_assert_uint_eq(items_of(&slice, local), 2 * DC_SLICE_FIRST_ITEMS);
-  dc__slicer_took(&s, 0);  // far too quick: at most 16 times larger
-  ck_assert(dc__slicer_next(&s, &slice));
-  ck_assert_uint_eq(items_of(&slice, local), 32 * DC_SLICE_FIRST_ITEMS);
+  dc_launch_slicer_t s;
+  dc_launch_slicer_init(&s, &l);
+  dc_launch_slice_t slice;
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(items_of(&slice, local), DC_LAUNCH_SLICE_FIRST_ITEMS);
+  dc_launch_slicer_took(&s, DC_LAUNCH_SLICE_TARGET_NS / 4);  // quick: the next doubles
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(items_of(&slice, local), 2 * DC_LAUNCH_SLICE_FIRST_ITEMS);
+  ck_assert_uint_eq(slice.first[0], DC_LAUNCH_SLICE_FIRST_ITEMS / 256);
+  dc_launch_slicer_took(&s, DC_LAUNCH_SLICE_TARGET_NS);  // long enough: it stays
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(items_of(&slice, local), 2 * DC_LAUNCH_SLICE_FIRST_ITEMS);
+  dc_launch_slicer_took(&s, 0);  // far too quick: at most 16 times larger
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(items_of(&slice, local), 32 * DC_LAUNCH_SLICE_FIRST_ITEMS);
   // A group larger than the first slice is a slice of one group.
-  size_t one[3] = {10, 1, 1}, big[3] = {DC_SLICE_FIRST_ITEMS * 2, 1, 1};
+  size_t one[3] = {10, 1, 1}, big[3] = {DC_LAUNCH_SLICE_FIRST_ITEMS * 2, 1, 1};
   l = launch_of(one, big);
-  dc__slicer_init(&s, &l);
-  ck_assert(dc__slicer_next(&s, &slice));
+  dc_launch_slicer_init(&s, &l);
+  ck_assert(dc_launch_slicer_next(&s, &slice));
   ck_assert_uint_eq(slice.groups[0], 1);
 }
 END_TEST
@@ -124,10 +124,10 @@ END_TEST
 START_TEST(test_an_empty_grid_has_no_slice) {
   size_t groups[3] = {0, 4, 4}, local[3] = {1, 1, 1};
   dc_launch_t l = launch_of(groups, local);
-  dc__slicer_t s;
-  dc__slicer_init(&s, &l);
-  dc__slice_t slice;
-  ck_assert(!dc__slicer_next(&s, &slice));
+  dc_launch_slicer_t s;
+  dc_launch_slicer_init(&s, &l);
+  dc_launch_slice_t slice;
+  ck_assert(!dc_launch_slicer_next(&s, &slice));
 }
 END_TEST
 
@@ -135,18 +135,35 @@ START_TEST(test_stop_reasons) {
   unsigned interrupts = 3;
   dc_launch_t l = {.dims = 1, .interrupts = &interrupts,
                    .interrupts_at_start = 3};
-  uint64_t now = dc__now_ns();
-  ck_assert_int_eq(dc__launch_stop_reason(&l, now), -1);  // no limit
-  l.time_limit_ns = 1;  // long past since the clock's start
-  ck_assert_int_eq(dc__launch_stop_reason(&l, 0), DC_KERNEL_FAULT_WATCHDOG);
+  dc_launch_slicer_t s;
+  dc_launch_slicer_init(&s, &l);
+  ck_assert_int_eq(dc_launch_stop_reason(&s), -1);  // no limit
   l.time_limit_ns = UINT64_MAX / 2;  // not within this test
-  ck_assert_int_eq(dc__launch_stop_reason(&l, now), -1);
-  interrupts = 4;  // an interrupt wins over the limit
+  ck_assert_int_eq(dc_launch_stop_reason(&s), -1);
+  s.start_ns = 0;  // as if begun when the clock started: long past
   l.time_limit_ns = 1;
-  ck_assert_int_eq(dc__launch_stop_reason(&l, 0), DC_KERNEL_FAULT_STOPPED);
+  ck_assert_int_eq(dc_launch_stop_reason(&s), DC_KERNEL_FAULT_WATCHDOG);
+  interrupts = 4;  // an interrupt wins over the limit
+  ck_assert_int_eq(dc_launch_stop_reason(&s), DC_KERNEL_FAULT_STOPPED);
   l.interrupts = NULL;
-  l.time_limit_ns = UINT64_MAX / 2;
-  ck_assert_int_eq(dc__launch_stop_reason(&l, now), -1);
+  l.time_limit_ns = 0;
+  ck_assert_int_eq(dc_launch_stop_reason(&s), -1);
+}
+END_TEST
+
+START_TEST(test_null_arguments_make_a_walk_without_slices) {
+  dc_launch_slicer_t s;
+  dc_launch_slice_t slice;
+  dc_launch_slicer_init(NULL, NULL);  // nothing happens
+  dc_launch_slicer_init(&s, NULL);
+  ck_assert(!dc_launch_slicer_next(&s, &slice));
+  ck_assert(!dc_launch_slicer_next(NULL, &slice));
+  size_t groups[3] = {4, 1, 1}, local[3] = {1, 1, 1};
+  dc_launch_t l = launch_of(groups, local);
+  dc_launch_slicer_init(&s, &l);
+  ck_assert(!dc_launch_slicer_next(&s, NULL));
+  dc_launch_slicer_took(NULL, 0);
+  ck_assert_int_eq(dc_launch_stop_reason(NULL), -1);
 }
 END_TEST
 
@@ -158,6 +175,7 @@ static Suite* launch_slices_suite(void) {
   tcase_add_test(tc, test_first_slice_is_a_gpu_s_worth_and_quick_ones_grow);
   tcase_add_test(tc, test_an_empty_grid_has_no_slice);
   tcase_add_test(tc, test_stop_reasons);
+  tcase_add_test(tc, test_null_arguments_make_a_walk_without_slices);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dc/allocator.h"
 #include "dc/buffer.h"
@@ -334,6 +335,56 @@ typedef struct dc_launch_t {
   const unsigned* interrupts;
   unsigned interrupts_at_start;
 } dc_launch_t;
+
+// Slices of a checked dispatch. A GPU's checked work-items poll only in
+// loops, and a queued launch cannot be called back, so a backend runs a
+// checked dispatch as slices, boxes of whole work-groups, one after the
+// other, and stops between two once dc_launch_stop_reason says so: a vast
+// grid of loop-free work-items stops too. The first slice holds about
+// 2^18 work-items (a GPU's worth of resident threads); each that took
+// less than 5 ms (dc_launch_slicer_took) makes the next up to 16 times
+// larger, so that a long dispatch soon runs in slices of several
+// milliseconds and a stop comes within a slice or two. The kernel must
+// still see the whole dispatch: the dialects above pass each slice's
+// first group and the dispatch's groups.
+typedef struct dc_launch_slice_t {
+  size_t first[3];   // the slice's first group, per dimension
+  size_t groups[3];  // its groups, per dimension
+} dc_launch_slice_t;
+
+// The walk over a launch's slices (its fields are the slicer's own). A
+// slice spans the grid in the dimensions below |dim|, |span| groups in
+// |dim| and one group in those above.
+typedef struct dc_launch_slicer_t {
+  const dc_launch_t* launch;
+  uint64_t start_ns;  // when dc_launch_slicer_init ran (the engine's clock)
+  size_t grid[3];     // the launch's groups
+  size_t next[3];     // the next slice's first group
+  int dim;
+  size_t span;
+  bool done;  // every group has had its slice
+} dc_launch_slicer_t;
+
+#define DC_LAUNCH_SLICE_FIRST_ITEMS ((size_t)1 << 18)
+#define DC_LAUNCH_SLICE_TARGET_NS ((uint64_t)10000000)
+
+// Starts the walk over |launch|'s groups, which must outlive it (NULL:
+// a walk without slices). Every function below takes a NULL slicer as
+// one without slices, that never stops.
+DC_API void dc_launch_slicer_init(dc_launch_slicer_t* slicer,
+                                  const dc_launch_t* launch);
+// Fills |out| with the next slice; false when every group has had one.
+DC_API bool dc_launch_slicer_next(dc_launch_slicer_t* slicer,
+                                  dc_launch_slice_t* out);
+// Tells the slicer that a slice took |elapsed_ns|: under half of
+// DC_LAUNCH_SLICE_TARGET_NS makes the next larger, doubled until it would
+// take about that half, at most 16 times.
+DC_API void dc_launch_slicer_took(dc_launch_slicer_t* slicer,
+                                  uint64_t elapsed_ns);
+// Whether the dispatch must stop now: DC_KERNEL_FAULT_STOPPED once the
+// context was interrupted since it started, DC_KERNEL_FAULT_WATCHDOG
+// past its time limit (counted from dc_launch_slicer_init), -1 otherwise.
+DC_API int dc_launch_stop_reason(const dc_launch_slicer_t* slicer);
 
 // Handles of the optional device objects. Each backend defines the struct
 // behind them (or casts its own); the core only passes them back.

@@ -496,8 +496,8 @@ struct dc__launch_t {
   uint dims;
   unsigned long long offset[3];
   unsigned long long watchdog_ns;  // checked kernels: 0, or their limit
-  // Checked kernels run in slices of the dispatch (launch_slices.h): the
-  // slice's first group, and the dispatch's groups, per dimension.
+  // Checked kernels run in slices of the dispatch (dc_launch_slicer_t,
+  // dc/backend.h): the slice's first group, and the dispatch's groups.
   unsigned long long group_base[3];
   unsigned long long groups[3];
 };

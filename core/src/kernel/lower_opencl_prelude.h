@@ -230,10 +230,11 @@ typedef struct dc__fault_t {
   ulong length, size;
 } dc__fault_t;
 
-// A checked dispatch runs in slices of its groups, each enqueued with the
-// global offset of its first work-item (launch_slices.h): the kernel's
-// dc_slice argument gives the dispatch's offset and groups, and where the
-// slice starts, so that get_group_id and the sizes are the dispatch's.
+// A checked dispatch runs in slices of its groups (dc_launch_slicer_t,
+// dc/backend.h), each enqueued with the global offset of its first
+// work-item: the kernel's dc_slice argument gives the dispatch's offset
+// and groups, and where the slice starts, so that get_group_id and the
+// sizes are the dispatch's.
 typedef struct dc__slice_t {
   ulong offset[3];      // the dispatch's global offset
   ulong group_base[3];  // the slice's first group

@@ -8,7 +8,7 @@
 // kernel whose outcome the host must read back (bounds checking, grid
 // sync) always waits, on the queue when it has one; a checked one runs
 // in slices of its groups, each waited for, so that its time limit and
-// dc_context_interrupt() can end it between them (launch_slices.h).
+// dc_context_interrupt() can end it between them (dc_launch_slicer_t).
 // Its parameters follow cuda_codegen.h: the launch record, the buffer
 // lengths when bounds checking, then the kernel's arguments, where a
 // __local argument is its offset into the dynamic shared memory. The
@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "cuda_kernel.h"
-#include "launch_slices.h"
 
 // What a block may use without opting in to more.
 #define DEFAULT_SHARED_LIMIT ((size_t)48 << 10)
@@ -229,10 +228,10 @@ static dc_status_t read_state(dc__cuda_device_t* cuda,
   return dc__cuda_wait(cuda, stream, "reading a kernel's state");
 }
 
-// Launches a checked kernel in slices (launch_slices.h), each waited for,
-// until the last or until the dispatch must stop: then |*stop| is the
-// fault kind (else -1). A kernel that synchronises its grid needs all of
-// it at once; its groups are few (all resident), so it runs whole.
+// Launches a checked kernel in slices (dc_launch_slicer_t), each waited
+// for, until the last or until the dispatch must stop: then |*stop| is
+// the fault kind (else -1). A kernel that synchronises its grid needs all
+// of it at once; its groups are few (all resident), so it runs whole.
 static dc_status_t launch_slices(dc__cuda_device_t* cuda,
                                  const dc__cuda_kernel_t* ck,
                                  const dc_launch_t* l, size_t dynamic,
@@ -240,19 +239,19 @@ static dc_status_t launch_slices(dc__cuda_device_t* cuda,
                                  int* stop) {
   *stop = -1;
   if (ck->uses_grid_sync) return launch(cuda, ck, l, dynamic, p, stream, true);
-  dc__slicer_t slicer;
-  dc__slicer_init(&slicer, l);
-  dc__slice_t slice;
-  uint64_t start = dc__now_ns();
-  for (bool first = true; dc__slicer_next(&slicer, &slice); first = false) {
-    if (!first && (*stop = dc__launch_stop_reason(l, start)) >= 0) break;
+  dc_launch_slicer_t slicer;
+  dc_launch_slicer_init(&slicer, l);
+  dc_launch_slice_t slice;
+  for (bool first = true; dc_launch_slicer_next(&slicer, &slice);
+       first = false) {
+    if (!first && (*stop = dc_launch_stop_reason(&slicer)) >= 0) break;
     for (int d = 0; d < 3; ++d) {
       p->record.group_base[d] = slice.first[d];
       p->grid[d] = (unsigned)slice.groups[d];
     }
     uint64_t begun = dc__now_ns();
     DC_RETURN_IF_ERROR(launch(cuda, ck, l, dynamic, p, stream, true));
-    dc__slicer_took(&slicer, dc__now_ns() - begun);
+    dc_launch_slicer_took(&slicer, dc__now_ns() - begun);
   }
   return DC_OK;
 }

@@ -16,27 +16,25 @@
 //
 // A checked kernel always waits, on its queue when it has one: its fault
 // record is read back after it. It runs in slices of its groups
-// (launch_slices.h), each enqueued with the global offset of its first
+// (dc_launch_slicer_t), each enqueued with the global offset of its first
 // work-item and the dc_slice argument that keeps the work-item functions
 // the whole dispatch's. While a slice runs, the host watches the time
 // limit and the context's interrupt count, and when either ends the
 // dispatch it writes the stop word that the kernel's polls read, and
-// enqueues no further slice. On a
-// device that shares the host's memory (pocl) the word stays mapped and
-// the host stores to it: the driver's threads may all be running the
-// kernel, leaving none to run a command. On the others it lives in device
-// memory and the host enqueues the write on the device's control queue,
-// which the driver runs beside the kernel's: a discrete GPU does not see
-// a store through a mapping while a kernel runs (NVIDIA's driver did not,
-// and runaway kernels ran on), and the kernel's own queue would run the
-// write only after it.
+// enqueues no further slice. On a device that shares the host's memory
+// (pocl) the word stays mapped and the host stores to it: the driver's
+// threads may all be running the kernel, leaving none to run a command.
+// On the others it lives in device memory and the host enqueues the
+// write on the device's control queue, which the driver runs beside the
+// kernel's: a discrete GPU does not see a store through a mapping while a
+// kernel runs (NVIDIA's driver did not, and runaway kernels ran on), and
+// the kernel's own queue would run the write only after it.
 // SPDX-License-Identifier: MIT
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "launch_slices.h"
 #include "opencl_kernel.h"
 
 static const char* kFn = "dc_kernel_dispatch";
@@ -46,9 +44,9 @@ static const char* kFn = "dc_kernel_dispatch";
 // WATCH_SPIN_NS (slices often end within tens or hundreds of
 // microseconds, which a sleep would overshoot: 0.30 against 0.44 ms for
 // a 2^26-item float add on an H200 when it spun 0.1 ms), then sleeping
-// WATCH_INTERVAL_NS between them. A
-// device that shares the host's memory runs on the host's cores (pocl),
-// which a spinning host would take from it: there it only sleeps.
+// WATCH_INTERVAL_NS between them. A device that shares the host's memory
+// runs on the host's cores (pocl), which a spinning host would take from
+// it: there the host only sleeps.
 #define WATCH_SPIN_NS 1000000u
 #define WATCH_INTERVAL_NS 200000L
 
@@ -271,15 +269,16 @@ static dc_status_t reset_checked(dc__opencl_device_t* ocl,
   return DC_OK;
 }
 
-// Waits for a checked slice's |done| event. Once the dispatch (begun at
-// |start|) must stop, now or before (|*stop| is then the fault kind),
-// writes the stop word for the kernel's polls to read.
+// Waits for a checked slice's |done| event. Once the dispatch must stop,
+// now or before (|*stop| is then the fault kind), writes the stop word
+// for the kernel's polls to read.
 static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
-                         const dc_launch_t* l, dc__opencl_checked_t* c,
-                         cl_command_queue queue, cl_event done,
-                         uint64_t start, int* stop) {
+                         const dc_launch_slicer_t* slicer,
+                         dc__opencl_checked_t* c, cl_command_queue queue,
+                         cl_event done, int* stop) {
   const dc__opencl_functions_t* cl = ocl->cl;
   cl_int err = cl->flush(queue);
+  const dc_launch_t* l = slicer->launch;
   bool watching = l->time_limit_ns != 0 || l->interrupts != NULL;
   bool told = false;
   uint64_t begun = dc__now_ns();
@@ -288,7 +287,7 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
     err = cl->get_event_info(done, CL_EVENT_COMMAND_EXECUTION_STATUS,
                              sizeof(status), &status, NULL);
     if (err != CL_SUCCESS || status <= CL_COMPLETE) break;
-    if (*stop < 0) *stop = dc__launch_stop_reason(l, start);
+    if (*stop < 0) *stop = dc_launch_stop_reason(slicer);
     if (*stop >= 0 && !told) {
       err = write_stop_word(ocl, c, ocl->control_queue,
                             *stop == DC_KERNEL_FAULT_STOPPED ? &kStopped
@@ -336,14 +335,14 @@ static dc_status_t check_outcome(dc__opencl_device_t* ocl,
 
 //===-- Launching -------------------------------------------------------===//
 
-// Sets the arguments (|slice| for a checked kernel) and enqueues |l|'s
-// groups from |first|, |groups| of them per dimension, on |queue|, with
-// |done| (if not NULL) its event.
+// Sets the arguments (with the checked-mode ones when |c| is not NULL)
+// and enqueues |slice| of |l|'s groups on |queue|, with |done| (if not
+// NULL) its event.
 static dc_status_t enqueue(dc__opencl_device_t* ocl, cl_command_queue queue,
                            dc_kernel_t* kernel, const dc_launch_t* l,
                            void* const* args, const size_t* lengths,
                            const dc__opencl_checked_t* c,
-                           const dc__slice_t* slice, cl_event* done) {
+                           const dc_launch_slice_t* slice, cl_event* done) {
   dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
   size_t offset[3], global[3];
   dc__opencl_slice_t arg;
@@ -383,14 +382,14 @@ static dc_status_t enqueue_next(dc__opencl_device_t* ocl,
                                 const dc_launch_t* l, void* const* args,
                                 const size_t* lengths,
                                 const dc__opencl_checked_t* c,
-                                dc__slicer_t* slicer, cl_event* done) {
-  dc__slice_t slice;
+                                dc_launch_slicer_t* slicer, cl_event* done) {
+  dc_launch_slice_t slice;
   *done = NULL;
-  if (!dc__slicer_next(slicer, &slice)) return DC_OK;
+  if (!dc_launch_slicer_next(slicer, &slice)) return DC_OK;
   return enqueue(ocl, queue, kernel, l, args, lengths, c, &slice, done);
 }
 
-// Runs a checked dispatch in slices (launch_slices.h) until the last or
+// Runs a checked dispatch in slices (dc_launch_slicer_t) until the last or
 // until it must stop. While one slice runs and is watched, the next
 // waits in the queue behind it, so that the device never idles between
 // two; a stop enqueues no further slice.
@@ -400,25 +399,25 @@ static dc_status_t run_checked(dc__opencl_device_t* ocl,
                                const size_t* lengths,
                                dc__opencl_checked_t* c) {
   DC_RETURN_IF_ERROR(reset_checked(ocl, kernel, c, queue));
-  dc__slicer_t slicer;
-  dc__slicer_init(&slicer, l);
-  uint64_t start = dc__now_ns(), since = start;
+  dc_launch_slicer_t slicer;
+  dc_launch_slicer_init(&slicer, l);
+  uint64_t since = slicer.start_ns;
   int stop = -1;
   cl_event running = NULL, queued = NULL;
   dc_status_t st = enqueue_next(ocl, queue, kernel, l, args, lengths, c,
                                 &slicer, &running);
   while (st == DC_OK && running != NULL) {
-    if (stop < 0 && (stop = dc__launch_stop_reason(l, start)) < 0) {
+    if (stop < 0 && (stop = dc_launch_stop_reason(&slicer)) < 0) {
       st = enqueue_next(ocl, queue, kernel, l, args, lengths, c, &slicer,
                         &queued);
     }
     // Watched even after a failure: the slice must end before the state
     // goes back to the free list.
-    dc_status_t ended = watch(ocl, kernel, l, c, queue, running, start, &stop);
+    dc_status_t ended = watch(ocl, kernel, &slicer, c, queue, running, &stop);
     if (st == DC_OK) st = ended;
     ocl->cl->release_event(running);
     uint64_t now = dc__now_ns();
-    dc__slicer_took(&slicer, now - since);  // queued back to back
+    dc_launch_slicer_took(&slicer, now - since);  // queued back to back
     since = now;
     running = queued;
     queued = NULL;
@@ -452,7 +451,7 @@ static dc_status_t dispatch_on(dc_device_t* device, cl_command_queue queue,
     give_checked(ocl, c);
     return st;
   }
-  dc__slice_t whole = {{0, 0, 0}, {l->groups[0], l->groups[1], l->groups[2]}};
+  dc_launch_slice_t whole = {{0, 0, 0}, {l->groups[0], l->groups[1], l->groups[2]}};
   dc_status_t st = enqueue(ocl, queue, kernel, l, args, lengths, NULL, &whole,
                            NULL);
   if (st == DC_OK && wait) {

@@ -197,7 +197,7 @@ void* dc__opencl_host_pointer(dc_device_t* device, void* memory,
   return NULL;  // private memory only: never visible to the host
 }
 
-//===-- Staged writes ---------------------------------------------------===//
+//===-- Staged transfers ------------------------------------------------===//
 
 // Transfers of at least STAGE_MIN bytes are staged, STAGE_HALF bytes at a
 // time: each chunk costs a wait and a flush that, on NVIDIA's driver,

@@ -1,10 +1,13 @@
-// launch_slices.c: the slices of a checked GPU dispatch (launch_slices.h).
+// launch_slices.c: the slices of a checked dispatch (dc/backend.h,
+// dc_launch_slicer_t), which the CUDA and OpenCL backends run one after
+// the other so that the host can stop a dispatch between them.
 // SPDX-License-Identifier: MIT
-#include "launch_slices.h"
+#include "dc/backend.h"
+#include "internal.h"
 
 // Sets the slice shape for about |items| work-items a slice: whole
 // dimensions from the first up while they fit, then a span of the next.
-static void shape(dc__slicer_t* s, size_t group_items, size_t items) {
+static void shape(dc_launch_slicer_t* s, size_t group_items, size_t items) {
   size_t groups = DC_MAX(items / DC_MAX(group_items, (size_t)1), (size_t)1);
   size_t below = 1;  // groups in a whole box of the dimensions below dim
   s->dim = 0;
@@ -14,8 +17,13 @@ static void shape(dc__slicer_t* s, size_t group_items, size_t items) {
   s->span = DC_MIN(DC_MAX(groups / below, (size_t)1), s->grid[s->dim]);
 }
 
-void dc__slicer_init(dc__slicer_t* s, const dc_launch_t* l) {
+void dc_launch_slicer_init(dc_launch_slicer_t* s, const dc_launch_t* l) {
+  if (s == NULL) return;
+  static const dc_launch_t kNone = {0};  // no groups: no slice
+  if (l == NULL) l = &kNone;
   size_t group_items = 1;
+  s->launch = l;
+  s->start_ns = dc__now_ns();
   for (int d = 0; d < 3; ++d) {
     s->grid[d] = l->groups[d];
     s->next[d] = 0;
@@ -24,11 +32,11 @@ void dc__slicer_init(dc__slicer_t* s, const dc_launch_t* l) {
   s->done = s->grid[0] == 0 || s->grid[1] == 0 || s->grid[2] == 0;
   s->dim = 0;
   s->span = 1;
-  if (!s->done) shape(s, group_items, DC_SLICE_FIRST_ITEMS);
+  if (!s->done) shape(s, group_items, DC_LAUNCH_SLICE_FIRST_ITEMS);
 }
 
-bool dc__slicer_next(dc__slicer_t* s, dc__slice_t* out) {
-  if (s->done) return false;
+bool dc_launch_slicer_next(dc_launch_slicer_t* s, dc_launch_slice_t* out) {
+  if (s == NULL || out == NULL || s->done) return false;
   int k = s->dim;
   for (int d = 0; d < 3; ++d) {
     out->first[d] = s->next[d];
@@ -50,7 +58,7 @@ bool dc__slicer_next(dc__slicer_t* s, dc__slice_t* out) {
 
 // Doubles the slice: a longer span in its dimension, or, once that spans
 // the grid, a span of two in the next (at the start of a row only).
-static void grow(dc__slicer_t* s) {
+static void grow(dc_launch_slicer_t* s) {
   int k = s->dim;
   if (s->span < s->grid[k]) {
     s->span = DC_MIN(s->span * 2, s->grid[k]);
@@ -60,22 +68,27 @@ static void grow(dc__slicer_t* s) {
   }
 }
 
-void dc__slicer_took(dc__slicer_t* s, uint64_t elapsed_ns) {
+void dc_launch_slicer_took(dc_launch_slicer_t* s, uint64_t elapsed_ns) {
+  if (s == NULL || s->done) return;
   // Up to 16 times larger at once: the waits between slices are few.
   uint64_t t = DC_MAX(elapsed_ns, (uint64_t)1);
-  for (int steps = 0; t < DC_SLICE_TARGET_NS / 2 && steps < 4; ++steps) {
+  for (int steps = 0; t < DC_LAUNCH_SLICE_TARGET_NS / 2 && steps < 4;
+       ++steps) {
     grow(s);
     t *= 2;
   }
 }
 
-int dc__launch_stop_reason(const dc_launch_t* l, uint64_t start_ns) {
+int dc_launch_stop_reason(const dc_launch_slicer_t* s) {
+  if (s == NULL || s->launch == NULL) return -1;
+  const dc_launch_t* l = s->launch;
   if (l->interrupts != NULL &&
       __atomic_load_n(l->interrupts, __ATOMIC_ACQUIRE) !=
           l->interrupts_at_start) {
     return DC_KERNEL_FAULT_STOPPED;
   }
-  if (l->time_limit_ns != 0 && dc__now_ns() - start_ns > l->time_limit_ns) {
+  if (l->time_limit_ns != 0 &&
+      dc__now_ns() - s->start_ns > l->time_limit_ns) {
     return DC_KERNEL_FAULT_WATCHDOG;
   }
   return -1;
