@@ -280,6 +280,23 @@ do
   check_run(code == 0 and out == dev.name .. "\n", "--device", out)
 end
 
+-- A sandboxed script's kernel without loops over a vast grid (2^38
+-- work-items) stops at the time limit on the GPU too: a checked dispatch
+-- runs there in slices of its groups, and the host stops between two.
+do
+  local script = 'local dev = dc.device() local p = dev:compile(' ..
+      '"__kernel void k(__global int* o) { if (get_global_id(0) == 0) ' ..
+      'o[0] = 1; }", { name = "vast.cl" }) ' ..
+      'p.k({ grid = 1 << 38, group = 256 }, dev:buffer("i32", 1)) ' ..
+      'print("not reached")'
+  local code, out = run_dclua("--sandbox --time-limit 1 --device " ..
+                              quote(dev.name) .. " -e " .. quote(script))
+  check_run(code == 1 and out:find("time limit exceeded", 1, true) and
+            not out:find("not reached", 1, true),
+            "a vast loop-free grid under --time-limit", out)
+  print("ok: a vast loop-free grid stops at the time limit")
+end
+
 -- Each script on the device, verified against Lua, with no fallback: an
 -- op that fails on the device fails the run instead of moving to the CPU.
 local runs = {
