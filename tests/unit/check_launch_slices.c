@@ -121,6 +121,53 @@ START_TEST(test_first_slice_is_a_gpu_s_worth_and_quick_ones_grow) {
 }
 END_TEST
 
+// Vast grids: no size overflows. The slices of a first row of 2^63 + 1
+// groups follow one another, growing, to its end, and then whole rows
+// do; a grid of 4 x 2^62 groups starts with 4 x 2^16.
+START_TEST(test_vast_grids_slice_without_overflow) {
+  size_t huge = ((size_t)1 << 63) + 1;
+  size_t groups[3] = {huge, 1000, 1}, local[3] = {1, 1, 1};
+  dc_launch_t l = launch_of(groups, local);
+  dc_launch_slicer_t s;
+  dc_launch_slicer_init(&s, &l);
+  dc_launch_slice_t slice;
+  size_t next = 0, last = 0;
+  int count = 0;
+  while (next < huge) {
+    ck_assert_int_lt(count++, 100);
+    ck_assert(dc_launch_slicer_next(&s, &slice));
+    ck_assert_uint_eq(slice.first[0], next);
+    ck_assert_uint_eq(slice.first[1], 0);
+    ck_assert_uint_ge(slice.groups[0], 1);
+    ck_assert_uint_le(slice.groups[0], huge - next);
+    // Never smaller, but for the rest of the row.
+    if (slice.groups[0] < huge - next) {
+      ck_assert_uint_ge(slice.groups[0], last);
+    }
+    last = slice.groups[0];
+    next += slice.groups[0];
+    dc_launch_slicer_took(&s, 0);
+  }
+  ck_assert(dc_launch_slicer_next(&s, &slice));  // whole rows now
+  ck_assert_uint_eq(slice.first[0], 0);
+  ck_assert_uint_eq(slice.first[1], 1);
+  ck_assert_uint_eq(slice.groups[0], huge);
+  size_t rows = slice.groups[1];
+  ck_assert_uint_gt(rows, 1);
+  dc_launch_slicer_took(&s, 0);
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(slice.first[1], 1 + rows);
+  ck_assert_uint_gt(slice.groups[1], rows);
+
+  size_t tall[3] = {4, (size_t)1 << 62, 1};
+  l = launch_of(tall, local);
+  dc_launch_slicer_init(&s, &l);
+  ck_assert(dc_launch_slicer_next(&s, &slice));
+  ck_assert_uint_eq(slice.groups[0], 4);
+  ck_assert_uint_eq(slice.groups[1], DC_LAUNCH_SLICE_FIRST_ITEMS / 4);
+}
+END_TEST
+
 START_TEST(test_an_empty_grid_has_no_slice) {
   size_t groups[3] = {0, 4, 4}, local[3] = {1, 1, 1};
   dc_launch_t l = launch_of(groups, local);
@@ -174,6 +221,7 @@ static Suite* launch_slices_suite(void) {
                       sizeof(kGrids) / sizeof(kGrids[0]));
   tcase_add_test(tc, test_first_slice_is_a_gpu_s_worth_and_quick_ones_grow);
   tcase_add_test(tc, test_an_empty_grid_has_no_slice);
+  tcase_add_test(tc, test_vast_grids_slice_without_overflow);
   tcase_add_test(tc, test_stop_reasons);
   tcase_add_test(tc, test_null_arguments_make_a_walk_without_slices);
   suite_add_tcase(s, tc);

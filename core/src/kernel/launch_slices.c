@@ -11,7 +11,7 @@ static void shape(dc_launch_slicer_t* s, size_t group_items, size_t items) {
   size_t groups = DC_MAX(items / DC_MAX(group_items, (size_t)1), (size_t)1);
   size_t below = 1;  // groups in a whole box of the dimensions below dim
   s->dim = 0;
-  while (s->dim < 2 && below * s->grid[s->dim] <= groups) {
+  while (s->dim < 2 && s->grid[s->dim] <= groups / below) {
     below *= s->grid[s->dim++];
   }
   s->span = DC_MIN(DC_MAX(groups / below, (size_t)1), s->grid[s->dim]);
@@ -61,7 +61,7 @@ bool dc_launch_slicer_next(dc_launch_slicer_t* s, dc_launch_slice_t* out) {
 static void grow(dc_launch_slicer_t* s) {
   int k = s->dim;
   if (s->span < s->grid[k]) {
-    s->span = DC_MIN(s->span * 2, s->grid[k]);
+    s->span = s->span > s->grid[k] / 2 ? s->grid[k] : s->span * 2;
   } else if (k < 2 && s->next[k] == 0) {
     s->dim = k + 1;
     s->span = DC_MIN((size_t)2, s->grid[k + 1]);
