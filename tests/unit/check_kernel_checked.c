@@ -320,18 +320,25 @@ static void* interrupt_until_done(void* arg) {
   return NULL;
 }
 
-// An interrupt stops a vast loop-free grid too: on a GPU between slices.
-START_TEST(test_checked_interrupt_stops_a_vast_grid) {
-  dc_program_t* p = build_on(dut, "vast.cl", kVast, "-dc-checked");
+// Runs k of |p| over |global| work-items in groups of |local| while
+// another thread interrupts the context until the dispatch has returned.
+static dc_status_t run_k_interrupted(dc_program_t* p, size_t global,
+                                     size_t local) {
   interrupter_t in = {.ctx = ctx};
   atomic_init(&in.done, false);
   pthread_t thread;
   ck_assert_int_eq(pthread_create(&thread, NULL, interrupt_until_done, &in),
                    0);
-  dc_status_t st = run_k(p, VAST, 256);
+  dc_status_t st = run_k(p, global, local);
   atomic_store(&in.done, true);
   pthread_join(thread, NULL);
-  ck_assert_int_eq(st, DC_ERR_CANCELLED);
+  return st;
+}
+
+// An interrupt stops a vast loop-free grid too: on a GPU between slices.
+START_TEST(test_checked_interrupt_stops_a_vast_grid) {
+  dc_program_t* p = build_on(dut, "vast.cl", kVast, "-dc-checked");
+  ck_assert_int_eq(run_k_interrupted(p, VAST, 256), DC_ERR_CANCELLED);
   DC_CK_STR_HAS(dc_last_error(), "kernel 'k' (vast.cl:1) was interrupted");
   dc_program_release(p);
 }
@@ -339,15 +346,7 @@ END_TEST
 
 START_TEST(test_checked_interrupt_stops_a_running_kernel) {
   dc_program_t* p = build_on(dut, "run.cl", kRunaways[_i], "-dc-checked");
-  interrupter_t in = {.ctx = ctx};
-  atomic_init(&in.done, false);
-  pthread_t thread;
-  ck_assert_int_eq(pthread_create(&thread, NULL, interrupt_until_done, &in),
-                   0);
-  dc_status_t st = run_k(p, 4, 1);
-  atomic_store(&in.done, true);
-  pthread_join(thread, NULL);
-  ck_assert_int_eq(st, DC_ERR_CANCELLED);
+  ck_assert_int_eq(run_k_interrupted(p, 4, 1), DC_ERR_CANCELLED);
   DC_CK_STR_HAS(dc_last_error(), "was interrupted while it ran");
   dc_program_release(p);
 }

@@ -345,18 +345,20 @@ static dc_status_t enqueue(dc__opencl_device_t* ocl, cl_command_queue queue,
                            const dc_launch_slice_t* slice, cl_event* done) {
   dc__opencl_kernel_t* ok = dc_kernel_backend_data(kernel);
   size_t offset[3], global[3];
-  dc__opencl_slice_t arg;
   for (int d = 0; d < 3; ++d) {
     offset[d] = l->offset[d] + slice->first[d] * l->local[d];
     global[d] = slice->groups[d] * l->local[d];
-    arg.offset[d] = l->offset[d];
-    arg.group_base[d] = slice->first[d];
-    arg.groups[d] = l->groups[d];
   }
   pthread_mutex_lock(&ok->args_lock);
   cl_uint next = 0;
   dc_status_t st = set_args(ocl, kernel, l, args, &next);
   if (st == DC_OK && c != NULL) {
+    dc__opencl_slice_t arg;
+    for (int d = 0; d < 3; ++d) {
+      arg.offset[d] = l->offset[d];
+      arg.group_base[d] = slice->first[d];
+      arg.groups[d] = l->groups[d];
+    }
     st = set_checked_args(ocl, kernel, lengths, c, &arg, next);
   }
   if (st == DC_OK) {
