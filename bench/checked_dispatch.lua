@@ -1,7 +1,7 @@
 -- checked_dispatch.lua: what checked mode costs a dispatch: a float add
 -- c[i] = a[i] + b[i] built plain and with -dc-checked, side by side on
 -- one device, over grids of 2^18 work-items up to 2^MAX. On a GPU a
--- checked dispatch also runs in slices of its groups, each waited for
+-- checked dispatch also runs in slices of its groups, watched by the host
 -- (docs/kernel-language.md, runaway kernels), which this measures too.
 --
 --   dclua bench/checked_dispatch.lua [DEVICE [MAX [RUNS]]]

@@ -280,15 +280,16 @@ do
   check_run(code == 0 and out == dev.name .. "\n", "--device", out)
 end
 
--- A sandboxed script's kernel without loops over a vast grid (2^38
--- work-items) stops at the time limit on the GPU too: a checked dispatch
+-- A sandboxed script's kernel without loops over a vast grid (2^53
+-- work-items: an H200 runs 2^38 such items in less than the second
+-- allowed) stops at the time limit on the GPU too: a checked dispatch
 -- runs there in slices of its groups, and the host stops between two.
 do
   local script = 'local dev = dc.device() local p = dev:compile(' ..
       '"__kernel void k(__global int* o) { if (get_global_id(0) == 0) ' ..
       'o[0] = 1; }", { name = "vast.cl" }) ' ..
-      'p.k({ grid = 1 << 38, group = 256 }, dev:buffer("i32", 1)) ' ..
-      'print("not reached")'
+      'p.k({ grid = { 1 << 38, 1 << 15 }, group = { 256, 1 } }, ' ..
+      'dev:buffer("i32", 1)) print("not reached")'
   local code, out = run_dclua("--sandbox --time-limit 1 --device " ..
                               quote(dev.name) .. " -e " .. quote(script))
   check_run(code == 1 and out:find("time limit exceeded", 1, true) and

@@ -11,8 +11,8 @@
 // let a pointer be forged (pointers stored in records, memory holding a
 // pointer reinterpreted) is refused at compile time. A runaway kernel
 // (an endless loop, a goto loop, a vast grid) ends at the kernel time
-// limit and at dc_context_interrupt() (on a CUDA GPU, a loop at the limit
-// only), and the next dispatch runs as usual. A GPU runs a checked
+// limit and at dc_context_interrupt(), and the next dispatch runs as
+// usual. A GPU runs a checked
 // dispatch in slices of its groups: every work-item still sees the whole
 // dispatch.
 // SPDX-License-Identifier: MIT
@@ -388,15 +388,9 @@ static Suite* kernel_checked_suite(void) {
   tcase_add_test(stops, test_checked_interrupt_stops_a_vast_grid);
   tcase_add_loop_test(stops, test_checked_slices_see_the_whole_dispatch, 0,
                       COUNT_OF(kSliceShapes));
-  // Interrupts reach running kernels of the CPU and of OpenCL devices,
-  // whose host writes the stop word; a CUDA GPU's loops stop at the
-  // limit, which counts each work-item's own time (its host sees an
-  // interrupt between slices only).
-  if (dc_test_device_is_the_cpu() ||
-      strncmp(dc_test_device_name(), "opencl", 6) == 0) {
-    tcase_add_loop_test(stops, test_checked_interrupt_stops_a_running_kernel,
-                        0, COUNT_OF(kRunaways));
-  }
+  // On a GPU the host writes the stop word the running kernel's loops read.
+  tcase_add_loop_test(stops, test_checked_interrupt_stops_a_running_kernel, 0,
+                      COUNT_OF(kRunaways));
   return s;
 }
 

@@ -161,7 +161,11 @@ typedef enum dc_kernel_dialect_e {
   // cooperative (cuLaunchCooperativeKernel); broken is nonzero after it
   // when some groups did not reach a dc_grid_sync() that others did. A
   // checked program has the global dc__fault (dc_kernel_fault_t's layout),
-  // to zero before each launch and read after it. An unchecked kernel
+  // to zero before each launch and read after it, and the global uint32
+  // dc__stop, zeroed before each launch too: its loops' polls read it,
+  // and a nonzero value (a DC_KERNEL_FAULT_* kind the host writes while
+  // the kernel runs, through a stream of its own) ends them as a fault of
+  // that kind at the poll's line. An unchecked kernel
   // whose work-items call no work-item function but get_global_id and
   // get_work_dim, no barrier, fence, async copy or other kernel, and use
   // no __local memory also has dc_k4_K, with the same parameters but its
@@ -385,6 +389,15 @@ DC_API void dc_launch_slicer_took(dc_launch_slicer_t* slicer,
 // context was interrupted since it started, DC_KERNEL_FAULT_WATCHDOG
 // past its time limit (counted from dc_launch_slicer_init), -1 otherwise.
 DC_API int dc_launch_stop_reason(const dc_launch_slicer_t* slicer);
+// Pauses the host thread between two looks at a running slice it began
+// watching at |since_ns| (the engine's clock): a device with memory of
+// its own gets the core yielded for the first DC_LAUNCH_WATCH_SPIN_NS
+// (slices often end within tens of microseconds, which a sleep would
+// overshoot), then sleeps of DC_LAUNCH_WATCH_SLEEP_NS; a device that runs
+// on the host's cores (|shares_cores|) only sleeps, leaving them to it.
+DC_API void dc_launch_watch_pause(uint64_t since_ns, bool shares_cores);
+#define DC_LAUNCH_WATCH_SPIN_NS ((uint64_t)1000000)
+#define DC_LAUNCH_WATCH_SLEEP_NS ((uint64_t)200000)
 
 // Handles of the optional device objects. Each backend defines the struct
 // behind them (or casts its own); the core only passes them back.

@@ -822,6 +822,9 @@ struct dc__fault_t {
   unsigned long long size;
 };
 __device__ dc__fault_t dc__fault;
+// Nonzero (a DC_KFAULT_* kind) once the host stops the dispatch: written
+// from a stream of its own while the kernel runs.
+__device__ uint dc__stop;
 
 // The kernel's buffer and __local sizes in bytes, one per argument.
 template <int K>
@@ -911,7 +914,10 @@ static __forceinline__ void* dc_fp_span(dc_fptr f, unsigned long long count,
 
 // The work-item record of a checked kernel: the launch, with when the
 // work-item started (%globaltimer, ns) and its polls left. Its loops poll;
-// every DC_POLL_EVERY iterations one past the launch's watchdog_ns ends.
+// every DC_POLL_EVERY iterations one reads the host's stop word (from
+// memory: the host changes it while the kernel runs) and ends the
+// work-item when it is set or when the work-item has run past the
+// launch's watchdog_ns.
 struct dc__cwi_t : dc__launch_t {
   unsigned long long t0;
   uint polls;
@@ -920,9 +926,12 @@ struct dc__cwi_t : dc__launch_t {
 };
 static __noinline__ void dc__poll(dc__cwi_t& w, uint line) {
   w.polls = DC_POLL_EVERY;
-  if (w.watchdog_ns != 0 && dc__globaltimer() - w.t0 > w.watchdog_ns) {
-    dc__escape(DC_KFAULT_WATCHDOG, DC_ORIGIN_OBJECT, line, 0, 0, 0);
+  uint kind = *(volatile uint*)&dc__stop;
+  if (kind == 0 && w.watchdog_ns != 0 &&
+      dc__globaltimer() - w.t0 > w.watchdog_ns) {
+    kind = DC_KFAULT_WATCHDOG;
   }
+  if (kind != 0) dc__escape(kind, DC_ORIGIN_OBJECT, line, 0, 0, 0);
 }
 #define DC_POLL(line)                                \
   do {                                               \

@@ -120,6 +120,7 @@ static void cuda_destroy(dc_device_t* device) {
   if (current) {
     cu->stream_synchronize(cuda->stream);  // pending frees, then teardown
     dc__cuda_memory_teardown(cuda);
+    dc__cuda_dispatch_teardown(cuda);
     if (cuda->cublas != NULL) cuda->api->cublas->destroy(cuda->cublas);
     cu->stream_destroy(cuda->stream);
     // Hand the pool's idle memory back: the default pool outlives us.

@@ -6,9 +6,12 @@
 // followed by a synchronize, as every synchronous operation of the
 // backend ends (cuda_internal.h), or on a device queue without waiting. A
 // kernel whose outcome the host must read back (bounds checking, grid
-// sync) always waits, on the queue when it has one; a checked one runs
-// in slices of its groups, each waited for, so that its time limit and
-// dc_context_interrupt() can end it between them (dc_launch_slicer_t).
+// sync) always waits, on the queue when it has one. A checked one runs
+// in slices of its groups (dc_launch_slicer_t), the next queued behind
+// the one that runs, which the host watches: once the time limit passes
+// or dc_context_interrupt() is called, it writes the module's stop word
+// on a stream of its own, which the copy engine runs beside the kernel,
+// for the kernel's loops to read, and queues no further slice.
 // Its parameters follow cuda_codegen.h: the launch record, the buffer
 // lengths when bounds checking, then the kernel's arguments, where a
 // __local argument is its offset into the dynamic shared memory. The
@@ -180,6 +183,9 @@ static dc_status_t reset_state(dc__cuda_device_t* cuda,
     r = cu->memset_d32_async(ck->module->fault, 0,
                              sizeof(dc__cuda_fault_state_t) / 4, stream);
   }
+  if (r == CUDA_SUCCESS && ck->checked) {
+    r = cu->memset_d32_async(ck->module->stop, 0, 1, stream);
+  }
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "resetting kernel '%s''s state",
                            ck->name);
@@ -228,10 +234,105 @@ static dc_status_t read_state(dc__cuda_device_t* cuda,
   return dc__cuda_wait(cuda, stream, "reading a kernel's state");
 }
 
-// Launches a checked kernel in slices (dc_launch_slicer_t), each waited
-// for, until the last or until the dispatch must stop: then |*stop| is
-// the fault kind (else -1). A kernel that synchronises its grid needs all
-// of it at once; its groups are few (all resident), so it runs whole.
+//===-- Checked dispatches in slices ------------------------------------===//
+
+// Makes the control stream and the slice events on the first checked
+// dispatch. Called with the lock held and the context current.
+static dc_status_t ready_slicing(dc__cuda_device_t* cuda) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  CUresult r = CUDA_SUCCESS;
+  if (cuda->control == NULL) {
+    r = cu->stream_create(&cuda->control, CU_STREAM_NON_BLOCKING);
+  }
+  for (int i = 0; i < 2 && r == CUDA_SUCCESS; ++i) {
+    if (cuda->slice_done[i] == NULL) {
+      r = cu->event_create(&cuda->slice_done[i], CU_EVENT_DISABLE_TIMING);
+    }
+  }
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "making the stream and events of "
+                           "checked dispatches");
+  }
+  return DC_OK;
+}
+
+void dc__cuda_dispatch_teardown(dc__cuda_device_t* cuda) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  if (cuda->control != NULL) cu->stream_destroy(cuda->control);
+  cuda->control = NULL;
+  for (int i = 0; i < 2; ++i) {
+    if (cuda->slice_done[i] != NULL) cu->event_destroy(cuda->slice_done[i]);
+    cuda->slice_done[i] = NULL;
+  }
+}
+
+// Launches the slicer's next slice, if any, and records |done| behind it
+// (*launched: whether there was one).
+static dc_status_t launch_next(dc__cuda_device_t* cuda,
+                               const dc__cuda_kernel_t* ck,
+                               const dc_launch_t* l, size_t dynamic,
+                               dc__cuda_params_t* p, CUstream stream,
+                               dc_launch_slicer_t* slicer, CUevent done,
+                               bool* launched) {
+  dc_launch_slice_t slice;
+  *launched = dc_launch_slicer_next(slicer, &slice);
+  if (!*launched) return DC_OK;
+  // The driver copies the parameters at the launch: the record is free
+  // for the next slice once this returns.
+  for (int d = 0; d < 3; ++d) {
+    p->record.group_base[d] = slice.first[d];
+    p->grid[d] = (unsigned)slice.groups[d];
+  }
+  DC_RETURN_IF_ERROR(launch(cuda, ck, l, dynamic, p, stream, false));
+  CUresult r = cuda->api->cu->event_record(done, stream);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_failed(cuda, r, "recording the end of a slice of kernel "
+                           "'%s'", ck->name);
+  }
+  return DC_OK;
+}
+
+// The values of the stop word (DC_KFAULT_*). Static: the copy that
+// writes one may read it after the call that enqueued it returned.
+static const uint32_t kStopped = DC_KERNEL_FAULT_STOPPED,
+                      kWatchdog = DC_KERNEL_FAULT_WATCHDOG;
+
+// Waits for the slice that ends at |done|. Once the dispatch must stop,
+// now or before (|*stop| is then the fault kind), writes the module's
+// stop word on the control stream for the kernel's loops to read
+// (|*told|: it was written).
+static dc_status_t watch(dc__cuda_device_t* cuda, const dc__cuda_kernel_t* ck,
+                         const dc_launch_slicer_t* slicer, CUevent done,
+                         int* stop, bool* told) {
+  const dc__cuda_driver_t* cu = cuda->api->cu;
+  uint64_t begun = dc__now_ns();
+  CUresult r;
+  while ((r = cu->event_query(done)) == CUDA_ERROR_NOT_READY) {
+    if (*stop < 0) *stop = dc_launch_stop_reason(slicer);
+    if (*stop >= 0 && !*told) {
+      r = cu->memcpy_htod_async(
+          ck->module->stop,
+          *stop == DC_KERNEL_FAULT_STOPPED ? &kStopped : &kWatchdog,
+          sizeof(uint32_t), cuda->control);
+      if (r != CUDA_SUCCESS) break;
+      *told = true;
+    }
+    dc_launch_watch_pause(begun, false);
+  }
+  if (r != CUDA_SUCCESS) {
+    // Whatever failed, the slice must end before its state is reused.
+    cu->event_synchronize(done);
+    return dc__cuda_failed(cuda, r, "kernel '%s'", ck->name);
+  }
+  return DC_OK;
+}
+
+// Runs a checked kernel in slices (dc_launch_slicer_t) until the last or
+// until the dispatch must stop: then |*stop| is the fault kind (else -1).
+// While one slice runs and is watched, the next waits behind it on the
+// stream, so that the GPU never idles between two; a stop launches no
+// further slice. A kernel that synchronises its grid needs all of it at
+// once; its groups are few (all resident), so it runs whole.
 static dc_status_t launch_slices(dc__cuda_device_t* cuda,
                                  const dc__cuda_kernel_t* ck,
                                  const dc_launch_t* l, size_t dynamic,
@@ -239,21 +340,39 @@ static dc_status_t launch_slices(dc__cuda_device_t* cuda,
                                  int* stop) {
   *stop = -1;
   if (ck->uses_grid_sync) return launch(cuda, ck, l, dynamic, p, stream, true);
+  DC_RETURN_IF_ERROR(ready_slicing(cuda));
   dc_launch_slicer_t slicer;
   dc_launch_slicer_init(&slicer, l);
-  dc_launch_slice_t slice;
-  for (bool first = true; dc_launch_slicer_next(&slicer, &slice);
-       first = false) {
-    if (!first && (*stop = dc_launch_stop_reason(&slicer)) >= 0) break;
-    for (int d = 0; d < 3; ++d) {
-      p->record.group_base[d] = slice.first[d];
-      p->grid[d] = (unsigned)slice.groups[d];
+  uint64_t since = slicer.start_ns;
+  bool told = false, running = false, queued = false;
+  int now = 0;  // the slice_done event of the slice that runs
+  dc_status_t st = launch_next(cuda, ck, l, dynamic, p, stream, &slicer,
+                               cuda->slice_done[now], &running);
+  while (st == DC_OK && running) {
+    if (*stop < 0 && (*stop = dc_launch_stop_reason(&slicer)) < 0) {
+      st = launch_next(cuda, ck, l, dynamic, p, stream, &slicer,
+                       cuda->slice_done[1 - now], &queued);
     }
-    uint64_t begun = dc__now_ns();
-    DC_RETURN_IF_ERROR(launch(cuda, ck, l, dynamic, p, stream, true));
-    dc_launch_slicer_took(&slicer, dc__now_ns() - begun);
+    dc_status_t ended =
+        watch(cuda, ck, &slicer, cuda->slice_done[now], stop, &told);
+    if (st == DC_OK) st = ended;
+    uint64_t t = dc__now_ns();
+    dc_launch_slicer_took(&slicer, t - since);  // queued back to back
+    since = t;
+    running = queued;
+    queued = false;
+    now = 1 - now;
   }
-  return DC_OK;
+  if (running) cuda->api->cu->event_synchronize(cuda->slice_done[now]);
+  // The stop word's write lands before its next reset.
+  if (told) {
+    dc_status_t landed = dc__cuda_wait(cuda, cuda->control, "a stop word");
+    if (st == DC_OK) st = landed;
+  }
+  // A stop fails a dispatch that had slices left, whatever the fault
+  // record says; one seen while the last slice ran only if it recorded it.
+  if (slicer.done) *stop = -1;
+  return st;
 }
 
 // After the launch: a bounds-check fault, a stop between slices (|stop|,

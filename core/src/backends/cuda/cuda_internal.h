@@ -63,6 +63,11 @@ typedef struct dc__cuda_device_t {
   size_t staging_size;
   CUevent staging_done[2];  // a staging half is free again (cuda_memory.c)
   cublasHandle_t cublas;  // NULL until the first matmul (or no cuBLAS)
+  // Checked dispatches (cuda_dispatch.c), made on the first: the stream
+  // that writes a running kernel's stop word, and the ends of the slice
+  // that runs and of the one queued behind it.
+  CUstream control;
+  CUevent slice_done[2];
   // Kernels (cuda_program.c): set up on the first program build.
   bool kernels_ready;
   dc_status_t kernels_status;
@@ -154,6 +159,9 @@ DC_INTERNAL dc_status_t dc__cuda_program_build(dc_device_t* device,
                                                dc_program_build_t* build);
 DC_INTERNAL void dc__cuda_program_destroy(dc_device_t* device,
                                           dc_program_t* program);
+// Frees what checked dispatches made (the control stream, the slice
+// events). Call with the context current.
+DC_INTERNAL void dc__cuda_dispatch_teardown(dc__cuda_device_t* cuda);
 DC_INTERNAL dc_status_t dc__cuda_dispatch(dc_device_t* device,
                                           dc_kernel_t* kernel,
                                           const dc_launch_t* launch,

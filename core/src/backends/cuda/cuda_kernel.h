@@ -17,6 +17,7 @@ typedef struct dc__cuda_module_t {
   unsigned refs;      // programs using it; guarded by the device lock
   CUdeviceptr grid;   // its dc__grid (grid synchronisation), or 0
   CUdeviceptr fault;  // its dc__fault (bounds checking), or 0
+  CUdeviceptr stop;   // its dc__stop (checked mode), or 0
   size_t kernel_count;
   uint8_t* barriers;  // per kernel in source order: reaches a barrier
   struct dc__cuda_module_t* next;

@@ -45,7 +45,7 @@ typedef struct cuda_program_t {
 } cuda_program_t;
 
 // Changes whenever the way the engine calls generated kernels changes.
-#define CUDA_KERNEL_ABI 2
+#define CUDA_KERNEL_ABI 3
 
 // The metadata of a cache entry, followed by one byte per kernel (1 when
 // the kernel reaches a barrier, itself or through a helper).
@@ -291,6 +291,9 @@ static dc_status_t load_module(dc__cuda_device_t* cuda, dc_program_build_t* b,
   if (st == DC_OK && b->checked) {
     st = module_global(cuda, m->module, "dc__fault", b->name,
                        &m->fault);
+  }
+  if (st == DC_OK && b->checked) {
+    st = module_global(cuda, m->module, "dc__stop", b->name, &m->stop);
   }
   if (st != DC_OK) {
     unload_module(cuda, m);

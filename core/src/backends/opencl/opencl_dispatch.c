@@ -30,25 +30,12 @@
 // kernel runs (NVIDIA's driver did not, and runaway kernels ran on), and
 // the kernel's own queue would run the write only after it.
 // SPDX-License-Identifier: MIT
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "opencl_kernel.h"
 
 static const char* kFn = "dc_kernel_dispatch";
-
-// How the host looks at a running checked kernel: on a device with
-// memory of its own, yielding the core between looks for the first
-// WATCH_SPIN_NS (slices often end within tens or hundreds of
-// microseconds, which a sleep would overshoot: 0.30 against 0.44 ms for
-// a 2^26-item float add on an H200 when it spun 0.1 ms), then sleeping
-// WATCH_INTERVAL_NS between them. A device that shares the host's memory
-// runs on the host's cores (pocl), which a spinning host would take from
-// it: there the host only sleeps.
-#define WATCH_SPIN_NS 1000000u
-#define WATCH_INTERVAL_NS 200000L
 
 static size_t local_base(const dc__opencl_kernel_t* ok) {
   return DC_ALIGN_UP(ok->static_local, 64);
@@ -297,12 +284,7 @@ static dc_status_t watch(dc__opencl_device_t* ocl, const dc_kernel_t* k,
       }
       told = true;
     }
-    if (!ocl->host_unified && dc__now_ns() - begun < WATCH_SPIN_NS) {
-      sched_yield();
-    } else {
-      struct timespec pause = {0, WATCH_INTERVAL_NS};
-      nanosleep(&pause, NULL);
-    }
+    dc_launch_watch_pause(begun, ocl->host_unified);
   }
   if (err == CL_SUCCESS) err = cl->wait_for_events(1, &done);
   // An enqueued stop must land before the state's next reset.
