@@ -51,7 +51,7 @@ dc_status_t dc__opencl_failed(dc__opencl_device_t* ocl, cl_int error,
 static void opencl_destroy(dc_device_t* device) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
   dc__opencl_kernels_teardown(ocl);
-  dc__opencl_memory_teardown(ocl);  // releases the lanes
+  dc__opencl_memory_teardown(ocl);  // unmaps the staging on the queue
   if (ocl->queue != NULL) {
     ocl->cl->finish(ocl->queue);
     ocl->cl->release_command_queue(ocl->queue);
@@ -63,7 +63,7 @@ static void opencl_destroy(dc_device_t* device) {
   if (ocl->context != NULL) ocl->cl->release_context(ocl->context);
   pthread_mutex_destroy(&ocl->slots_lock);
   pthread_mutex_destroy(&ocl->lock);
-  for (int i = 0; i < 2; ++i) pthread_mutex_destroy(&ocl->lanes[i].lock);
+  pthread_mutex_destroy(&ocl->staging_lock);
   dc_allocator_free(ocl->allocator, ocl, sizeof(*ocl));
 }
 
@@ -367,7 +367,7 @@ static dc_status_t add_device(dc_context_t* ctx,
   ocl->device = id;
   pthread_mutex_init(&ocl->slots_lock, NULL);
   pthread_mutex_init(&ocl->lock, NULL);
-  for (int i = 0; i < 2; ++i) pthread_mutex_init(&ocl->lanes[i].lock, NULL);
+  pthread_mutex_init(&ocl->staging_lock, NULL);
   // The name is needed by error messages before the device is initialised.
   snprintf(ocl->base.info.name, sizeof(ocl->base.info.name), "opencl:%d",
            *ordinal);

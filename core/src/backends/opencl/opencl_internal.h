@@ -17,11 +17,10 @@
 //
 // Execution model. Each engine stream on the device gets an in-order
 // command queue of its own (opencl_queue.c); every other operation runs
-// on the device's own queue, |queue| (a staged transfer on its
-// direction's lane), and returns after it has finished (a blocking
-// transfer or a wait). OpenCL queues are thread-safe, so the synchronous
-// operations need no lock; |lock| guards only the kernel state and the
-// checked-mode states, each lane's lock its staging buffer.
+// on the device's own queue, |queue|, and returns after it has finished
+// (a blocking transfer or clFinish). OpenCL queues are thread-safe, so
+// the synchronous operations need no lock; |lock| guards only the kernel
+// state and the checked-mode states, |staging_lock| the staging buffer.
 // SPDX-License-Identifier: MIT
 #ifndef DC_OPENCL_INTERNAL_H_
 #define DC_OPENCL_INTERNAL_H_
@@ -89,21 +88,14 @@ typedef struct dc__opencl_device_t {
   struct dc__opencl_checked_t* checked_free;  // idle checked-mode states
 
   // Transfers with host memory through pinned staging (opencl_memory.c),
-  // on a device whose memory is not the host's: one lane a direction ([0]
-  // to the device, [1] from it), each with a queue of its own and two
-  // staging halves of one CL_MEM_ALLOC_HOST_PTR buffer, made on the
-  // lane's first transfer and mapped for good. A lane's lock lets one
-  // transfer use it at a time, so that a write and a read run at once (on
-  // a GPU's two copy engines).
+  // on a device whose memory is not the host's: two halves of one
+  // CL_MEM_ALLOC_HOST_PTR buffer, made on the first such transfer and
+  // mapped for good; |staging_lock| lets one transfer use them at a time.
   bool stage_transfers;
-  struct dc__opencl_lane_t {
-    pthread_mutex_t lock;
-    cl_command_queue queue;  // NULL until the lane's first transfer
-    cl_mem staging;
-    char* staging_host;  // the mapped halves, NULL until made
-  } lanes[2];
+  pthread_mutex_t staging_lock;
+  cl_mem staging;
+  char* staging_host;  // the mapped halves, NULL until made
 } dc__opencl_device_t;
-typedef struct dc__opencl_lane_t dc__opencl_lane_t;
 
 // Reports the failed OpenCL call |error| on |ocl|: sets the thread's error
 // to "opencl:N: <what>: CL_X (n)", where |format| and its arguments say

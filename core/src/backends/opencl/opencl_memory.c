@@ -12,17 +12,13 @@
 // and every operation decodes it into the cl_mem and the offset the
 // driver takes. Transfers are blocking calls on the device queue; fill
 // and copy wait for the queue, so every operation has finished when it
-// returns, as the memory table requires (which is also why a staged
-// transfer, on its lane's queue, needs no ordering with the device
-// queue's commands).
+// returns, as the memory table requires.
 //
 // A write or read of STAGE_MIN bytes or more on a device with memory of
 // its own (stage_transfers) goes through pinned host memory the driver
 // can move at the bus's speed: two halves of a CL_MEM_ALLOC_HOST_PTR
-// buffer, mapped once, on the direction's lane (its own queue and lock:
-// a write and a read run at once). While the driver moves one half, the
-// host fills or drains the other (over the worker pool:
-// dc_context_host_copy),
+// buffer, mapped once. While the driver moves one half, the host fills
+// or drains the other (over the worker pool: dc_context_host_copy),
 // which is faster than the driver's own path for pageable memory both
 // ways (docs/backends.md).
 // SPDX-License-Identifier: MIT
@@ -103,22 +99,14 @@ static void give_slot(dc__opencl_device_t* ocl, uint32_t slot) {
 }
 
 void dc__opencl_memory_teardown(dc__opencl_device_t* ocl) {
-  const dc__opencl_functions_t* cl = ocl->cl;
-  for (int i = 0; i < 2; ++i) {
-    dc__opencl_lane_t* lane = &ocl->lanes[i];
-    if (lane->staging_host != NULL) {
-      cl->enqueue_unmap_mem_object(lane->queue, lane->staging,
-                                   lane->staging_host, 0, NULL, NULL);
-      lane->staging_host = NULL;
-    }
-    if (lane->queue != NULL) {
-      cl->finish(lane->queue);
-      cl->release_command_queue(lane->queue);
-      lane->queue = NULL;
-    }
-    if (lane->staging != NULL) cl->release_mem_object(lane->staging);
-    lane->staging = NULL;
+  if (ocl->staging_host != NULL && ocl->queue != NULL) {
+    ocl->cl->enqueue_unmap_mem_object(ocl->queue, ocl->staging,
+                                      ocl->staging_host, 0, NULL, NULL);
+    ocl->cl->finish(ocl->queue);
+    ocl->staging_host = NULL;
   }
+  if (ocl->staging != NULL) ocl->cl->release_mem_object(ocl->staging);
+  ocl->staging = NULL;
   for (uint32_t c = 0; c < DC_OPENCL_SLOT_CHUNKS; ++c) {
     cl_mem* chunk = atomic_load(&ocl->chunks[c]);
     if (chunk == NULL) continue;
@@ -214,35 +202,31 @@ void* dc__opencl_host_pointer(dc_device_t* device, void* memory,
 // Transfers of at least STAGE_MIN bytes are staged, STAGE_HALF bytes at a
 // time: each chunk costs a wait and a flush that, on NVIDIA's driver,
 // held 4 MiB chunks to 21 GB/s where 16 MiB ones reach 30 (writes) and 39
-// (reads); 32 MiB of pinned memory per lane, 64 per device, is modest.
+// (reads); 32 MiB of pinned memory per device is modest. One transfer
+// at a time: a staging buffer a direction, so that a write and a read
+// ran at once, moved both at 29.6-29.7 GB/s together against 33.7-35.4
+// one after the other on an H200, since the host's copies into and out
+// of staging, not the bus, bound them (docs/benchmarks.md).
 #define STAGE_MIN ((size_t)1 << 20)
 #define STAGE_HALF ((size_t)16 << 20)
 
-// Makes the lane's queue and makes and maps its staging buffer, once.
-// Called with the lane's lock held.
-static dc_status_t ready_lane(dc__opencl_device_t* ocl,
-                              dc__opencl_lane_t* lane) {
-  if (lane->staging_host != NULL) return DC_OK;
+// Makes and maps the staging buffer, once. Called with staging_lock held.
+static dc_status_t reserve_staging(dc__opencl_device_t* ocl) {
+  if (ocl->staging_host != NULL) return DC_OK;
   const dc__opencl_functions_t* cl = ocl->cl;
   cl_int err = CL_SUCCESS;
-  if (lane->queue == NULL) {
-    lane->queue = cl->create_command_queue(ocl->context, ocl->device, 0, &err);
-    if (lane->queue == NULL) {
-      return dc__opencl_failed(ocl, err, "clCreateCommandQueue (transfers)");
-    }
-  }
-  if (lane->staging == NULL) {
-    lane->staging = cl->create_buffer(ocl->context, CL_MEM_ALLOC_HOST_PTR,
-                                      2 * STAGE_HALF, NULL, &err);
-    if (lane->staging == NULL) {
+  if (ocl->staging == NULL) {
+    ocl->staging = cl->create_buffer(ocl->context, CL_MEM_ALLOC_HOST_PTR,
+                                     2 * STAGE_HALF, NULL, &err);
+    if (ocl->staging == NULL) {
       return dc__opencl_failed(ocl, err, "staging buffer of %zu bytes",
                                2 * STAGE_HALF);
     }
   }
-  lane->staging_host = cl->enqueue_map_buffer(
-      lane->queue, lane->staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+  ocl->staging_host = cl->enqueue_map_buffer(
+      ocl->queue, ocl->staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
       2 * STAGE_HALF, 0, NULL, NULL, &err);
-  if (lane->staging_host == NULL) {
+  if (ocl->staging_host == NULL) {
     return dc__opencl_failed(ocl, err, "mapping the staging buffer");
   }
   return DC_OK;
@@ -268,18 +252,17 @@ static cl_int settle_both(dc__opencl_device_t* ocl, cl_event events[2],
   return err;
 }
 
-static char* staging_half(const dc__opencl_lane_t* lane, size_t index) {
-  return lane->staging_host + (index % 2) * STAGE_HALF;
+static char* staging_half(const dc__opencl_device_t* ocl, size_t index) {
+  return ocl->staging_host + (index % 2) * STAGE_HALF;
 }
 
 // Writes |size| bytes from |src| to |mem| at |at| through the staging
 // halves in turn: a half is refilled once its previous chunk has left.
 // Returns only when no chunk is still reading a half, on failure too.
-// Called with the lane's lock held.
-static dc_status_t write_staged(dc__opencl_device_t* ocl,
-                                dc__opencl_lane_t* lane, cl_mem mem,
+// Called with staging_lock held.
+static dc_status_t write_staged(dc__opencl_device_t* ocl, cl_mem mem,
                                 size_t at, const char* src, size_t size) {
-  DC_RETURN_IF_ERROR(ready_lane(ocl, lane));
+  DC_RETURN_IF_ERROR(reserve_staging(ocl));
   const dc__opencl_functions_t* cl = ocl->cl;
   cl_event left[2] = {NULL, NULL};  // each half's chunk on its way
   cl_int err = CL_SUCCESS;
@@ -289,11 +272,11 @@ static dc_status_t write_staged(dc__opencl_device_t* ocl,
     cl_event* half_left = &left[index % 2];
     err = settle(ocl, half_left);
     if (err != CL_SUCCESS) break;
-    char* stage = staging_half(lane, index);
+    char* stage = staging_half(ocl, index);
     dc_context_host_copy(ocl->base.context, stage, src + done, n);
-    err = cl->enqueue_write_buffer(lane->queue, mem, CL_FALSE, at + done, n,
+    err = cl->enqueue_write_buffer(ocl->queue, mem, CL_FALSE, at + done, n,
                                    stage, 0, NULL, half_left);
-    if (err == CL_SUCCESS) err = cl->flush(lane->queue);
+    if (err == CL_SUCCESS) err = cl->flush(ocl->queue);
     if (err == CL_SUCCESS) done += n;
   }
   err = settle_both(ocl, left, err);
@@ -305,38 +288,36 @@ static dc_status_t write_staged(dc__opencl_device_t* ocl,
 }
 
 // Queues chunk |index| of a read of |mem| from |at| into its half.
-static cl_int queue_read_chunk(dc__opencl_device_t* ocl,
-                               dc__opencl_lane_t* lane, cl_mem mem,
+static cl_int queue_read_chunk(dc__opencl_device_t* ocl, cl_mem mem,
                                size_t at, size_t size, size_t index,
                                cl_event* arrived) {
   size_t from = index * STAGE_HALF;
   cl_int err = ocl->cl->enqueue_read_buffer(
-      lane->queue, mem, CL_FALSE, at + from, DC_MIN(STAGE_HALF, size - from),
-      staging_half(lane, index), 0, NULL, arrived);
-  return err == CL_SUCCESS ? ocl->cl->flush(lane->queue) : err;
+      ocl->queue, mem, CL_FALSE, at + from, DC_MIN(STAGE_HALF, size - from),
+      staging_half(ocl, index), 0, NULL, arrived);
+  return err == CL_SUCCESS ? ocl->cl->flush(ocl->queue) : err;
 }
 
 // Reads |size| bytes of |mem| from |at| into |dst| through the staging
 // halves: chunk i+1 is on its way into one half while the host drains
 // chunk i from the other. Returns only when no chunk is still writing a
-// half, on failure too. Called with the lane's lock held.
-static dc_status_t read_staged(dc__opencl_device_t* ocl,
-                               dc__opencl_lane_t* lane, cl_mem mem,
+// half, on failure too. Called with staging_lock held.
+static dc_status_t read_staged(dc__opencl_device_t* ocl, cl_mem mem,
                                size_t at, char* dst, size_t size) {
-  DC_RETURN_IF_ERROR(ready_lane(ocl, lane));
+  DC_RETURN_IF_ERROR(reserve_staging(ocl));
   cl_event arrived[2] = {NULL, NULL};  // each half's chunk on its way
   size_t chunks = (size + STAGE_HALF - 1) / STAGE_HALF, index = 0;
-  cl_int err = queue_read_chunk(ocl, lane, mem, at, size, 0, &arrived[0]);
+  cl_int err = queue_read_chunk(ocl, mem, at, size, 0, &arrived[0]);
   for (; index < chunks && err == CL_SUCCESS; ++index) {
     if (index + 1 < chunks) {
-      err = queue_read_chunk(ocl, lane, mem, at, size, index + 1,
+      err = queue_read_chunk(ocl, mem, at, size, index + 1,
                              &arrived[(index + 1) % 2]);
     }
     if (err == CL_SUCCESS) err = settle(ocl, &arrived[index % 2]);
     if (err != CL_SUCCESS) break;
     size_t from = index * STAGE_HALF;
     dc_context_host_copy(ocl->base.context, dst + from,
-                         staging_half(lane, index),
+                         staging_half(ocl, index),
                          DC_MIN(STAGE_HALF, size - from));
   }
   err = settle_both(ocl, arrived, err);
@@ -355,10 +336,9 @@ dc_status_t dc__opencl_write(dc_device_t* device, void* memory, size_t offset,
   size_t at = 0;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "write", &mem, &at));
   if (ocl->stage_transfers && size >= STAGE_MIN) {
-    dc__opencl_lane_t* lane = &ocl->lanes[0];
-    pthread_mutex_lock(&lane->lock);
-    dc_status_t st = write_staged(ocl, lane, mem, at, src, size);
-    pthread_mutex_unlock(&lane->lock);
+    pthread_mutex_lock(&ocl->staging_lock);
+    dc_status_t st = write_staged(ocl, mem, at, src, size);
+    pthread_mutex_unlock(&ocl->staging_lock);
     return st;
   }
   cl_int err = ocl->cl->enqueue_write_buffer(ocl->queue, mem, CL_TRUE, at,
@@ -376,10 +356,9 @@ dc_status_t dc__opencl_read(dc_device_t* device, const void* memory,
   size_t at = 0;
   DC_RETURN_IF_ERROR(dc__opencl_decode(ocl, memory, offset, "read", &mem, &at));
   if (ocl->stage_transfers && size >= STAGE_MIN) {
-    dc__opencl_lane_t* lane = &ocl->lanes[1];
-    pthread_mutex_lock(&lane->lock);
-    dc_status_t st = read_staged(ocl, lane, mem, at, dst, size);
-    pthread_mutex_unlock(&lane->lock);
+    pthread_mutex_lock(&ocl->staging_lock);
+    dc_status_t st = read_staged(ocl, mem, at, dst, size);
+    pthread_mutex_unlock(&ocl->staging_lock);
     return st;
   }
   cl_int err = ocl->cl->enqueue_read_buffer(ocl->queue, mem, CL_TRUE, at, size,
