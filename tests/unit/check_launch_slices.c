@@ -2,10 +2,11 @@
 // (dc/backend.h, dc_launch_slicer_t): boxes of whole groups that cover every group of the
 // grid once, in every dimension; the first holds about
 // DC_LAUNCH_SLICE_FIRST_ITEMS work-items, and each quick slice makes the next
-// larger (at most 16 times) until a slice is as long as the target; and
-// the reasons to stop between two slices.
+// larger (at most 16 times) until a slice is as long as the target; the
+// reasons to stop between two slices; and how a watching host pauses.
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
+#include <time.h>
 
 #include "check_util.h"
 #include "dc/backend.h"
@@ -214,6 +215,26 @@ START_TEST(test_null_arguments_make_a_walk_without_slices) {
 }
 END_TEST
 
+static uint64_t monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// A sleep lasts at least its time whatever the machine does; how soon a
+// spin returns is not asserted (the machine may be busy).
+START_TEST(test_a_watch_sleeps_once_long_or_on_shared_cores) {
+  uint64_t t0 = monotonic_ns();
+  dc_launch_watch_pause(t0, true);  // pocl's kind of device: a sleep
+  ck_assert_uint_ge(monotonic_ns() - t0, DC_LAUNCH_WATCH_SLEEP_NS);
+  t0 = monotonic_ns();
+  dc_launch_watch_pause(0, false);  // watched since the clock started
+  ck_assert_uint_ge(monotonic_ns() - t0, DC_LAUNCH_WATCH_SLEEP_NS);
+  dc_launch_watch_pause(monotonic_ns(), false);  // just begun: a spin
+  dc_launch_watch_pause(UINT64_MAX, false);  // a start ahead of the clock
+}
+END_TEST
+
 static Suite* launch_slices_suite(void) {
   Suite* s = suite_create("launch_slices");
   TCase* tc = tcase_create("slices");
@@ -224,6 +245,7 @@ static Suite* launch_slices_suite(void) {
   tcase_add_test(tc, test_vast_grids_slice_without_overflow);
   tcase_add_test(tc, test_stop_reasons);
   tcase_add_test(tc, test_null_arguments_make_a_walk_without_slices);
+  tcase_add_test(tc, test_a_watch_sleeps_once_long_or_on_shared_cores);
   suite_add_tcase(s, tc);
   return s;
 }

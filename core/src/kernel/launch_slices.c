@@ -98,10 +98,13 @@ int dc_launch_stop_reason(const dc_launch_slicer_t* s) {
 }
 
 // The spin lasts 1 ms: with 0.1 ms, a checked 2^26-item float add over
-// NVIDIA's OpenCL on an H200 took 0.44 ms, against 0.30 with 1 ms.
+// NVIDIA's OpenCL on an H200 took 0.44 ms, against 0.30 with 1 ms. Its
+// first 20 us do not even yield: on CUDA, small checked dispatches ended
+// 1 to 2 us sooner so (docs/benchmarks.md).
 void dc_launch_watch_pause(uint64_t since_ns, bool shares_cores) {
-  if (!shares_cores && dc__now_ns() - since_ns < DC_LAUNCH_WATCH_SPIN_NS) {
-    sched_yield();
+  uint64_t waited = dc__now_ns() - since_ns;
+  if (!shares_cores && waited < DC_LAUNCH_WATCH_SPIN_NS) {
+    if (waited >= DC_LAUNCH_WATCH_BUSY_NS) sched_yield();
     return;
   }
   struct timespec pause = {0, (long)DC_LAUNCH_WATCH_SLEEP_NS};
