@@ -12,9 +12,8 @@
 // pointer reinterpreted) is refused at compile time. A runaway kernel
 // (an endless loop, a goto loop, a vast grid) ends at the kernel time
 // limit and at dc_context_interrupt(), and the next dispatch runs as
-// usual. A GPU runs a checked
-// dispatch in slices of its groups: every work-item still sees the whole
-// dispatch.
+// usual. A GPU runs a checked dispatch in slices of its groups: every
+// work-item still sees the whole dispatch.
 // SPDX-License-Identifier: MIT
 #include <pthread.h>
 #include <time.h>

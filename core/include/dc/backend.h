@@ -391,12 +391,12 @@ DC_API void dc_launch_slicer_took(dc_launch_slicer_t* slicer,
 DC_API int dc_launch_stop_reason(const dc_launch_slicer_t* slicer);
 // Pauses the host thread between two looks at a running slice it began
 // watching at |since_ns| (CLOCK_MONOTONIC in ns, the clock of the
-// slicer's start_ns): for a device with memory
-// of its own the thread spins for the first DC_LAUNCH_WATCH_BUSY_NS,
-// then yields the core between looks up to DC_LAUNCH_WATCH_SPIN_NS
-// (slices often end within tens of microseconds, which a sleep would
-// overshoot), then sleeps DC_LAUNCH_WATCH_SLEEP_NS; a device that runs
-// on the host's cores (|shares_cores|) only sleeps, leaving them to it.
+// slicer's start_ns). For a device with memory of its own the thread
+// spins for the first DC_LAUNCH_WATCH_BUSY_NS, then yields the core
+// between looks up to DC_LAUNCH_WATCH_SPIN_NS (slices often end within
+// tens of microseconds, which a sleep would overshoot), then sleeps
+// DC_LAUNCH_WATCH_SLEEP_NS; a device that runs on the host's cores
+// (|shares_cores|) only sleeps, leaving them to it.
 DC_API void dc_launch_watch_pause(uint64_t since_ns, bool shares_cores);
 #define DC_LAUNCH_WATCH_BUSY_NS ((uint64_t)20000)
 #define DC_LAUNCH_WATCH_SPIN_NS ((uint64_t)1000000)

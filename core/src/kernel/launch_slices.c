@@ -1,6 +1,7 @@
 // launch_slices.c: the slices of a checked dispatch (dc/backend.h,
 // dc_launch_slicer_t), which the CUDA and OpenCL backends run one after
-// the other so that the host can stop a dispatch between them.
+// the other so that the host can stop a dispatch between them, and how
+// the host pauses while it watches one (dc_launch_watch_pause).
 // SPDX-License-Identifier: MIT
 #include <sched.h>
 #include <time.h>
