@@ -13,7 +13,9 @@
 //   twice(a)     a[i] *= 2 (so that order shows in the result)
 // Its events are counters: a record job, when the queue runs it, says
 // that the device passed that record; a wait job holds its queue until
-// the device has passed the latest record as of its queuing.
+// the device has passed the latest record as of its queuing. It queues
+// copies too (a job that copies bytes), between its own buffers and
+// with host memory it pinned (a pin only counts).
 // SPDX-License-Identifier: MIT
 #include <check.h>
 #include <pthread.h>
@@ -43,6 +45,9 @@ typedef struct fake_event_t {
 typedef struct job_t {
   int* a;
   size_t offset, count;
+  void* to;          // set: a copy of |bytes| from |from|
+  const void* from;
+  size_t bytes;
   bool fault, twice;
   fake_event_t* record;  // set: a record of this event, number |mark|
   fake_event_t* wait;    // set: wait until the device passed |mark|
@@ -70,6 +75,7 @@ static struct {
   atomic_bool refuse_replay;  // the next replay is refused before it runs
   atomic_int device_records, device_waits, events_made, events_destroyed;
   atomic_int host_launches;  // launches made on the thread in |host|
+  atomic_int queued_copies, pins, unpins;
   atomic_bool records_held;  // set: the device passes no record
   pthread_t host;
 } seen;
@@ -80,7 +86,9 @@ static void pause_briefly(void) {
 }
 
 static void run_job(const job_t* job) {
-  if (job->record != NULL) {
+  if (job->to != NULL) {
+    memcpy(job->to, job->from, job->bytes);
+  } else if (job->record != NULL) {
     while (atomic_load(&seen.records_held)) pause_briefly();
     atomic_store(&job->record->passed, job->mark);
   } else if (job->wait != NULL) {
@@ -240,6 +248,53 @@ static dc_status_t dispatch_queued(dc_device_t* device,
   return DC_OK;
 }
 
+static dc_status_t queue_copy_job(dc_device_queue_t* queue, void* to,
+                                  const void* from, size_t bytes) {
+  job_t job = {.to = to, .from = from, .bytes = bytes};
+  push_job((queue_t*)queue, job);
+  atomic_fetch_add(&seen.queued_copies, 1);
+  return DC_OK;
+}
+
+static dc_status_t queue_copy(dc_device_t* device, dc_device_queue_t* queue,
+                              void* dst, size_t dst_offset, const void* src,
+                              size_t src_offset, size_t size) {
+  (void)device;
+  return queue_copy_job(queue, (char*)dst + dst_offset,
+                        (const char*)src + src_offset, size);
+}
+
+static dc_status_t queue_write_pinned(dc_device_t* device,
+                                      dc_device_queue_t* queue, void* memory,
+                                      size_t offset, const void* host,
+                                      size_t size) {
+  (void)device;
+  return queue_copy_job(queue, (char*)memory + offset, host, size);
+}
+
+static dc_status_t queue_read_pinned(dc_device_t* device,
+                                     dc_device_queue_t* queue,
+                                     const void* memory, size_t offset,
+                                     void* host, size_t size) {
+  (void)device;
+  return queue_copy_job(queue, host, (const char*)memory + offset, size);
+}
+
+static dc_status_t pin(dc_device_t* device, void* host, size_t size) {
+  (void)device;
+  (void)host;
+  (void)size;
+  atomic_fetch_add(&seen.pins, 1);
+  return DC_OK;
+}
+
+static void unpin(dc_device_t* device, void* host, size_t size) {
+  (void)device;
+  (void)host;
+  (void)size;
+  atomic_fetch_add(&seen.unpins, 1);
+}
+
 // Graph ops and dc_kernel_dispatch() wait for each launch.
 static dc_status_t dispatch(dc_device_t* device, dc_kernel_t* kernel,
                             const dc_launch_t* launch, void* const* args,
@@ -340,6 +395,15 @@ static const dc_device_queue_ops_t queued_queues = {
     .destroy = queue_destroy,
     .dispatch = dispatch_queued,
     .finish = queue_finish,
+    .copy = queue_copy,
+    .write_pinned = queue_write_pinned,
+    .read_pinned = queue_read_pinned,
+};
+static const dc_device_pinning_ops_t queued_pinning = {
+    .pin = pin,
+    .unpin = unpin,
+    .write_pinned = dc_test_fake_write,
+    .read_pinned = dc_test_fake_read,
 };
 static const dc_device_event_ops_t queued_events = {
     .create = event_create,
@@ -697,6 +761,31 @@ START_TEST(test_wait_for_a_record_of_the_device_stays_on_the_device) {
 }
 END_TEST
 
+// A wait at the head of an idle stream, for a record that is on the
+// device but not yet passed, goes on the stream's queue once the record
+// is there (the scheduler wakes the waiting stream then), rather than
+// after the host saw the record complete.
+START_TEST(test_wait_at_the_head_follows_a_record_onto_the_device) {
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  pair_t p;
+  pair_open(&f, &p);
+  atomic_store(&seen.records_held, true);  // the device passes none yet
+  for (int i = 0; i < 21; ++i) on(f.stream, &f, "add_one", f.a);
+  DC_CK_OK(dc_stream_record(f.stream, p.event));
+  DC_CK_OK(dc_stream_wait_event(p.other, p.event));  // other is idle
+  on(p.other, &f, "twice", f.a);
+  gate_t unused = {false};
+  open_after_device_record(&unused);
+  DC_CK_OK(dc_stream_sync(p.other, DC_TIMEOUT_INFINITE));
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  expect_all(&f, 42);  // (0 + 21) * 2
+  ck_assert_int_eq(atomic_load(&seen.device_waits), 1);
+  pair_close(&p);
+  fixture_close(&f);
+}
+END_TEST
+
 START_TEST(test_failed_record_fails_the_stream_that_waited_on_the_device) {
   fixture_t f;
   fixture_open(&f, 4, DC_PRIORITY_NORMAL);
@@ -928,6 +1017,131 @@ START_TEST(test_failure_during_replay_fails_every_op) {
 }
 END_TEST
 
+//===-- Queued copies ---------------------------------------------------===//
+
+// Copies between the device's buffers go on its queue among the
+// dispatches, in stream order; one whose ranges overlap runs on the host
+// once the queue is through.
+START_TEST(test_copies_on_the_device_go_on_the_queue_in_order) {
+  fixture_t f;
+  fixture_open(&f, 64, DC_PRIORITY_NORMAL);
+  dc_buffer_t* b = dc_test_buffer_new(f.device, DC_DTYPE_I32, 64, "b");
+  int zero = 0;
+  DC_CK_OK(dc_buffer_fill(b, 0, 64, &zero));
+  on(f.stream, &f, "add_one", f.a);                        // a: 1
+  DC_CK_OK(dc_stream_copy(f.stream, b, 0, f.a, 0, 64));    // b: 1
+  on(f.stream, &f, "twice", b);
+  on(f.stream, &f, "twice", b);                            // b: 4
+  DC_CK_OK(dc_stream_copy(f.stream, f.a, 0, b, 32, 32));   // a[0, 32): 4
+  on(f.stream, &f, "add_one", f.a);                        // 5 | 2
+  DC_CK_OK(dc_stream_copy(f.stream, f.a, 48, f.a, 0, 16)); // a[48, 64): 5
+  DC_CK_OK(dc_stream_copy(f.stream, f.a, 8, f.a, 0, 32));  // overlaps
+  on(f.stream, &f, "add_one", f.a);
+  DC_CK_OK(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE));
+  int out[64];
+  DC_CK_OK(dc_buffer_read(f.a, 0, out, 64));
+  for (int i = 0; i < 64; ++i) {
+    ck_assert_int_eq(out[i], i >= 40 && i < 48 ? 3 : 6);
+  }
+  DC_CK_OK(dc_buffer_read(b, 0, out, 64));
+  for (int i = 0; i < 64; ++i) ck_assert_int_eq(out[i], 4);
+  ck_assert_int_eq(atomic_load(&seen.queued_copies), 3);
+  dc_stream_stats_t stats = stats_of(f.stream);
+  ck_assert_uint_eq(stats.completed, 9);
+  dc_buffer_release(b);
+  fixture_close(&f);
+}
+END_TEST
+
+// An upload, a kernel and a download per chunk on three streams chained
+// by events: once the host blocks are pinned (by the first copy of each,
+// which the host runs), the copies go on the queues, and each stream's
+// work waits for the others' (on the device where their records already
+// are, else on the host).
+START_TEST(test_a_pipeline_of_queued_copies_across_streams) {
+  enum { CHUNKS = 4, N = 1 << 18 };  // 1 MiB chunks: worth pinning
+  fixture_t f;
+  fixture_open(&f, 4, DC_PRIORITY_NORMAL);
+  dc_device_t* cpu = NULL;
+  DC_CK_OK(dc_context_find_device(f.ctx, "cpu", &cpu));
+  dc_buffer_t* in = dc_test_buffer_new(cpu, DC_DTYPE_I32, CHUNKS * N, "in");
+  dc_buffer_t* out = dc_test_buffer_new(cpu, DC_DTYPE_I32, CHUNKS * N, "out");
+  int *host_in = NULL, *host_out = NULL;
+  DC_CK_OK(dc_buffer_host_pointer(in, (void**)&host_in));
+  DC_CK_OK(dc_buffer_host_pointer(out, (void**)&host_out));
+  for (int i = 0; i < CHUNKS * N; ++i) host_in[i] = i;
+  dc_buffer_t* chunk[CHUNKS];
+  dc_event_t *uploaded[CHUNKS], *computed[CHUNKS];
+  dc_stream_t *up, *compute, *down;
+  DC_CK_OK(dc_stream_create(f.device, NULL, &up));
+  DC_CK_OK(dc_stream_create(f.device, NULL, &compute));
+  DC_CK_OK(dc_stream_create(f.device, NULL, &down));
+  for (int c = 0; c < CHUNKS; ++c) {
+    chunk[c] = dc_test_buffer_new(f.device, DC_DTYPE_I32, N, "chunk");
+    DC_CK_OK(dc_event_create(f.device, 0, &uploaded[c]));
+    DC_CK_OK(dc_event_create(f.device, 0, &computed[c]));
+  }
+  for (int round = 1; round <= 2; ++round) {
+    memset(host_out, 0, CHUNKS * N * sizeof(int));
+    for (int c = 0; c < CHUNKS; ++c) {
+      DC_CK_OK(dc_stream_copy(up, chunk[c], 0, in, (size_t)c * N, N));
+      DC_CK_OK(dc_stream_record(up, uploaded[c]));
+      DC_CK_OK(dc_stream_wait_event(compute, uploaded[c]));
+      on(compute, &f, "add_one", chunk[c]);
+      DC_CK_OK(dc_stream_record(compute, computed[c]));
+      DC_CK_OK(dc_stream_wait_event(down, computed[c]));
+      DC_CK_OK(dc_stream_copy(down, out, (size_t)c * N, chunk[c], 0, N));
+    }
+    DC_CK_OK(dc_stream_sync(down, DC_TIMEOUT_INFINITE));
+    DC_CK_OK(dc_stream_sync(compute, DC_TIMEOUT_INFINITE));
+    DC_CK_OK(dc_stream_sync(up, DC_TIMEOUT_INFINITE));
+    for (int i = 0; i < CHUNKS * N; ++i) {
+      if (host_out[i] != i + 1) {
+        ck_abort_msg("round %d: element %d is %d, not %d", round, i,
+                     host_out[i], i + 1);
+      }
+    }
+  }
+  ck_assert_int_eq(atomic_load(&seen.pins), 2);  // each block once
+  // The first upload and download ran on the host (and pinned); of the
+  // 14 others, the queues took every one.
+  ck_assert_int_eq(atomic_load(&seen.queued_copies), 2 * 2 * CHUNKS - 2);
+  for (int c = 0; c < CHUNKS; ++c) {
+    dc_event_release(uploaded[c]);
+    dc_event_release(computed[c]);
+    dc_buffer_release(chunk[c]);
+  }
+  dc_stream_release(up);
+  dc_stream_release(compute);
+  dc_stream_release(down);
+  dc_buffer_release(in);
+  dc_buffer_release(out);
+  fixture_close(&f);
+  ck_assert_int_eq(atomic_load(&seen.unpins), 2);
+}
+END_TEST
+
+// While a fault rule is armed, copies run on the host, where the rules
+// draw on them.
+START_TEST(test_copies_meet_fault_rules_on_the_host) {
+  fixture_t f;
+  fixture_open(&f, 16, DC_PRIORITY_NORMAL);
+  dc_buffer_t* b = dc_test_buffer_new(f.device, DC_DTYPE_I32, 16, "b");
+  dc_fault_rule_t rule = {.sites = DC_FAULT_COPY, .nth = 2};
+  uint32_t id = 0;
+  DC_CK_OK(dc_fault_add(f.ctx, &rule, &id));
+  on(f.stream, &f, "add_one", f.a);
+  DC_CK_OK(dc_stream_copy(f.stream, b, 0, f.a, 0, 16));
+  DC_CK_OK(dc_stream_copy(f.stream, b, 0, f.a, 0, 16));  // the 2nd: fails
+  DC_CK_FAIL(dc_stream_sync(f.stream, DC_TIMEOUT_INFINITE),
+             DC_ERR_UNAVAILABLE, "injected fault");
+  ck_assert_int_eq(atomic_load(&seen.queued_copies), 0);
+  DC_CK_OK(dc_fault_remove(f.ctx, id));
+  dc_buffer_release(b);
+  fixture_close(&f);
+}
+END_TEST
+
 // dc_device_initialize() refuses |partial| with |message|.
 static void expect_refused(dc_context_t* ctx, const dc_device_vtable_t* partial,
                            const char* message) {
@@ -960,6 +1174,14 @@ START_TEST(test_vtable_hooks_come_in_whole_sets) {
   graphs.run = NULL;
   partial.graphs = &graphs;
   expect_refused(ctx, &partial, "graph table that lacks a function");
+  partial = queued_vtable;
+  queues = *queued_vtable.queues;
+  queues.read_pinned = NULL;
+  partial.queues = &queues;
+  expect_refused(ctx, &partial, "write_pinned and read_pinned");
+  partial = queued_vtable;
+  partial.pinning = NULL;
+  expect_refused(ctx, &partial, "queued pinned copies but no pinning table");
   dc_context_release(ctx);
 }
 END_TEST
@@ -970,6 +1192,7 @@ static Suite* queue_suite(void) {
   queued_vtable.queues = &queued_queues;
   queued_vtable.events = &queued_events;
   queued_vtable.graphs = &queued_graphs;
+  queued_vtable.pinning = &queued_pinning;
   dc_backend_t backend = {"qfake", qfake_enumerate, NULL};
   if (dc_backend_register(&backend) != DC_OK) abort();
   Suite* s = suite_create("queue");
@@ -992,7 +1215,15 @@ static Suite* queue_suite(void) {
                  test_wait_for_a_record_of_the_device_stays_on_the_device);
   tcase_add_test(events,
                  test_failed_record_fails_the_stream_that_waited_on_the_device);
+  tcase_add_test(events,
+                 test_wait_at_the_head_follows_a_record_onto_the_device);
   suite_add_tcase(s, events);
+  TCase* copies = tcase_create("copies");
+  tcase_set_timeout(copies, 60);
+  tcase_add_test(copies, test_copies_on_the_device_go_on_the_queue_in_order);
+  tcase_add_test(copies, test_a_pipeline_of_queued_copies_across_streams);
+  tcase_add_test(copies, test_copies_meet_fault_rules_on_the_host);
+  suite_add_tcase(s, copies);
   TCase* graphs = tcase_create("graphs");
   tcase_set_timeout(graphs, 60);
   tcase_add_test(graphs, test_graph_replays_as_one_device_graph);

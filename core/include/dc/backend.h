@@ -504,6 +504,24 @@ typedef struct dc_device_queue_ops_t {
   // Returns when everything on |queue| has finished, with the first
   // failure of that work.
   dc_status_t (*finish)(dc_device_t* device, dc_device_queue_t* queue);
+  // Queued copies (optional; NULL: a stream's copies run on the host
+  // between its queued dispatches). Each returns once the copy is on
+  // |queue|, behind the work queued there so far; a failure while it
+  // runs shows in finish. copy: as the memory table's copy, between two
+  // allocations of the device, or two ranges of one that do not overlap.
+  dc_status_t (*copy)(dc_device_t* device, dc_device_queue_t* queue,
+                      void* dst, size_t dst_offset, const void* src,
+                      size_t src_offset, size_t size);
+  // As the pinning table's write_pinned and read_pinned (the two go
+  // together, and only with a pinning table): |host| lies in memory this
+  // backend pinned, which the engine keeps pinned and alive until the
+  // queue has finished the copy.
+  dc_status_t (*write_pinned)(dc_device_t* device, dc_device_queue_t* queue,
+                              void* memory, size_t offset, const void* host,
+                              size_t size);
+  dc_status_t (*read_pinned)(dc_device_t* device, dc_device_queue_t* queue,
+                             const void* memory, size_t offset, void* host,
+                             size_t size);
 } dc_device_queue_ops_t;
 
 // Events (optional, with queues; every function required in the table):

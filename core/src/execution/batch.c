@@ -157,6 +157,7 @@ dc_status_t dc__batch_submit(dc__batch_t* b, const char* fn) {
       dc__cmd_t* cmd = &b->cmds[i];
       if (cmd->kind == DC_CMD_WAIT) {
         cmd->u.event.generation = cmd->u.event.event->recorded;
+        cmd->u.event.host_only = false;
       }
     }
     for (size_t i = 0; i < b->count; ++i) {

@@ -41,6 +41,13 @@ static const char* vtable_gap(const dc_device_vtable_t* vt) {
     return "has a queue table that lacks a function";
   }
   if (q != NULL && k == NULL) return "has queues but no kernels";
+  if (q != NULL && (q->write_pinned == NULL) != (q->read_pinned == NULL)) {
+    return "has a queue table with one of write_pinned and read_pinned "
+           "(they go together)";
+  }
+  if (q != NULL && q->write_pinned != NULL && vt->pinning == NULL) {
+    return "has queued pinned copies but no pinning table";
+  }
   const dc_device_event_ops_t* e = vt->events;
   if (e != NULL && (!e->create || !e->destroy || !e->record || !e->wait)) {
     return "has an event table that lacks a function";

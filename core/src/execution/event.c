@@ -488,6 +488,16 @@ dc_status_t dc__event_outcome_locked(const dc_event_t* ev,
   return DC_OK;
 }
 
+void dc__event_wake_waiters_locked(dc_event_t* ev) {
+  while (ev->waiters != NULL) {
+    dc_stream_t* st = ev->waiters;
+    ev->waiters = st->wait_next;
+    st->wait_next = NULL;
+    st->blocked = false;
+    dc__stream_make_ready_locked(st);
+  }
+}
+
 size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
                                  dc_status_t status, const char* message,
                                  dc__event_callback_t* due) {
@@ -509,15 +519,7 @@ size_t dc__event_complete_locked(dc_event_t* ev, uint64_t generation,
     dc__strlcpy(ev->message, message, sizeof(ev->message));
   }
   if (generation == ev->recorded) ev->time_ns = dc__now_ns();
-  // Streams parked on the event re-check their own generation when they
-  // run again.
-  while (ev->waiters != NULL) {
-    dc_stream_t* st = ev->waiters;
-    ev->waiters = st->wait_next;
-    st->wait_next = NULL;
-    st->blocked = false;
-    dc__stream_make_ready_locked(st);
-  }
+  dc__event_wake_waiters_locked(ev);
   size_t n = 0;
   for (uint32_t i = 0; i < ev->callback_count;) {
     if (dc__event_done_locked(ev, ev->callbacks[i].generation)) {

@@ -357,6 +357,8 @@ static size_t complete_record(dc__cmd_t* cmd, dc_status_t status,
                                    status, message, due);
 }
 
+static bool waits_on_device(const dc_stream_t* st, const dc__cmd_t* cmd);
+
 // What a stream thread does with the head command of its stream.
 typedef enum settle_e {
   SETTLED,  // finished without a thread (a record, a wait, or not run)
@@ -403,6 +405,7 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
   if (cmd->kind != DC_CMD_WAIT) return RUN;
   dc_event_t* ev = cmd->u.event.event;
   if (!dc__event_done_locked(ev, cmd->u.event.generation)) {
+    if (waits_on_device(st, cmd)) return RUN;  // run_queued queues it
     st->blocked = true;
     st->blocked_since_ns = now;
     st->wait_next = ev->waiters;
@@ -489,11 +492,14 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   }
 }
 
-//===-- Queued dispatches -----------------------------------------------===//
+//===-- Queued dispatches and copies ------------------------------------===//
 //
 // On a device with queues (dc/backend.h), a stream's consecutive dispatches
-// go onto the stream's device queue without a wait for each, and stay at
-// the head of the stream until the device has finished them, so that its
+// (and the copies the device can queue: dc__buffer_copy_queueable, between
+// its own buffers or with host memory already pinned for it, while no
+// fault rule is armed) go onto the stream's device queue without a wait
+// for each, and stay at the head of the stream until the device has
+// finished them, so that its
 // completion (syncs, waits, records, callbacks) never runs ahead of the
 // device. The first |in_flight| commands of a stream are on the queue or
 // being put there; one thread at a time puts commands there
@@ -515,7 +521,9 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
 // and records, which mark the event on the device; a record ends what a
 // stream thread launches, and completes on the host once the device has
 // passed it. A run's wait finishes once its record has completed on the
-// host, and fails the stream if that record failed.
+// host, and fails the stream if that record failed. A stream parked on a
+// wait whose record was not on a queue yet is woken when the record gets
+// there, and its wait then starts a run of its own (settle_head).
 
 // The most commands of one stream on its device queue at once: an
 // in-order queue keeps them in order, so this only bounds how many
@@ -542,10 +550,34 @@ static bool cancelled(const dc__cmd_t* cmd) {
   return cmd->token != NULL && atomic_load(&cmd->token->cancelled);
 }
 
+// Whether |cmd| can go on the stream's device queue: a dispatch not being
+// autotuned, or a copy the device can queue (dc__buffer_copy_queueable)
+// while no fault rule is armed (the rules draw on copies run by the host).
 static bool queueable(const dc_stream_t* st, const dc__cmd_t* cmd) {
-  return cmd != NULL && cmd->kind == DC_CMD_DISPATCH &&
-         st->device->vtable->queues != NULL &&
-         cmd->u.dispatch.prepared.tuning < 0 && !cancelled(cmd);
+  if (cmd == NULL || st->device->vtable->queues == NULL || cancelled(cmd)) {
+    return false;
+  }
+  if (cmd->kind == DC_CMD_DISPATCH) {
+    return cmd->u.dispatch.prepared.tuning < 0;
+  }
+  return cmd->kind == DC_CMD_COPY && dc__fault_none(st->sched->ctx) &&
+         dc__buffer_copy_queueable(
+             cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+             cmd->u.transfer.src, cmd->u.transfer.src_offset,
+             cmd->u.transfer.count, st->device);
+}
+
+// Puts |cmd|, which queueable() allowed, on |queue|, noting when.
+static dc_status_t put_on_queue(dc_stream_t* st, dc__cmd_t* cmd,
+                                dc_device_queue_t* queue) {
+  cmd->queued_ns = dc__now_ns();
+  if (cmd->kind == DC_CMD_DISPATCH) {
+    return dc__kernel_queue(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
+                            cmd->u.dispatch.args, queue);
+  }
+  return dc__buffer_copy_queue(cmd->u.transfer.dst, cmd->u.transfer.dst_offset,
+                               cmd->u.transfer.src, cmd->u.transfer.src_offset,
+                               cmd->u.transfer.count, st->device, queue);
 }
 
 void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
@@ -577,10 +609,7 @@ void dc__stream_push_dispatch(dc_stream_t* st, dc__cmd_t* cmd) {
   st->launching = true;
   dc_device_queue_t* queue = st->queue;
   pthread_mutex_unlock(&s->lock);
-  cmd->u.dispatch.queued_ns = dc__now_ns();
-  dc_status_t status =
-      dc__kernel_queue(cmd->u.dispatch.kernel, &cmd->u.dispatch.prepared,
-                       cmd->u.dispatch.args, queue);
+  dc_status_t status = put_on_queue(st, cmd, queue);
   pthread_mutex_lock(&s->lock);
   st->launching = false;
   if (status == DC_OK) {
@@ -606,6 +635,7 @@ static part_t part_of(const dc_stream_t* st, const dc__cmd_t* cmd) {
     return PART_NONE;
   }
   if (cmd->kind == DC_CMD_RECORD) return PART_RECORD;
+  if (cmd->u.event.host_only) return PART_NONE;
   const dc_event_t* ev = cmd->u.event.event;
   uint64_t generation = cmd->u.event.generation;
   if (dc__event_done_locked(ev, generation)) {
@@ -624,8 +654,12 @@ static bool mark_on_device(dc_stream_t* st, dc__cmd_t* cmd) {
   dc_event_t* ev = cmd->u.event.event;
   if (cmd->kind == DC_CMD_WAIT) {
     if (dc__event_done_locked(ev, cmd->u.event.generation)) return true;
-    return device->vtable->events->wait(device, st->queue, ev->device_event) ==
-           DC_OK;
+    if (device->vtable->events->wait(device, st->queue, ev->device_event) ==
+        DC_OK) {
+      return true;
+    }
+    cmd->u.event.host_only = true;  // not asked again: the host waits
+    return false;
   }
   if (ev->device_event == NULL &&
       device->vtable->events->create(device, &ev->device_event) != DC_OK) {
@@ -637,7 +671,16 @@ static bool mark_on_device(dc_stream_t* st, dc__cmd_t* cmd) {
     return false;
   }
   ev->device_generation = cmd->u.event.generation;
+  // A stream of the device parked on this record can now wait for it on
+  // the device, without waiting for the host to see it complete.
+  dc__event_wake_waiters_locked(ev);
   return true;
+}
+
+// Whether the wait |cmd|, at the head of |st| with nothing in flight, can
+// go on the stream's queue: its record is on the device already.
+static bool waits_on_device(const dc_stream_t* st, const dc__cmd_t* cmd) {
+  return part_of(st, cmd) == PART_WAIT;
 }
 
 // Counts |cmd|, the command after the stream's in-flight ones, in them.
@@ -693,10 +736,7 @@ static bool launch_more(dc__scheduler_t* s, dc_stream_t* st,
   size_t went = 0;
   for (; went < n; ++went) {
     if (went > 0) cmd = cmd->next;  // links inside the claimed run are stable
-    cmd->u.dispatch.queued_ns = dc__now_ns();
-    *status = dc__kernel_queue(cmd->u.dispatch.kernel,
-                               &cmd->u.dispatch.prepared, cmd->u.dispatch.args,
-                               st->queue);
+    *status = put_on_queue(st, cmd, st->queue);
     if (*status != DC_OK) {
       *refused = cmd;
       break;
@@ -713,14 +753,14 @@ static bool launch_more(dc__scheduler_t* s, dc_stream_t* st,
   return true;
 }
 
-// Takes the dispatch at the head of |st| off as finished at |end| (lock
-// held): failed with |status| and |message| unless |status| is DC_OK, or
-// skipped when a wait before it in the run failed the stream.
-static void finish_dispatch(dc__scheduler_t* s, dc_stream_t* st,
-                            dc_status_t status, const char* message,
-                            uint64_t end) {
+// Takes the dispatch or copy at the head of |st| off as finished at |end|
+// (lock held): failed with |status| and |message| unless |status| is
+// DC_OK, or skipped when a wait before it in the run failed the stream.
+static void finish_queued(dc__scheduler_t* s, dc_stream_t* st,
+                          dc_status_t status, const char* message,
+                          uint64_t end) {
   dc__cmd_t* cmd = st->head;
-  uint64_t start = cmd->u.dispatch.queued_ns;
+  uint64_t start = cmd->queued_ns;
   if (st->error != DC_OK && status == DC_OK) {
     report(st, cmd, DC_SPAN_SKIPPED, st->error, start, end);
     ++st->stats.skipped;
@@ -826,7 +866,7 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool dawdle) {
     status = device->vtable->queues->create(device, st->priority, &queue);
     pthread_mutex_lock(&s->lock);  // dc__stream_push_dispatch reads it
     st->queue = queue;
-    if (status != DC_OK) refused = st->head;  // a dispatch, not in flight
+    if (status != DC_OK) refused = st->head;  // not in flight
   }
   if (refused == NULL && !st->launching) {
     st->launching = true;
@@ -854,13 +894,14 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool dawdle) {
   dc_status_t finish =
       n > 0 ? device->vtable->queues->finish(device, st->queue) : DC_OK;
   uint64_t end = dc__now_ns();
-  // The last dispatch waited for answers for a failure found by the wait.
+  // The last dispatch or copy waited for answers for a failure found by
+  // the wait.
   dc__cmd_t* blamed = NULL;
   if (finish != DC_OK) {
     dc__strlcpy(finish_message, dc_last_error(), sizeof(finish_message));
     dc__cmd_t* c = head;
     for (size_t i = 0; i < n; ++i) {
-      if (c->kind == DC_CMD_DISPATCH) blamed = c;
+      if (c->kind == DC_CMD_DISPATCH || c->kind == DC_CMD_COPY) blamed = c;
       if (i + 1 < n) c = c->next;  // stable up to the last one waited for
     }
     note_failure(s, st, blamed ? blamed : head, finish);
@@ -879,12 +920,12 @@ static void run_queued(dc__scheduler_t* s, dc_stream_t* st, bool dawdle) {
       settle_and_pop(s, st);
     } else {
       bool failed = finish != DC_OK && st->head == blamed;
-      finish_dispatch(s, st, failed ? finish : DC_OK, finish_message, end);
+      finish_queued(s, st, failed ? finish : DC_OK, finish_message, end);
     }
   }
   // Nothing ahead of a refused command is left on the stream now.
   if (refused != NULL && st->head == refused) {
-    finish_dispatch(s, st, status, refusal, end);
+    finish_queued(s, st, status, refusal, end);
   }
   st->stats.busy_ns += end - start;
 }
@@ -948,7 +989,9 @@ static void* stream_thread(void* arg) {
       st->running = false;
       continue;
     }
-    if (what == RUN && (st->in_flight > 0 || queueable(st, st->head))) {
+    // A wait that settle_head let run waits on the device.
+    if (what == RUN && (st->in_flight > 0 || queueable(st, st->head) ||
+                        st->head->kind == DC_CMD_WAIT)) {
       run_queued(s, st, true);  // takes its commands off itself
     } else {
       if (what == RUN) run_head(s, st);

@@ -57,6 +57,7 @@ struct dc__cmd_t {
   dc__cmd_kind_t kind;
   uint64_t sequence;          // per stream, from 1
   dc_cancel_token_t* token;   // a reference, or NULL
+  uint64_t queued_ns;         // when it went on the device queue
   struct dc__batch_t* batch;  // set: the command belongs to a batch,
                               // which owns it and its references
   union {
@@ -65,7 +66,6 @@ struct dc__cmd_t {
       dc__prepared_t prepared;
       dc_arg_t* args;         // inline_args or allocated; buffers retained
       size_t arg_count;
-      uint64_t queued_ns;     // when it went on the device queue
     } dispatch;
     struct {                  // COPY, WRITE, READ and FILL
       dc_buffer_t* dst;       // retained (NULL for READ)
@@ -83,6 +83,7 @@ struct dc__cmd_t {
     struct {                  // RECORD: the generation it completes;
       dc_event_t* event;      // WAIT: the one it waits for. A reference.
       uint64_t generation;
+      bool host_only;         // WAIT: the device refused it; the host waits
       // A cancelled record's callbacks, run once the lock is dropped.
       dc__event_callback_t due[DC_EVENT_CALLBACKS];
       size_t due_count;
@@ -274,6 +275,11 @@ DC_INTERNAL void dc__batch_command_done_locked(struct dc__batch_t* batch);
 // Frees a released stream that has drained (no lock held).
 DC_INTERNAL void dc__stream_free(dc_stream_t* stream);
 
+// Makes the streams parked on |event| ready again, to look at their
+// waits anew (lock held): once a generation completes, or once its record
+// is on the device, where a wait of a stream of that device can follow
+// it without the host.
+DC_INTERNAL void dc__event_wake_waiters_locked(dc_event_t* event);
 // Completes generation |generation| of |event| with |status| (lock held):
 // wakes the streams and host threads waiting for it, and moves the
 // callbacks now due into |due| (at most DC_EVENT_CALLBACKS), to be run by

@@ -420,6 +420,88 @@ dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
   return transfer_end(&fault, moved);
 }
 
+//===-- Copies on a device queue ----------------------------------------===//
+
+static bool in_range(const dc_buffer_t* b, size_t offset, size_t count) {
+  return count > 0 && offset <= b->length && count <= b->length - offset;
+}
+
+// How a copy goes on a queue of a device (dc__buffer_copy_queueable).
+typedef enum queued_copy_e {
+  QUEUED_NONE,   // it runs on the host
+  QUEUED_LOCAL,  // both buffers on the device: the queue's copy
+  QUEUED_WRITE,  // from a pinned host block: write_pinned
+  QUEUED_READ,   // into one: read_pinned
+} queued_copy_t;
+
+static queued_copy_t queued_copy_kind(const dc_buffer_t* dst,
+                                      size_t dst_offset,
+                                      const dc_buffer_t* src,
+                                      size_t src_offset, size_t count,
+                                      dc_device_t* device) {
+  const dc_device_queue_ops_t* q = device->vtable->queues;
+  if (q == NULL || !is_live(dst) || !is_live(src) ||
+      dst->dtype != src->dtype || !in_range(dst, dst_offset, count) ||
+      !in_range(src, src_offset, count)) {
+    return QUEUED_NONE;
+  }
+  size_t esize = dc_dtype_size(dst->dtype);
+  size_t bytes = count * esize;
+  if (dst->device == device && src->device == device) {
+    size_t to = dst->byte_offset + dst_offset * esize;
+    size_t from = src->byte_offset + src_offset * esize;
+    bool overlap = dst->memory == src->memory && to < from + bytes &&
+                   from < to + bytes;
+    return q->copy != NULL && !overlap ? QUEUED_LOCAL : QUEUED_NONE;
+  }
+  if (q->write_pinned == NULL || bytes < DC__PIN_MIN_BYTES) return QUEUED_NONE;
+  if (dst->device == device && host_block(src) != NULL &&
+      dc__host_pins_ready(device, host_block(src))) {
+    return QUEUED_WRITE;
+  }
+  if (src->device == device && host_block(dst) != NULL &&
+      dc__host_pins_ready(device, host_block(dst))) {
+    return QUEUED_READ;
+  }
+  return QUEUED_NONE;
+}
+
+bool dc__buffer_copy_queueable(const dc_buffer_t* dst, size_t dst_offset,
+                               const dc_buffer_t* src, size_t src_offset,
+                               size_t count, dc_device_t* device) {
+  return queued_copy_kind(dst, dst_offset, src, src_offset, count, device) !=
+         QUEUED_NONE;
+}
+
+dc_status_t dc__buffer_copy_queue(dc_buffer_t* dst, size_t dst_offset,
+                                  const dc_buffer_t* src, size_t src_offset,
+                                  size_t count, dc_device_t* device,
+                                  dc_device_queue_t* queue) {
+  queued_copy_t kind =
+      queued_copy_kind(dst, dst_offset, src, src_offset, count, device);
+  size_t esize = dc_dtype_size(dst->dtype);
+  size_t to = dst->byte_offset + dst_offset * esize;
+  size_t from = src->byte_offset + src_offset * esize;
+  size_t bytes = count * esize;
+  const dc_device_queue_ops_t* q = device->vtable->queues;
+  dc__buffer_mark_written(dst);
+  switch (kind) {
+    case QUEUED_LOCAL:
+      return q->copy(device, queue, dst->memory, to, src->memory, from, bytes);
+    case QUEUED_WRITE:
+      return q->write_pinned(device, queue, dst->memory, to,
+                             (const char*)host_block(src) + from, bytes);
+    case QUEUED_READ:
+      return q->read_pinned(device, queue, src->memory, from,
+                            (char*)host_block(dst) + to, bytes);
+    case QUEUED_NONE:
+      break;
+  }
+  return DC_FAIL(DC_ERR_INTERNAL,
+                 "dc_stream_copy: the copy can no longer go on %s's queue",
+                 device->info.name);
+}
+
 dc_status_t dc_buffer_host_pointer(dc_buffer_t* buffer, void** out_pointer) {
   static const char* fn = "dc_buffer_host_pointer";
   DC_REQUIRE_ARG(out_pointer, fn);

@@ -55,4 +55,28 @@ DC_INTERNAL dc_status_t dc__buffer_copy(dc_buffer_t* dst, size_t dst_offset,
                                         const dc_buffer_t* src,
                                         size_t src_offset, size_t count);
 
+// Copies on a device queue (dc/backend.h, the queue table's copy,
+// write_pinned and read_pinned), for the scheduler. A copy may go on a
+// queue of |device| when both buffers are valid, alike and in range, and
+// either both lie on |device| without overlapping, or one is on |device|
+// and the other a host block (a CPU device's) that |device|'s backend
+// has already pinned, the copy moving at least DC__PIN_MIN_BYTES. Looks
+// only: pins nothing, sets no error (the scheduler asks with its lock
+// held; a copy refused here runs on the host as dc__buffer_copy).
+DC_INTERNAL bool dc__buffer_copy_queueable(const dc_buffer_t* dst,
+                                           size_t dst_offset,
+                                           const dc_buffer_t* src,
+                                           size_t src_offset, size_t count,
+                                           dc_device_t* device);
+// Puts a copy that dc__buffer_copy_queueable allowed on |queue| of
+// |device|. The buffers (and so the pinned block) must stay alive until
+// the queue has finished it. Fault rules do not apply: the scheduler
+// queues copies only while none is armed.
+DC_INTERNAL dc_status_t dc__buffer_copy_queue(dc_buffer_t* dst,
+                                              size_t dst_offset,
+                                              const dc_buffer_t* src,
+                                              size_t src_offset, size_t count,
+                                              dc_device_t* device,
+                                              dc_device_queue_t* queue);
+
 #endif  // DC_BUFFER_INTERNAL_H_

@@ -106,6 +106,17 @@ static bool pinned_for(dc_device_t* device, void* block, size_t block_size) {
   return pinned;
 }
 
+bool dc__host_pins_ready(dc_device_t* device, const void* block) {
+  dc__host_pins_t* pins = &device->context->pins;
+  if (atomic_load(&pins->live) == 0) return false;
+  pthread_mutex_lock(&pins->lock);
+  const dc__host_pin_t* pin = find_locked(pins, block);
+  bool ready = pin != NULL && pin->pinner != NULL &&
+               pin->pinner->vtable == device->vtable;
+  pthread_mutex_unlock(&pins->lock);
+  return ready;
+}
+
 static bool use_pinned(dc_device_t* device, void* block, size_t block_size,
                        size_t size) {
   return device->vtable->pinning != NULL && size >= DC__PIN_MIN_BYTES &&

@@ -64,4 +64,8 @@ DC_INTERNAL dc_status_t dc__host_pins_read(dc_device_t* device,
                                            void* block, size_t block_size,
                                            size_t host_offset, size_t size);
 
+// Whether |block| is already pinned for |device|'s backend. Looks only:
+// pins nothing (the scheduler asks with its lock held).
+DC_INTERNAL bool dc__host_pins_ready(dc_device_t* device, const void* block);
+
 #endif  // DC_HOST_PINS_H_

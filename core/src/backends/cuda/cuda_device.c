@@ -161,6 +161,9 @@ static const dc_device_queue_ops_t kCudaQueues = {
     .destroy = dc__cuda_queue_destroy,
     .dispatch = dc__cuda_dispatch_queued,
     .finish = dc__cuda_queue_finish,
+    .copy = dc__cuda_queue_copy,
+    .write_pinned = dc__cuda_queue_write_pinned,
+    .read_pinned = dc__cuda_queue_read_pinned,
 };
 
 static const dc_device_event_ops_t kCudaEvents = {

@@ -79,6 +79,13 @@ typedef struct dc__cuda_device_t {
   struct dc__cuda_module_t* modules;  // loaded modules, by cache key
 } dc__cuda_device_t;
 
+// The device address |offset| bytes into |memory| (a memory handle of
+// the device, or, with unified addressing, host memory).
+static inline CUdeviceptr dc__cuda_address(const void* memory,
+                                           size_t offset) {
+  return (CUdeviceptr)(uintptr_t)memory + offset;
+}
+
 // Makes |cuda|'s primary context current on the calling thread (cheap
 // when it already is). Call with |lock| held before any driver call that
 // uses the stream or the staging buffer (a query that touches neither,
@@ -181,6 +188,17 @@ DC_INTERNAL dc_status_t dc__cuda_dispatch_queued(
     const dc_launch_t* launch, void* const* args, const size_t* lengths);
 DC_INTERNAL dc_status_t dc__cuda_queue_finish(dc_device_t* device,
                                               dc_device_queue_t* queue);
+DC_INTERNAL dc_status_t dc__cuda_queue_copy(dc_device_t* device,
+                                            dc_device_queue_t* queue,
+                                            void* dst, size_t dst_offset,
+                                            const void* src,
+                                            size_t src_offset, size_t size);
+DC_INTERNAL dc_status_t dc__cuda_queue_write_pinned(
+    dc_device_t* device, dc_device_queue_t* queue, void* memory,
+    size_t offset, const void* host, size_t size);
+DC_INTERNAL dc_status_t dc__cuda_queue_read_pinned(
+    dc_device_t* device, dc_device_queue_t* queue, const void* memory,
+    size_t offset, void* host, size_t size);
 DC_INTERNAL dc_status_t dc__cuda_event_create(dc_device_t* device,
                                               dc_device_event_t** out_event);
 DC_INTERNAL void dc__cuda_event_destroy(dc_device_t* device,

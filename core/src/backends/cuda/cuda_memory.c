@@ -53,10 +53,6 @@ static dc__cuda_device_t* cuda_of(dc_device_t* device) {
   return (dc__cuda_device_t*)device;
 }
 
-static CUdeviceptr address_of(const void* memory, size_t offset) {
-  return (CUdeviceptr)(uintptr_t)memory + offset;
-}
-
 // Begins an operation on the device stream; end it with dc__cuda_leave.
 static dc_status_t begin(dc__cuda_device_t* cuda) {
   pthread_mutex_lock(&cuda->lock);
@@ -90,7 +86,7 @@ static dc_status_t is_host_memory(dc__cuda_device_t* cuda,
   DC_RETURN_IF_ERROR(dc__cuda_enter(cuda));
   unsigned int type = 0;
   CUresult r = cuda->api->cu->pointer_get_attribute(
-      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address_of(memory, 0));
+      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dc__cuda_address(memory, 0));
   if (r != CUDA_SUCCESS) {
     return dc__cuda_failed(cuda, r, "cuPointerGetAttribute of %p", memory);
   }
@@ -132,7 +128,7 @@ static dc_status_t allocate_shared(dc__cuda_device_t* cuda, size_t size,
     return dc__cuda_failed(cuda, r, "cuMemHostAlloc of %zu bytes (shared)",
                            size);
   }
-  *out = address_of(host, 0);
+  *out = dc__cuda_address(host, 0);
   return DC_OK;
 }
 
@@ -232,7 +228,7 @@ void dc__cuda_deallocate(dc_device_t* device, void* memory, size_t size,
   dc__strlcpy(caller_error, dc_last_error(), sizeof(caller_error));
   dc_status_t status = begin(cuda);
   if (status == DC_OK) {
-    status = release(cuda, address_of(memory, 0), size, mode);
+    status = release(cuda, dc__cuda_address(memory, 0), size, mode);
   }
   if (status != DC_OK) {
     dc_log_level_t level =
@@ -405,7 +401,7 @@ dc_status_t dc__cuda_write(dc_device_t* device, void* memory, size_t offset,
   snprintf(what, sizeof(what), "write of %zu bytes", size);
   status = begin(cuda);
   if (status == DC_OK) {
-    status = write_chunks(cuda, address_of(memory, offset), src, size);
+    status = write_chunks(cuda, dc__cuda_address(memory, offset), src, size);
     status = finish(cuda, status, what);
   }
   return dc__cuda_leave(cuda, status);
@@ -425,7 +421,7 @@ dc_status_t dc__cuda_read(dc_device_t* device, const void* memory,
   snprintf(what, sizeof(what), "read of %zu bytes", size);
   status = begin(cuda);
   if (status == DC_OK) {
-    status = read_chunks(cuda, address_of(memory, offset), dst, size);
+    status = read_chunks(cuda, dc__cuda_address(memory, offset), dst, size);
     status = finish(cuda, status, what);
   }
   return dc__cuda_leave(cuda, status);
@@ -507,13 +503,13 @@ static dc_status_t lane_copy(dc__cuda_device_t* cuda, bool to_host,
 dc_status_t dc__cuda_write_pinned(dc_device_t* device, void* memory,
                                   size_t offset, const void* host,
                                   size_t size) {
-  return lane_copy(cuda_of(device), false, address_of(memory, offset),
+  return lane_copy(cuda_of(device), false, dc__cuda_address(memory, offset),
                    (void*)host, size);
 }
 
 dc_status_t dc__cuda_read_pinned(dc_device_t* device, const void* memory,
                                  size_t offset, void* host, size_t size) {
-  return lane_copy(cuda_of(device), true, address_of(memory, offset), host,
+  return lane_copy(cuda_of(device), true, dc__cuda_address(memory, offset), host,
                    size);
 }
 
@@ -629,7 +625,7 @@ dc_status_t dc__cuda_fill(dc_device_t* device, void* memory, size_t offset,
            size, pattern_size);
   status = begin(cuda);
   if (status == DC_OK) {
-    status = fill_device(cuda, address_of(memory, offset), size, pattern,
+    status = fill_device(cuda, dc__cuda_address(memory, offset), size, pattern,
                          pattern_size);
     status = finish(cuda, status, what);
   }
@@ -714,14 +710,14 @@ static dc_status_t copy_overlapping(dc__cuda_device_t* cuda, CUdeviceptr dst,
   size_t half = 0;
   DC_RETURN_IF_ERROR(reserve_staging(cuda, size, &half));
   return copy_in_pieces(cuda, dst, src, size, 2 * half,
-                        address_of(cuda->staging, 0));
+                        dc__cuda_address(cuda->staging, 0));
 }
 
 dc_status_t dc__cuda_copy(dc_device_t* device, void* dst, size_t dst_offset,
                           const void* src, size_t src_offset, size_t size) {
   dc__cuda_device_t* cuda = cuda_of(device);
-  CUdeviceptr to = address_of(dst, dst_offset);
-  CUdeviceptr from = address_of(src, src_offset);
+  CUdeviceptr to = dc__cuda_address(dst, dst_offset);
+  CUdeviceptr from = dc__cuda_address(src, src_offset);
   if (to == from) return DC_OK;
   char what[64];
   snprintf(what, sizeof(what), "copy of %zu bytes", size);

@@ -5,7 +5,11 @@
 // with the CUDA priority of the engine stream it serves: high-priority
 // engine streams get the GPU's greatest priority, the others its least
 // (the default). Queues need no lock: the calling thread makes the
-// context current, and CUDA streams may be used from any thread.
+// context current, and CUDA streams may be used from any thread. Queued
+// copies are cuMemcpyAsync on the stream, which finds from the addresses
+// (unified addressing) whether each side is device memory or host
+// memory; the engine queues host memory only when it is pinned, which
+// the copy engines move without staging.
 // SPDX-License-Identifier: MIT
 #include "cuda_internal.h"
 
@@ -46,6 +50,46 @@ dc_status_t dc__cuda_queue_finish(dc_device_t* device,
     status = dc__cuda_wait(cuda, (CUstream)queue, "queued kernels");
   }
   return dc__cuda_settle(cuda, status);
+}
+
+//===-- Queued copies ---------------------------------------------------===//
+
+static dc_status_t queue_memcpy(dc_device_t* device, dc_device_queue_t* queue,
+                                CUdeviceptr dst, CUdeviceptr src, size_t size,
+                                const char* what) {
+  dc__cuda_device_t* cuda = (dc__cuda_device_t*)device;
+  DC_RETURN_IF_ERROR(dc__cuda_settle(cuda, dc__cuda_enter(cuda)));
+  CUresult r = cuda->api->cu->memcpy_async(dst, src, size, (CUstream)queue);
+  if (r != CUDA_SUCCESS) {
+    return dc__cuda_settle(cuda, dc__cuda_failed(cuda, r, "cuMemcpyAsync of "
+                                                 "%zu bytes (%s)", size,
+                                                 what));
+  }
+  return DC_OK;
+}
+
+dc_status_t dc__cuda_queue_copy(dc_device_t* device, dc_device_queue_t* queue,
+                                void* dst, size_t dst_offset, const void* src,
+                                size_t src_offset, size_t size) {
+  return queue_memcpy(device, queue, dc__cuda_address(dst, dst_offset),
+                      dc__cuda_address(src, src_offset), size, "a copy");
+}
+
+dc_status_t dc__cuda_queue_write_pinned(dc_device_t* device,
+                                        dc_device_queue_t* queue, void* memory,
+                                        size_t offset, const void* host,
+                                        size_t size) {
+  return queue_memcpy(device, queue, dc__cuda_address(memory, offset),
+                      dc__cuda_address(host, 0), size, "from pinned memory");
+}
+
+dc_status_t dc__cuda_queue_read_pinned(dc_device_t* device,
+                                       dc_device_queue_t* queue,
+                                       const void* memory, size_t offset,
+                                       void* host, size_t size) {
+  return queue_memcpy(device, queue, dc__cuda_address(host, 0),
+                      dc__cuda_address(memory, offset), size,
+                      "into pinned memory");
 }
 
 //===-- Device events ---------------------------------------------------===//

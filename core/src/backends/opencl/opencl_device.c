@@ -90,6 +90,7 @@ static const dc_device_queue_ops_t kOpenclQueues = {
     .destroy = dc__opencl_queue_destroy,
     .dispatch = dc__opencl_dispatch_queued,
     .finish = dc__opencl_queue_finish,
+    .copy = dc__opencl_queue_copy,
 };
 
 static const dc_device_event_ops_t kOpenclEvents = {

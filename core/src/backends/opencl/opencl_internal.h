@@ -139,6 +139,13 @@ DC_INTERNAL dc_status_t dc__opencl_decode(dc__opencl_device_t* ocl,
                                           const void* handle, size_t offset,
                                           const char* what, cl_mem* out_mem,
                                           size_t* out_offset);
+// Both sides of a copy, as dc__opencl_decode each.
+DC_INTERNAL dc_status_t dc__opencl_decode_copy(dc__opencl_device_t* ocl,
+                                               void* dst, size_t dst_offset,
+                                               const void* src,
+                                               size_t src_offset,
+                                               cl_mem* dst_mem, size_t* dst_at,
+                                               cl_mem* src_mem, size_t* src_at);
 // Releases the slot table (every buffer is gone) and the staging buffer,
 // unmapping it on |queue|, which must still exist.
 DC_INTERNAL void dc__opencl_memory_teardown(dc__opencl_device_t* ocl);
@@ -176,6 +183,11 @@ DC_INTERNAL dc_status_t dc__opencl_dispatch_queued(
     const dc_launch_t* launch, void* const* args, const size_t* lengths);
 DC_INTERNAL dc_status_t dc__opencl_queue_finish(dc_device_t* device,
                                                 dc_device_queue_t* queue);
+DC_INTERNAL dc_status_t dc__opencl_queue_copy(dc_device_t* device,
+                                              dc_device_queue_t* queue,
+                                              void* dst, size_t dst_offset,
+                                              const void* src,
+                                              size_t src_offset, size_t size);
 DC_INTERNAL dc_status_t dc__opencl_event_create(dc_device_t* device,
                                                 dc_device_event_t** out_event);
 DC_INTERNAL void dc__opencl_event_destroy(dc_device_t* device,

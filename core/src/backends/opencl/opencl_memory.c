@@ -443,15 +443,24 @@ static cl_int copy_overlapping(dc__opencl_device_t* ocl, cl_mem mem,
   return err;
 }
 
+dc_status_t dc__opencl_decode_copy(dc__opencl_device_t* ocl, void* dst,
+                                   size_t dst_offset, const void* src,
+                                   size_t src_offset, cl_mem* dst_mem,
+                                   size_t* dst_at, cl_mem* src_mem,
+                                   size_t* src_at) {
+  DC_RETURN_IF_ERROR(
+      dc__opencl_decode(ocl, dst, dst_offset, "copy", dst_mem, dst_at));
+  return dc__opencl_decode(ocl, src, src_offset, "copy", src_mem, src_at);
+}
+
 dc_status_t dc__opencl_copy(dc_device_t* device, void* dst, size_t dst_offset,
                             const void* src, size_t src_offset, size_t size) {
   dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
   cl_mem dst_mem = NULL, src_mem = NULL;
   size_t dst_at = 0, src_at = 0;
-  DC_RETURN_IF_ERROR(
-      dc__opencl_decode(ocl, dst, dst_offset, "copy", &dst_mem, &dst_at));
-  DC_RETURN_IF_ERROR(
-      dc__opencl_decode(ocl, src, src_offset, "copy", &src_mem, &src_at));
+  DC_RETURN_IF_ERROR(dc__opencl_decode_copy(ocl, dst, dst_offset, src,
+                                            src_offset, &dst_mem, &dst_at,
+                                            &src_mem, &src_at));
   if (size == 0 || (dst_mem == src_mem && dst_at == src_at)) return DC_OK;
   bool overlap = dst_mem == src_mem && dst_at < src_at + size &&
                  src_at < dst_at + size;

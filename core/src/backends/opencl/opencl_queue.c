@@ -2,7 +2,9 @@
 // queues, and device events as markers.
 //
 // A queue is an in-order cl_command_queue of the device's context (OpenCL
-// 1.2 has no queue priorities, so every engine stream's queue is alike).
+// 1.2 has no queue priorities, so every engine stream's queue is alike);
+// copies between the device's buffers go on it too (OpenCL pins no host
+// memory, so copies with the host run on the host).
 // A device event holds the cl_event of the marker last recorded for it
 // (clEnqueueMarkerWithWaitList); a wait puts a barrier on the waiting
 // queue that waits for that marker (clEnqueueBarrierWithWaitList), so the
@@ -36,6 +38,27 @@ dc_status_t dc__opencl_queue_finish(dc_device_t* device,
   cl_int err = ocl->cl->finish((cl_command_queue)queue);
   if (err != CL_SUCCESS) {
     return dc__opencl_failed(ocl, err, "queued kernels (clFinish)");
+  }
+  return DC_OK;
+}
+
+// A copy between two buffers of the device (never two overlapping ranges
+// of one: the engine runs those on the host), as clEnqueueCopyBuffer.
+dc_status_t dc__opencl_queue_copy(dc_device_t* device,
+                                  dc_device_queue_t* queue, void* dst,
+                                  size_t dst_offset, const void* src,
+                                  size_t src_offset, size_t size) {
+  dc__opencl_device_t* ocl = (dc__opencl_device_t*)device;
+  cl_mem dst_mem = NULL, src_mem = NULL;
+  size_t dst_at = 0, src_at = 0;
+  DC_RETURN_IF_ERROR(dc__opencl_decode_copy(ocl, dst, dst_offset, src,
+                                            src_offset, &dst_mem, &dst_at,
+                                            &src_mem, &src_at));
+  cl_int err = ocl->cl->enqueue_copy_buffer((cl_command_queue)queue, src_mem,
+                                            dst_mem, src_at, dst_at, size, 0,
+                                            NULL, NULL);
+  if (err != CL_SUCCESS) {
+    return dc__opencl_failed(ocl, err, "queued copy of %zu bytes", size);
   }
   return DC_OK;
 }
