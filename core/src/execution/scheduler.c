@@ -246,9 +246,9 @@ static uint64_t transfer_bytes(const dc__cmd_t* cmd) {
   return (uint64_t)cmd->u.transfer.count * dc_dtype_size(dc_buffer_dtype(b));
 }
 
-static void report(dc_stream_t* st, const dc__cmd_t* cmd,
-                   dc__span_outcome_t outcome, dc_status_t status,
-                   uint64_t start, uint64_t end) {
+void dc__stream_report(dc_stream_t* st, const dc__cmd_t* cmd,
+                       dc__span_outcome_t outcome, dc_status_t status,
+                       uint64_t start, uint64_t end) {
   dc__span_t span = {
       .kind = span_kind(cmd->kind),
       .outcome = outcome,
@@ -385,7 +385,7 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
                                    "cancelled by its cancel token", due);
     }
     ++st->stats.cancelled;
-    report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
+    dc__stream_report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
     return SETTLED;
   }
   if (st->error != DC_OK) {
@@ -393,13 +393,13 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
       *due_count = complete_record(cmd, st->error, st->message, due);
     }
     ++st->stats.skipped;
-    report(st, cmd, DC_SPAN_SKIPPED, st->error, now, now);
+    dc__stream_report(st, cmd, DC_SPAN_SKIPPED, st->error, now, now);
     return SETTLED;
   }
   if (cmd->kind == DC_CMD_RECORD) {
     *due_count = complete_record(cmd, DC_OK, "", due);
     ++st->stats.completed;
-    report(st, cmd, DC_SPAN_RAN, DC_OK, now, now);
+    dc__stream_report(st, cmd, DC_SPAN_RAN, DC_OK, now, now);
     return SETTLED;
   }
   if (cmd->kind != DC_CMD_WAIT) return RUN;
@@ -420,10 +420,10 @@ static settle_t settle_head(dc_stream_t* st, dc__event_callback_t* due,
     // counted where it happened; here the wait counts as skipped work.
     fail_stream(st, outcome, ev->message);
     ++st->stats.skipped;
-    report(st, cmd, DC_SPAN_SKIPPED, outcome, start, now);
+    dc__stream_report(st, cmd, DC_SPAN_SKIPPED, outcome, start, now);
   } else {
     ++st->stats.completed;
-    report(st, cmd, DC_SPAN_RAN, DC_OK, start, now);
+    dc__stream_report(st, cmd, DC_SPAN_RAN, DC_OK, start, now);
   }
   return SETTLED;
 }
@@ -480,7 +480,7 @@ static void run_head(dc__scheduler_t* s, dc_stream_t* st) {
   tls_current_stream = NULL;
   if (status != DC_OK) note_failure(s, st, cmd, status);
   if (cmd->kind != DC_CMD_TASK) {
-    report(st, cmd, DC_SPAN_RAN, status, start, end);
+    dc__stream_report(st, cmd, DC_SPAN_RAN, status, start, end);
   }
   pthread_mutex_lock(&s->lock);
   st->stats.busy_ns += end - start;
@@ -762,10 +762,10 @@ static void finish_queued(dc__scheduler_t* s, dc_stream_t* st,
   dc__cmd_t* cmd = st->head;
   uint64_t start = cmd->queued_ns;
   if (st->error != DC_OK && status == DC_OK) {
-    report(st, cmd, DC_SPAN_SKIPPED, st->error, start, end);
+    dc__stream_report(st, cmd, DC_SPAN_SKIPPED, st->error, start, end);
     ++st->stats.skipped;
   } else {
-    report(st, cmd, DC_SPAN_RAN, status, start, end);
+    dc__stream_report(st, cmd, DC_SPAN_RAN, status, start, end);
     if (status != DC_OK) {
       fail_stream(st, status, message);
       ++st->stats.failed;
@@ -801,10 +801,10 @@ static void finish_wait(dc__scheduler_t* s, dc_stream_t* st, uint64_t end) {
   if (outcome != DC_OK) {
     fail_stream(st, outcome, ev->message);
     ++st->stats.skipped;
-    report(st, cmd, DC_SPAN_SKIPPED, outcome, end, end);
+    dc__stream_report(st, cmd, DC_SPAN_SKIPPED, outcome, end, end);
   } else {
     ++st->stats.completed;
-    report(st, cmd, DC_SPAN_RAN, DC_OK, end, end);
+    dc__stream_report(st, cmd, DC_SPAN_RAN, DC_OK, end, end);
   }
   dc__cmd_free_locked(s, pop_head(st));
 }
@@ -1129,83 +1129,6 @@ void dc__scheduler_destroy(dc__scheduler_t* s) {
 
 //===-- Cancellation by token -------------------------------------------===//
 
-// Takes |st| off the waiter list of the event its head waits for (lock
-// held).
-static void unpark(dc_stream_t* st) {
-  dc_event_t* ev = st->head->u.event.event;
-  for (dc_stream_t** w = &ev->waiters; *w != NULL; w = &(*w)->wait_next) {
-    if (*w == st) {
-      *w = st->wait_next;
-      break;
-    }
-  }
-  st->blocked = false;
-  st->wait_next = NULL;
-  st->blocked_since_ns = 0;
-}
-
-size_t dc__stream_cancel_locked(dc_stream_t* st, dc__cmd_t** out) {
-  dc__scheduler_t* s = st->sched;
-  if (st->blocked) unpark(st);
-  // A running head finishes, and so do the dispatches already on the
-  // device queue; everything else goes.
-  size_t keep_count = DC_MAX(st->in_flight, st->running ? (size_t)1 : 0);
-  dc__cmd_t* keep = NULL;
-  dc__cmd_t* cmd = st->head;
-  for (size_t i = 0; i < keep_count; ++i) {
-    keep = cmd;
-    cmd = cmd->next;
-  }
-  size_t n = 0;
-  uint64_t now = dc__now_ns();
-  while (cmd != NULL) {
-    dc__cmd_t* next = cmd->next;
-    // The events of cancelled records are complete (poisoned) before the
-    // stream counts as drained; their callbacks run after unlocking.
-    if (cmd->kind == DC_CMD_RECORD) {
-      cmd->u.event.due_count = dc__event_complete_locked(
-          cmd->u.event.event, cmd->u.event.generation, DC_ERR_CANCELLED,
-          "the record was cancelled before it ran", cmd->u.event.due);
-    }
-    report(st, cmd, DC_SPAN_CANCELLED, DC_ERR_CANCELLED, now, now);
-    cmd->next = *out;
-    *out = cmd;
-    ++n;
-    cmd = next;
-  }
-  if (keep) {
-    keep->next = NULL;
-  } else {
-    st->head = NULL;
-  }
-  st->tail = keep;
-  st->queued -= n;
-  s->queued -= n;
-  st->stats.cancelled += n;
-  if (n > 0) {
-    if (keep == NULL) {
-      atomic_store_explicit(&st->done_seq, (*out)->sequence,
-                            memory_order_release);
-    }
-    pthread_cond_broadcast(&s->done_cv);
-  }
-  return n;
-}
-
-void dc__cancelled_free(dc__scheduler_t* s, dc__cmd_t* list) {
-  while (list != NULL) {
-    dc__cmd_t* cmd = list;
-    list = cmd->next;
-    if (cmd->kind == DC_CMD_RECORD && cmd->u.event.due_count > 0) {
-      dc__event_run_callbacks(cmd->u.event.event, cmd->u.event.due,
-                              cmd->u.event.due_count);
-    }
-    pthread_mutex_lock(&s->lock);
-    dc__cmd_free_locked(s, cmd);
-    pthread_mutex_unlock(&s->lock);
-  }
-}
-
 // Cancelling a token marks it; each stream thread then drops the
 // token's commands as they reach the head of their stream, without running
 // them (settle_head). Streams parked on an event behind such a command are
@@ -1219,7 +1142,7 @@ void dc_cancel_token_cancel(dc_cancel_token_t* token) {
     pthread_mutex_lock(&s->lock);
     for (dc_stream_t* st = s->streams; st != NULL; st = st->all_next) {
       if (st->blocked && st->head->token == token) {
-        unpark(st);
+        dc__stream_unpark_locked(st);
         make_ready(s, st);
       }
     }

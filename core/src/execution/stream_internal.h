@@ -24,6 +24,7 @@
 #include "dc/stream.h"
 #include "program_internal.h"
 #include "scheduler.h"
+#include "telemetry_internal.h"
 
 #define DC_MAX_STREAM_THREADS 8
 #define DC_EVENT_CALLBACKS 8
@@ -262,11 +263,14 @@ DC_INTERNAL size_t dc__stream_record_now_locked(dc_stream_t* stream,
 // context alive, and the context's lock is only ever taken after the
 // scheduler's.
 DC_INTERNAL void dc__cmd_free_locked(dc__scheduler_t* sched, dc__cmd_t* cmd);
+// Takes |stream|, parked on the event its head waits for, off that
+// event's waiter list (lock held; stream_cancel.c).
+DC_INTERNAL void dc__stream_unpark_locked(dc_stream_t* stream);
 // Takes every command of |stream| that has not started off its queue and
 // chains them through ->next onto |*out|; returns how many. Lock held. The
 // caller then calls dc__cancelled_free() without the lock, which poisons
 // the events of cancelled records with DC_ERR_CANCELLED and frees the
-// commands.
+// commands (stream_cancel.c).
 DC_INTERNAL size_t dc__stream_cancel_locked(dc_stream_t* stream,
                                             dc__cmd_t** out);
 DC_INTERNAL void dc__cancelled_free(dc__scheduler_t* sched, dc__cmd_t* list);
@@ -275,6 +279,12 @@ DC_INTERNAL void dc__batch_command_done_locked(struct dc__batch_t* batch);
 // Frees a released stream that has drained (no lock held).
 DC_INTERNAL void dc__stream_free(dc_stream_t* stream);
 
+// Reports |cmd| of |st| to telemetry as a span from |start| to |end| with
+// |outcome| and |status| (a transfer that ran, with its bytes).
+DC_INTERNAL void dc__stream_report(dc_stream_t* stream, const dc__cmd_t* cmd,
+                                   dc__span_outcome_t outcome,
+                                   dc_status_t status, uint64_t start,
+                                   uint64_t end);
 // Makes the streams parked on |event| ready again, to look at their
 // waits anew (lock held): once a generation completes, or once its record
 // is on the device, where a wait of a stream of that device can follow
